@@ -1,0 +1,24 @@
+//! The evidence layer: everything deepr needs to promise that every quote is an
+//! exact slice of a text it really read.
+//!
+//! * [`normalise`] — the one text-comparison function (extraction, verification and
+//!   tests all use it; nothing else compares text).
+//! * [`extract`] — turns a page (HTML, Markdown, plain text) into its archived text:
+//!   the exact characters of the page's main text, plus title and a content date.
+//! * [`sentences`] — splits archived text into sentences addressed by
+//!   (document, index) with byte offsets, stable across runs and machines.
+//! * [`hash`] — content and quote hashes used in reports (SHA-256) and internal keys.
+//! * [`report`] — the `deepr.report.v1` contract (report.json) as serde types.
+//!
+//! This crate does no I/O: callers hand it bytes and strings.
+
+pub mod extract;
+pub mod hash;
+pub mod normalise;
+pub mod report;
+pub mod sentences;
+
+pub use extract::{extract_text, DocKind, ExtractError, Extracted};
+pub use hash::{content_sha256, quote_sha256, sha256_hex};
+pub use normalise::normalise;
+pub use sentences::{split_sentences, Sentence};

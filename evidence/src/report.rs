@@ -1,0 +1,207 @@
+//! The report contract: `report.json`, schema `deepr.report.v1`.
+//!
+//! These types *are* the contract; `ARCHITECTURE.md` describes it in prose. Every
+//! field is always present (empty lists, `null` for absent options) so consumers
+//! never guess. Ordering inside every list is deterministic: subquestions, claims and
+//! sources by ID, coverage by (provider, query).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// The schema identifier written to `report.json`.
+pub const REPORT_SCHEMA: &str = "deepr.report.v1";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Always [`REPORT_SCHEMA`].
+    pub schema: String,
+    pub run_id: String,
+    pub topic: String,
+    /// `quick | standard | deep`.
+    pub depth: String,
+    /// `linear | per-claim | free-quote | no-judge`.
+    pub strategy: String,
+    /// False when the run stopped early (budget, interruption); see `incomplete_reason`.
+    pub complete: bool,
+    pub incomplete_reason: Option<String>,
+    pub subquestions: Vec<Subquestion>,
+    /// Every claim, whatever its verdict.
+    pub claims: Vec<Claim>,
+    pub conflicts: Vec<Conflict>,
+    pub sources: Vec<Source>,
+    pub coverage: Vec<Coverage>,
+    pub usage: Usage,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Subquestion {
+    pub id: String,
+    pub text: String,
+    /// 0 = the initial decomposition; n = the n-th deepen round.
+    pub round: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Supported,
+    Partial,
+    Unsupported,
+    Unjudged,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Supported => "supported",
+            Self::Partial => "partial",
+            Self::Unsupported => "unsupported",
+            Self::Unjudged => "unjudged",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claim {
+    pub id: String,
+    /// The `subquestions[].id` this claim answers.
+    pub subquestion: String,
+    pub text: String,
+    pub verdict: Verdict,
+    pub citations: Vec<Citation>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Citation {
+    /// Equals a `sources[].id`.
+    pub source: String,
+    /// Sentence index in the source's archived text.
+    pub sentence: u32,
+    /// The quote: an exact slice of the source's archived text.
+    pub quote: String,
+    /// Hex SHA-256 of the UTF-8 bytes of `normalise(quote)`.
+    pub quote_sha256: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Conflict {
+    pub subquestion: String,
+    pub summary: String,
+    /// IDs of the claims that disagree.
+    pub claims: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Source {
+    pub id: String,
+    /// A URL, or a path relative to the corpus root.
+    pub locator: String,
+    pub title: String,
+    /// Hex SHA-256 of the archived text.
+    pub content_sha256: String,
+    /// Combined relevance/authority/recency score in [0, 1]; low scores are kept.
+    pub score: f64,
+    /// How the source was obtained (`ok`, or a failure status).
+    pub status: String,
+}
+
+/// The outcome of one provider call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CallStatus {
+    Ok,
+    NoResults,
+    AuthFailed,
+    RateLimited,
+    Timeout,
+    Unreachable,
+    BadResponse,
+    Skipped,
+}
+
+impl CallStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ok => "ok",
+            Self::NoResults => "no-results",
+            Self::AuthFailed => "auth-failed",
+            Self::RateLimited => "rate-limited",
+            Self::Timeout => "timeout",
+            Self::Unreachable => "unreachable",
+            Self::BadResponse => "bad-response",
+            Self::Skipped => "skipped",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Coverage {
+    pub provider: String,
+    pub query: String,
+    pub status: CallStatus,
+    pub hits: u32,
+}
+
+/// Token and cost totals.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct UsageTotals {
+    pub calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub cached_tokens: u64,
+    pub cost_usd: f64,
+}
+
+impl UsageTotals {
+    pub fn add(&mut self, other: &UsageTotals) {
+        self.calls += other.calls;
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.cached_tokens += other.cached_tokens;
+        self.cost_usd += other.cost_usd;
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    pub calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub cached_tokens: u64,
+    pub cost_usd: f64,
+    /// Keyed by stage name (`decompose`, `extract`, `judge`, …).
+    pub by_stage: BTreeMap<String, UsageTotals>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enums_use_contract_spellings() {
+        let statuses = [
+            CallStatus::Ok,
+            CallStatus::NoResults,
+            CallStatus::AuthFailed,
+            CallStatus::RateLimited,
+            CallStatus::Timeout,
+            CallStatus::Unreachable,
+            CallStatus::BadResponse,
+            CallStatus::Skipped,
+        ];
+        for status in statuses {
+            let json = serde_json::to_string(&status).expect("serialise");
+            assert_eq!(json, format!("\"{}\"", status.as_str()));
+        }
+        for verdict in [
+            Verdict::Supported,
+            Verdict::Partial,
+            Verdict::Unsupported,
+            Verdict::Unjudged,
+        ] {
+            let json = serde_json::to_string(&verdict).expect("serialise");
+            assert_eq!(json, format!("\"{}\"", verdict.as_str()));
+        }
+    }
+}
