@@ -1,1 +1,18 @@
-//! placeholder
+//! Durable state: the per-run checkpoint store (sled) and the content-addressed file
+//! stores that runs share (archived page texts, response caches).
+//!
+//! Layout under the state dir:
+//! ```text
+//! runs/<run-id>/checkpoints.sled   one sled database per run (sled locks per process)
+//! runs/<run-id>/run.log            the run's log
+//! archive/<aa>/<sha256>.txt        archived texts, by SHA-256 of their content
+//! corpus/<blake3(path)>/           corpus indexes (deepr-providers)
+//! ```
+//! Shared stores are written by temp-file + rename, so two runs writing the same
+//! entry at once both succeed and a reader never sees half a file.
+
+pub mod archive;
+pub mod sled_store;
+
+pub use archive::FileArchive;
+pub use sled_store::{SledStore, SCHEMA_VERSION};

@@ -1,1 +1,25 @@
-//! placeholder
+//! The orchestrator: the research DAG's executor and everything stages share, with
+//! no I/O of its own.
+//!
+//! * [`provider`] — the narrow traits through which stages reach the world: LLM,
+//!   search, fetch, the text archive, the clock. Tests swap them for fakes.
+//! * [`store`] — the checkpoint-store trait (sled is the first implementation, in
+//!   `deepr-checkpoints`; a Postgres one can follow).
+//! * [`executor`] — runs a petgraph DAG of nodes concurrently, checkpointing each
+//!   node's output under a key that chains its inputs, and merging results by node ID.
+//! * [`ledger`] — one entry per provider call: stage, tokens, cost, latency, cache hit.
+//! * [`tokens`] — the o200k tokenizer used to count tokens for every model, including
+//!   the offline one, so token figures mean something without a key.
+//! * [`terms`] — content-word extraction shared by the offline model and scoring.
+
+pub mod executor;
+pub mod ledger;
+pub mod provider;
+pub mod store;
+pub mod terms;
+pub mod tokens;
+
+pub use executor::{Executor, ExecutorError, NodeContext, NodeFn, NodeSpec, Progress};
+pub use ledger::{LedgerEntry, UsageLedger};
+pub use provider::*;
+pub use store::{CheckpointStore, NodeRecord, StoreError};

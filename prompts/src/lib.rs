@@ -1,1 +1,188 @@
-//! placeholder
+//! deepr's LLM prompts: one template per task, each with an id, a version and a hash.
+//!
+//! Templates live in `prompts/templates/<id>.txt` (compiled in). A template starts
+//! with a `system:` block and a `user:` block; `{{name}}` placeholders are filled by
+//! [`Prompt::render`]. The [`Prompt::hash`] covers the id, version, template text and
+//! JSON schema, and goes into every checkpoint key of a node that uses the prompt, so
+//! editing a prompt recomputes exactly what depends on it.
+
+use serde_json::{json, Value};
+use thiserror::Error;
+
+/// A task prompt.
+#[derive(Clone, Debug)]
+pub struct Prompt {
+    pub id: &'static str,
+    pub version: u32,
+    template: &'static str,
+    schema: fn() -> Value,
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum PromptError {
+    #[error("prompt {prompt}: no value for placeholder {{{{{name}}}}}")]
+    MissingValue { prompt: String, name: String },
+    #[error("prompt {0}: template has no `system:` / `user:` blocks")]
+    Malformed(String),
+}
+
+/// A rendered prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rendered {
+    pub system: String,
+    pub user: String,
+}
+
+impl Prompt {
+    /// The JSON schema the answer must satisfy.
+    pub fn schema(&self) -> Value {
+        (self.schema)()
+    }
+
+    /// Stable hash of id, version, template and schema (blake3, hex).
+    pub fn hash(&self) -> String {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(self.id.as_bytes());
+        hasher.update(&self.version.to_le_bytes());
+        hasher.update(self.template.as_bytes());
+        hasher.update(self.schema().to_string().as_bytes());
+        hasher.finalize().to_hex().to_string()
+    }
+
+    /// Fill the template. Values are inserted as data: a value containing `{{x}}` is
+    /// not expanded again.
+    pub fn render(&self, values: &[(&str, &str)]) -> Result<Rendered, PromptError> {
+        let (system, user) = split_blocks(self.template).ok_or_else(|| PromptError::Malformed(self.id.into()))?;
+        Ok(Rendered { system: fill(self.id, system, values)?, user: fill(self.id, user, values)? })
+    }
+}
+
+fn split_blocks(template: &str) -> Option<(&str, &str)> {
+    let rest = template.strip_prefix("system:")?;
+    let (system, user) = rest.split_once("\nuser:")?;
+    Some((system.trim(), user.trim()))
+}
+
+fn fill(prompt: &str, template: &str, values: &[(&str, &str)]) -> Result<String, PromptError> {
+    let mut out = String::with_capacity(template.len() + 256);
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("}}") else {
+            out.push_str(&rest[start..]);
+            rest = "";
+            break;
+        };
+        let name = after[..end].trim();
+        let value = values
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| PromptError::MissingValue { prompt: prompt.into(), name: name.into() })?;
+        out.push_str(value);
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+macro_rules! prompt {
+    ($name:ident, $id:literal, $version:literal, $schema:expr) => {
+        pub const $name: Prompt = Prompt {
+            id: $id,
+            version: $version,
+            template: include_str!(concat!("../templates/", $id, ".txt")),
+            schema: $schema,
+        };
+    };
+}
+
+prompt!(DECOMPOSE, "decompose", 1, || json!({
+    "type": "object", "additionalProperties": false, "required": ["subquestions"],
+    "properties": {"subquestions": {"type": "array", "items": {"type": "string"}}}
+}));
+prompt!(SUBQUERY, "subquery", 1, || json!({
+    "type": "object", "additionalProperties": false, "required": ["queries", "ranking_question"],
+    "properties": {
+        "queries": {"type": "array", "minItems": 1, "maxItems": 3, "items": {"type": "string"}},
+        "ranking_question": {"type": "string"}
+    }
+}));
+prompt!(EXTRACT, "extract", 1, || json!({
+    "type": "object", "additionalProperties": false, "required": ["claims"],
+    "properties": {"claims": {"type": "array", "items": {
+        "type": "object", "additionalProperties": false, "required": ["text", "sentence_ids"],
+        "properties": {
+            "text": {"type": "string"},
+            "sentence_ids": {"type": "array", "minItems": 1, "maxItems": 3, "items": {"type": "string"}}
+        }
+    }}}
+}));
+prompt!(JUDGE, "judge", 1, || json!({
+    "type": "object", "additionalProperties": false, "required": ["verdicts"],
+    "properties": {"verdicts": {"type": "array", "items": {
+        "type": "object", "additionalProperties": false, "required": ["claim_id", "verdict"],
+        "properties": {
+            "claim_id": {"type": "string"},
+            "verdict": {"type": "string", "enum": ["supported", "partial", "unsupported"]}
+        }
+    }}}
+}));
+prompt!(CONFLICT, "conflict", 1, || json!({
+    "type": "object", "additionalProperties": false, "required": ["conflicts"],
+    "properties": {"conflicts": {"type": "array", "items": {
+        "type": "object", "additionalProperties": false, "required": ["claim_ids", "summary"],
+        "properties": {
+            "claim_ids": {"type": "array", "minItems": 2, "items": {"type": "string"}},
+            "summary": {"type": "string"}
+        }
+    }}}
+}));
+prompt!(DEEPEN, "deepen", 1, || json!({
+    "type": "object", "additionalProperties": false, "required": ["followups"],
+    "properties": {"followups": {"type": "array", "items": {
+        "type": "object", "additionalProperties": false, "required": ["gap_id", "question"],
+        "properties": {"gap_id": {"type": "string"}, "question": {"type": "string"}}
+    }}}
+}));
+prompt!(SYNTHESIZE, "synthesize", 1, || json!({
+    "type": "object", "additionalProperties": false, "required": ["summary"],
+    "properties": {"summary": {"type": "array", "items": {
+        "type": "object", "additionalProperties": false, "required": ["text", "claim_ids"],
+        "properties": {
+            "text": {"type": "string"},
+            "claim_ids": {"type": "array", "minItems": 1, "items": {"type": "string"}}
+        }
+    }}}
+}));
+
+/// Every prompt, in pipeline order.
+pub const ALL: [Prompt; 7] = [DECOMPOSE, SUBQUERY, EXTRACT, JUDGE, CONFLICT, DEEPEN, SYNTHESIZE];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_prompt_renders_and_hashes_distinctly() {
+        let mut hashes = std::collections::BTreeSet::new();
+        for prompt in ALL {
+            assert!(split_blocks(prompt.template).is_some(), "{} has system/user blocks", prompt.id);
+            assert!(hashes.insert(prompt.hash()), "{} hash is unique", prompt.id);
+            assert_eq!(prompt.schema()["type"], "object");
+        }
+    }
+
+    #[test]
+    fn values_are_data_not_templates() {
+        let rendered = EXTRACT
+            .render(&[("subquestion", "{{candidates}}"), ("candidates", "[c1] x"), ("max_claims", "3")])
+            .expect("render");
+        assert!(rendered.user.contains("{{candidates}}"));
+        assert_eq!(
+            EXTRACT.render(&[]),
+            Err(PromptError::MissingValue { prompt: "extract".into(), name: "subquestion".into() })
+        );
+    }
+}

@@ -1,1 +1,25 @@
-//! placeholder
+//! The research stages and the offline model.
+//!
+//! One file per stage. Each stage is a pure function of its inputs plus calls through
+//! the provider traits of `deepr-orchestrator` — no file, socket or clock access of its
+//! own. [`pipeline`] wires the stages into the DAG phases the executor runs;
+//! [`render`] turns the finished nodes into `report.json` and the markdown report;
+//! [`offline`] is the deterministic heuristic model (`--llm offline`).
+
+pub mod conflict;
+pub mod decompose;
+pub mod deepen;
+pub mod extract;
+pub mod fetch;
+pub mod judge;
+pub mod llm;
+pub mod offline;
+pub mod pipeline;
+pub mod render;
+pub mod retrieve;
+pub mod score;
+pub mod subquery;
+pub mod synthesize;
+pub mod types;
+
+pub use pipeline::{run_research, Depth, ResearchConfig, ResearchError, ResearchProviders, ResearchResult, Strategy};

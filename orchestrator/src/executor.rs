@@ -1,0 +1,303 @@
+//! The DAG executor.
+//!
+//! A phase of the research pipeline is a petgraph DAG of [`NodeSpec`]s. The executor
+//! starts every node whose dependencies are done (up to a concurrency cap), and for
+//! each node:
+//! 1. computes its **key** — blake3 over the stage name, the node's own key material
+//!    (stage version, prompt id + hash, model, config slice) and its dependencies'
+//!    keys — so a change anywhere upstream changes every key downstream;
+//! 2. if the checkpoint store holds a record for the node with that key, restores the
+//!    output without running anything (its calls go to the ledger as cache hits);
+//! 3. otherwise runs it, then stores output + done-marker atomically and flushes
+//!    before any dependant starts.
+//!
+//! Outputs are collected in a `BTreeMap` by node ID, never in completion order, so the
+//! result of a phase is independent of timing.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::Direction;
+use serde_json::Value;
+use thiserror::Error;
+use tokio::task::JoinSet;
+
+use crate::ledger::{LedgerEntry, UsageLedger};
+use crate::store::{CheckpointStore, NodeRecord, StoreError};
+
+/// What a node's function returns: its output and the provider calls it made.
+pub struct NodeResult {
+    pub output: Value,
+    pub calls: Vec<LedgerEntry>,
+}
+
+pub type NodeFuture = Pin<Box<dyn Future<Output = Result<NodeResult, String>> + Send>>;
+/// A node's work. It receives its dependencies' outputs and nothing else.
+pub type NodeFn = Box<dyn FnOnce(NodeContext) -> NodeFuture + Send>;
+
+/// Inputs handed to a running node.
+pub struct NodeContext {
+    pub node_id: String,
+    /// The node's key (useful for cache keys of the calls it makes).
+    pub key: String,
+    /// Outputs of the node's dependencies, by node ID.
+    pub inputs: BTreeMap<String, Arc<Value>>,
+}
+
+/// One node of a phase's DAG.
+pub struct NodeSpec {
+    /// Unique within a run, e.g. `r0/q3/extract`.
+    pub id: String,
+    /// Stage name (`decompose`, `extract`, …).
+    pub stage: String,
+    /// Everything besides upstream keys that the output depends on: stage version,
+    /// prompt id and hash, model id, the config slice the stage reads.
+    pub key_material: Value,
+    pub run: NodeFn,
+}
+
+/// A node that has finished, in this phase or an earlier one.
+#[derive(Clone, Debug)]
+pub struct DoneNode {
+    pub key: String,
+    pub stage: String,
+    pub output: Arc<Value>,
+    pub restored: bool,
+}
+
+/// Observer of node progress (progress bars, logs). Must not influence results.
+pub trait Progress: Send + Sync {
+    fn planned(&self, _stage: &str, _nodes: usize) {}
+    fn started(&self, _stage: &str, _node_id: &str) {}
+    fn finished(&self, _stage: &str, _node_id: &str, _restored: bool, _tokens: u64) {}
+}
+
+/// A progress observer that ignores everything.
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+#[derive(Debug, Error)]
+pub enum ExecutorError {
+    #[error("node {node} depends on unknown node {dependency}")]
+    UnknownDependency { node: String, dependency: String },
+    #[error("duplicate node id {0}")]
+    DuplicateNode(String),
+    #[error("the graph has a cycle")]
+    Cycle,
+    #[error("node {node} failed: {message}")]
+    Node { node: String, message: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("stopped before finishing: {0}")]
+    Stopped(String),
+}
+
+/// A DAG under construction.
+#[derive(Default)]
+pub struct Dag {
+    graph: DiGraph<Option<NodeSpec>, ()>,
+    by_id: BTreeMap<String, NodeIndex>,
+    external: BTreeMap<NodeIndex, Vec<String>>,
+    /// Keys of nodes currently running.
+    keys: BTreeMap<NodeIndex, String>,
+}
+
+impl Dag {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add a node depending on `deps`: IDs of nodes added earlier to this DAG or
+    /// finished in an earlier phase (looked up in `done` when the phase runs).
+    pub fn add(&mut self, spec: NodeSpec, deps: &[String]) -> Result<(), ExecutorError> {
+        if self.by_id.contains_key(&spec.id) {
+            return Err(ExecutorError::DuplicateNode(spec.id));
+        }
+        let id = spec.id.clone();
+        let index = self.graph.add_node(Some(spec));
+        let mut external = Vec::new();
+        for dep in deps {
+            match self.by_id.get(dep) {
+                Some(&dep_index) => {
+                    self.graph.add_edge(dep_index, index, ());
+                }
+                None => external.push(dep.clone()),
+            }
+        }
+        self.external.insert(index, external);
+        self.by_id.insert(id, index);
+        Ok(())
+    }
+
+    pub fn len(&self) -> usize {
+        self.graph.node_count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.graph.node_count() == 0
+    }
+}
+
+/// Runs DAG phases against a checkpoint store.
+pub struct Executor {
+    pub store: Arc<dyn CheckpointStore>,
+    pub ledger: Arc<UsageLedger>,
+    pub progress: Arc<dyn Progress>,
+    pub concurrency: usize,
+    /// Set to stop starting new nodes (Ctrl-C, budgets); running nodes finish.
+    pub stop: Arc<AtomicBool>,
+}
+
+/// The key of a node: blake3 of its stage, key material and dependency keys.
+pub fn node_key(stage: &str, key_material: &Value, dependency_keys: &[(&str, &str)]) -> String {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(b"deepr.node.v1\0");
+    hasher.update(stage.as_bytes());
+    hasher.update(b"\0");
+    hasher.update(key_material.to_string().as_bytes());
+    for (id, key) in dependency_keys {
+        hasher.update(b"\0");
+        hasher.update(id.as_bytes());
+        hasher.update(b"=");
+        hasher.update(key.as_bytes());
+    }
+    hasher.finalize().to_hex().to_string()
+}
+
+type Finished = (NodeIndex, String, String, Result<NodeResult, String>);
+
+impl Executor {
+    /// Run every node of `dag`, adding finished nodes to `done`.
+    pub async fn run(
+        &self,
+        mut dag: Dag,
+        done: &mut BTreeMap<String, DoneNode>,
+    ) -> Result<(), ExecutorError> {
+        if petgraph::algo::is_cyclic_directed(&dag.graph) {
+            return Err(ExecutorError::Cycle);
+        }
+        for (index, deps) in &dag.external {
+            for dep in deps {
+                if !done.contains_key(dep) {
+                    let node = dag.graph[*index].as_ref().map(|s| s.id.clone()).unwrap_or_default();
+                    return Err(ExecutorError::UnknownDependency { node, dependency: dep.clone() });
+                }
+            }
+        }
+        let mut planned: BTreeMap<String, usize> = BTreeMap::new();
+        for spec in dag.graph.node_weights().flatten() {
+            *planned.entry(spec.stage.clone()).or_default() += 1;
+        }
+        for (stage, count) in &planned {
+            self.progress.planned(stage, *count);
+        }
+
+        let mut waiting: BTreeMap<NodeIndex, usize> = dag
+            .graph
+            .node_indices()
+            .map(|i| (i, dag.graph.neighbors_directed(i, Direction::Incoming).count()))
+            .collect();
+        // Ready nodes ordered by ID, so start order is deterministic too.
+        let mut ready: BTreeSet<(String, NodeIndex)> = BTreeSet::new();
+        for (index, count) in &waiting {
+            if *count == 0 {
+                if let Some(spec) = &dag.graph[*index] {
+                    ready.insert((spec.id.clone(), *index));
+                }
+            }
+        }
+        let mut running: JoinSet<Finished> = JoinSet::new();
+        let cap = self.concurrency.max(1);
+
+        loop {
+            while running.len() < cap && !self.stop.load(Ordering::SeqCst) {
+                let Some((_, index)) = ready.pop_first() else { break };
+                let Some(spec) = dag.graph[index].take() else { continue };
+                let mut dep_ids: Vec<String> = dag
+                    .graph
+                    .neighbors_directed(index, Direction::Incoming)
+                    .filter_map(|d| dag.by_id.iter().find(|(_, i)| **i == d).map(|(id, _)| id.clone()))
+                    .collect();
+                dep_ids.extend(dag.external.get(&index).cloned().unwrap_or_default());
+                dep_ids.sort();
+                dep_ids.dedup();
+                let mut dep_keys = Vec::with_capacity(dep_ids.len());
+                let mut inputs = BTreeMap::new();
+                for dep in &dep_ids {
+                    let Some(node) = done.get(dep) else {
+                        return Err(ExecutorError::UnknownDependency { node: spec.id, dependency: dep.clone() });
+                    };
+                    dep_keys.push((dep.as_str(), node.key.as_str()));
+                    inputs.insert(dep.clone(), Arc::clone(&node.output));
+                }
+                let key = node_key(&spec.stage, &spec.key_material, &dep_keys);
+                self.progress.started(&spec.stage, &spec.id);
+
+                if let Some(record) = self.store.get_node(&spec.id)? {
+                    if record.key == key {
+                        let tokens = record.calls.iter().map(|c| c.prompt_tokens + c.completion_tokens).sum();
+                        for call in record.calls {
+                            self.ledger.record(LedgerEntry { cache_hit: true, ..call });
+                        }
+                        self.progress.finished(&spec.stage, &spec.id, true, tokens);
+                        done.insert(
+                            spec.id.clone(),
+                            DoneNode { key, stage: spec.stage.clone(), output: Arc::new(record.output), restored: true },
+                        );
+                        release(&dag, index, &mut waiting, &mut ready);
+                        continue;
+                    }
+                }
+                let context = NodeContext { node_id: spec.id.clone(), key: key.clone(), inputs };
+                let future = (spec.run)(context);
+                let (id, stage) = (spec.id, spec.stage);
+                running.spawn(async move { (index, id, stage, future.await) });
+                dag.keys.insert(index, key);
+            }
+
+            let Some(joined) = running.join_next().await else { break };
+            let (index, id, stage, result) = joined.map_err(|e| ExecutorError::Node {
+                node: "<task>".into(),
+                message: format!("task panicked or was cancelled: {e}"),
+            })?;
+            let result = result.map_err(|message| ExecutorError::Node { node: id.clone(), message })?;
+            let key = dag.keys.remove(&index).unwrap_or_default();
+            let record = NodeRecord { key: key.clone(), stage: stage.clone(), output: result.output, calls: result.calls };
+            self.store.put_node(&id, &record).await?;
+            let tokens = record.calls.iter().map(|c| c.prompt_tokens + c.completion_tokens).sum();
+            for call in &record.calls {
+                self.ledger.record(call.clone());
+            }
+            self.progress.finished(&stage, &id, false, tokens);
+            done.insert(id, DoneNode { key, stage, output: Arc::new(record.output), restored: false });
+            release(&dag, index, &mut waiting, &mut ready);
+        }
+
+        if dag.graph.node_weights().any(Option::is_some) {
+            return Err(ExecutorError::Stopped("stop requested".into()));
+        }
+        Ok(())
+    }
+}
+
+fn release(
+    dag: &Dag,
+    index: NodeIndex,
+    waiting: &mut BTreeMap<NodeIndex, usize>,
+    ready: &mut BTreeSet<(String, NodeIndex)>,
+) {
+    for next in dag.graph.neighbors_directed(index, Direction::Outgoing) {
+        if let Some(count) = waiting.get_mut(&next) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                if let Some(spec) = &dag.graph[next] {
+                    ready.insert((spec.id.clone(), next));
+                }
+            }
+        }
+    }
+}

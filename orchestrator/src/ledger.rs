@@ -1,0 +1,85 @@
+//! The usage ledger: one entry per provider call, summed into the report's `usage`.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use deepr_evidence::report::{Usage, UsageTotals};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LedgerEntry {
+    pub node: String,
+    pub stage: String,
+    /// `llm`, `search` or `fetch`.
+    pub kind: String,
+    pub provider: String,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub cached_tokens: u64,
+    pub cost_usd: f64,
+    pub latency_ms: u64,
+    /// True when the answer came from a checkpoint or cache and cost nothing now.
+    pub cache_hit: bool,
+    /// `ok`, or why the call failed / degraded.
+    pub status: String,
+}
+
+/// Thread-safe accumulator of ledger entries for one run.
+#[derive(Default, Debug)]
+pub struct UsageLedger {
+    entries: Mutex<Vec<LedgerEntry>>,
+}
+
+impl UsageLedger {
+    pub fn record(&self, entry: LedgerEntry) {
+        if let Ok(mut entries) = self.entries.lock() {
+            entries.push(entry);
+        }
+    }
+
+    /// All entries, sorted by (node, stage, kind) so output never depends on timing.
+    pub fn entries(&self) -> Vec<LedgerEntry> {
+        let mut entries = self.entries.lock().map(|e| e.clone()).unwrap_or_default();
+        entries.sort_by(|a, b| (&a.node, &a.stage, &a.kind).cmp(&(&b.node, &b.stage, &b.kind)));
+        entries
+    }
+
+    /// Tokens spent by calls that really ran (cache hits excluded).
+    pub fn live_tokens(&self) -> u64 {
+        self.entries
+            .lock()
+            .map(|e| {
+                e.iter()
+                    .filter(|e| !e.cache_hit)
+                    .map(|e| e.prompt_tokens + e.completion_tokens)
+                    .sum()
+            })
+            .unwrap_or(0)
+    }
+
+    /// LLM usage totals for the report: every call the run's answer rests on, whether it
+    /// ran in this process or was restored from a checkpoint.
+    pub fn usage(&self) -> Usage {
+        let mut by_stage: BTreeMap<String, UsageTotals> = BTreeMap::new();
+        let mut total = UsageTotals::default();
+        for entry in self.entries().iter().filter(|e| e.kind == "llm") {
+            let call = UsageTotals {
+                calls: 1,
+                prompt_tokens: entry.prompt_tokens,
+                completion_tokens: entry.completion_tokens,
+                cached_tokens: entry.cached_tokens,
+                cost_usd: entry.cost_usd,
+            };
+            by_stage.entry(entry.stage.clone()).or_default().add(&call);
+            total.add(&call);
+        }
+        Usage {
+            calls: total.calls,
+            prompt_tokens: total.prompt_tokens,
+            completion_tokens: total.completion_tokens,
+            cached_tokens: total.cached_tokens,
+            cost_usd: total.cost_usd,
+            by_stage,
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! Provider traits: the only doors from stages to the world.
+//!
+//! Stages never open files, sockets or clocks themselves; they call these traits,
+//! which the binary wires to real implementations (`deepr-providers`,
+//! `deepr-checkpoints`) and tests wire to fakes. Every call ends as data — a status,
+//! never a panic or an aborted run.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use deepr_evidence::report::CallStatus;
+use deepr_evidence::Sentence;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use thiserror::Error;
+
+/// Which model tier a task wants: strong for decompose/synthesize, cheap otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    Strong,
+    Cheap,
+}
+
+/// One LLM task request. `system`/`user` are the rendered prompt a real model sees;
+/// `task_input` is the same information as structured data, which the offline model
+/// reads instead of parsing prose. `schema` is the JSON schema of the expected answer.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LlmRequest {
+    /// Stage name, for the ledger (`decompose`, `extract`, `judge`, …).
+    pub stage: String,
+    /// Prompt id (`deepr-prompts`), e.g. `extract`.
+    pub prompt_id: String,
+    pub prompt_version: u32,
+    pub tier: Tier,
+    pub system: String,
+    pub user: String,
+    pub schema: Value,
+    pub task_input: Value,
+}
+
+/// An LLM answer plus its token accounting.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LlmResponse {
+    /// The raw answer text (JSON for structured tasks). Untrusted.
+    pub text: String,
+    pub model: String,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub cached_tokens: u64,
+    pub cost_usd: f64,
+}
+
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum LlmError {
+    #[error("{status:?}: {message}")]
+    Call { status: CallStatus, message: String },
+}
+
+/// A chat model.
+#[async_trait]
+pub trait LlmProvider: Send + Sync {
+    /// `provider:model`, recorded in the ledger and in checkpoint keys.
+    fn model_id(&self) -> String;
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError>;
+}
+
+/// One search hit. `doc_key` identifies the page across providers (canonical URL, or
+/// the corpus-relative path); fusion merges hits by it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchHit {
+    pub doc_key: String,
+    pub locator: String,
+    pub title: String,
+    pub score: f64,
+    pub snippet: String,
+}
+
+/// The outcome of one search call: a status and zero or more hits.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchOutcome {
+    pub status: CallStatus,
+    pub hits: Vec<SearchHit>,
+    /// Human-readable detail for failures.
+    pub detail: Option<String>,
+}
+
+#[async_trait]
+pub trait SearchProvider: Send + Sync {
+    /// Provider name as used in `--sources` and in coverage (`corpus`, `wikipedia`, …).
+    fn name(&self) -> String;
+    /// Weight in reciprocal rank fusion.
+    fn weight(&self) -> f64 {
+        1.0
+    }
+    async fn search(&self, query: &str, limit: usize) -> SearchOutcome;
+}
+
+/// Metadata of an archived document (its text lives in the [`TextArchive`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DocMeta {
+    pub doc_key: String,
+    pub locator: String,
+    pub title: String,
+    /// Hex SHA-256 of the archived text; the archive key.
+    pub content_sha256: String,
+    /// Content date (`YYYY-MM-DD`) if the page states one.
+    pub date: Option<String>,
+    /// Provider authority prior in [0, 1] (documentation corpus, encyclopedia, forum…).
+    pub authority: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FetchOutcome {
+    pub status: CallStatus,
+    pub doc: Option<DocMeta>,
+    pub detail: Option<String>,
+}
+
+/// Turns a search hit into an archived document.
+#[async_trait]
+pub trait Fetcher: Send + Sync {
+    async fn fetch(&self, hit: &SearchHit) -> FetchOutcome;
+}
+
+/// An archived text with its sentences, shared read-only.
+#[derive(Clone, Debug)]
+pub struct ArchivedText {
+    pub content_sha256: String,
+    pub text: Arc<str>,
+    pub sentences: Arc<Vec<Sentence>>,
+}
+
+impl ArchivedText {
+    pub fn new(text: &str) -> Self {
+        Self {
+            content_sha256: deepr_evidence::content_sha256(text),
+            sentences: Arc::new(deepr_evidence::split_sentences(text)),
+            text: Arc::from(text),
+        }
+    }
+
+    /// The exact text of sentence `index`, if it exists.
+    pub fn sentence(&self, index: u32) -> Option<&str> {
+        self.sentences.get(index as usize).and_then(|s| s.text(&self.text))
+    }
+}
+
+/// Content-addressed archive of extracted texts.
+pub trait TextArchive: Send + Sync {
+    /// The text whose SHA-256 is `content_sha256`, verified on read.
+    fn get(&self, content_sha256: &str) -> Option<ArchivedText>;
+}
+
+/// The clock, as a provider: only `## Run details` may show what it says.
+pub trait Clock: Send + Sync {
+    /// Now, as an RFC 3339 UTC timestamp.
+    fn now_rfc3339(&self) -> String;
+}

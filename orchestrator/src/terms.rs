@@ -1,0 +1,122 @@
+//! Content words: lower-cased word tokens without stop words, used by the offline
+//! model's heuristics and by source scoring. Deterministic, language-light: Latin
+//! and Cyrillic words are split on non-alphanumerics; each Han character counts as a
+//! term of its own. Not a text-comparison function — quotes are compared only with
+//! `deepr_evidence::normalise`.
+
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
+    "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
+    "but", "by", "can", "could", "did", "do", "does", "doing", "done", "down", "during", "each",
+    "either", "else", "etc", "even", "ever", "every", "few", "for", "from", "further", "get",
+    "gets", "given", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his",
+    "how", "however", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "may",
+    "me", "might", "more", "most", "much", "must", "my", "no", "nor", "not", "now", "of", "off",
+    "on", "once", "one", "only", "or", "other", "our", "ours", "out", "over", "own", "same",
+    "say", "says", "she", "should", "so", "some", "such", "than", "that", "the", "their",
+    "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "thus",
+    "to", "too", "under", "until", "up", "upon", "us", "use", "used", "uses", "using", "very",
+    "via", "was", "we", "were", "what", "when", "where", "whether", "which", "while", "who",
+    "whom", "why", "will", "with", "within", "without", "would", "yet", "you", "your", "yours",
+    "role", "play", "plays", "documentation", "happen", "happens", "work", "works", "change",
+    "changes", "mode", "said", "и", "в", "во", "не", "что", "он", "на", "я", "с", "со", "как",
+    "а", "то", "все", "она", "так", "его", "но", "да", "ты", "к", "у", "же", "вы", "за", "бы",
+    "по", "только", "ее", "мне", "было", "вот", "от", "меня", "еще", "нет", "о", "из", "ему",
+    "это", "的", "了", "是", "在", "和", "有", "也", "就", "都", "而", "及", "与", "或",
+];
+
+/// Negation words that flip a statement's meaning.
+pub const NEGATIONS: &[&str] = &[
+    "not", "no", "never", "cannot", "can't", "don't", "doesn't", "isn't", "aren't", "won't",
+    "without", "none", "neither", "nor", "не", "нет", "никогда", "不", "没有",
+];
+
+/// Is `word` (already lower-cased) a stop word?
+pub fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.contains(&word)
+}
+
+fn is_han(c: char) -> bool {
+    matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2A6DF)
+}
+
+/// Lower-cased word tokens in order (stop words included), numbers kept as tokens.
+pub fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let flush = |current: &mut String, out: &mut Vec<String>| {
+        if !current.is_empty() {
+            let word = current.trim_matches(|c| c == '.' || c == '\'' || c == ',').to_string();
+            if !word.is_empty() {
+                out.push(word);
+            }
+            current.clear();
+        }
+    };
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if is_han(c) {
+            flush(&mut current, &mut out);
+            out.push(c.to_string());
+        } else if c.is_alphanumeric() || c == '_' {
+            current.extend(c.to_lowercase());
+        } else if (c == '.' || c == ',' || c == '\'')
+            && !current.is_empty()
+            && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric())
+        {
+            // Keep "3.5", "1,000", "don't" together.
+            current.push(c);
+        } else {
+            flush(&mut current, &mut out);
+        }
+    }
+    flush(&mut current, &mut out);
+    out
+}
+
+/// A crude, deterministic English suffix stripper so "commits" matches "commit".
+pub fn stem(word: &str) -> String {
+    if word.chars().count() <= 4 || !word.is_ascii() {
+        return word.to_string();
+    }
+    for suffix in ["ations", "ation", "ings", "ing", "edly", "ies", "ied", "es", "ed", "ly", "s"] {
+        if let Some(base) = word.strip_suffix(suffix) {
+            if base.len() >= 3 && !(suffix == "s" && base.ends_with('s')) {
+                return match suffix {
+                    "ies" | "ied" => format!("{base}y"),
+                    _ => base.to_string(),
+                };
+            }
+        }
+    }
+    word.to_string()
+}
+
+/// Content terms: words without stop words and pure punctuation, stemmed.
+pub fn content_terms(text: &str) -> Vec<String> {
+    words(text)
+        .into_iter()
+        .filter(|w| !is_stop_word(w) && w.chars().any(char::is_alphabetic))
+        .map(|w| stem(&w))
+        .collect()
+}
+
+/// Numbers mentioned in the text (as written, e.g. "1,000", "3.5", "2024").
+pub fn numbers(text: &str) -> Vec<String> {
+    words(text)
+        .into_iter()
+        .filter(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()) && w.chars().all(|c| c.is_ascii_digit() || c == '.' || c == ','))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_and_numbers() {
+        assert_eq!(content_terms("How does SQLite guarantee atomic commits?"), ["sqlite", "guarantee", "atomic", "commit"]);
+        assert_eq!(numbers("Pages are 4096 bytes, 1,000 rows, version 3.5."), ["4096", "1,000", "3.5"]);
+        assert_eq!(words("日志 журнал WAL"), ["日", "志", "журнал", "wal"]);
+    }
+}

@@ -1,0 +1,46 @@
+//! fetch: fused hits → archived documents. A failed fetch is kept as data (status and
+//! detail), never dropped and never fatal.
+
+use std::time::Instant;
+
+use deepr_evidence::report::CallStatus;
+use deepr_orchestrator::{Fetcher, LedgerEntry};
+
+use crate::types::{FetchFailure, FetchOut, RetrieveOut};
+
+pub const STAGE_VERSION: u32 = 1;
+/// Documents fetched per subquestion.
+pub const DOCS_PER_SUBQUESTION: usize = 8;
+
+pub async fn run(node_id: &str, retrieved: &RetrieveOut, fetcher: &dyn Fetcher) -> (FetchOut, Vec<LedgerEntry>) {
+    let mut docs = Vec::new();
+    let mut failures = Vec::new();
+    let mut calls = Vec::new();
+    for fused in retrieved.hits.iter().take(DOCS_PER_SUBQUESTION) {
+        let started = Instant::now();
+        let outcome = fetcher.fetch(&fused.hit).await;
+        calls.push(LedgerEntry {
+            node: node_id.to_string(),
+            stage: "fetch".into(),
+            kind: "fetch".into(),
+            provider: "fetch".into(),
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            cached_tokens: 0,
+            cost_usd: 0.0,
+            latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            cache_hit: false,
+            status: outcome.status.as_str().to_string(),
+        });
+        match (outcome.status, outcome.doc) {
+            (CallStatus::Ok, Some(doc)) => docs.push((doc, fused.rrf)),
+            (status, _) => failures.push(FetchFailure {
+                doc_key: fused.hit.doc_key.clone(),
+                locator: fused.hit.locator.clone(),
+                status: status.as_str().to_string(),
+                detail: outcome.detail,
+            }),
+        }
+    }
+    (FetchOut { docs, failures }, calls)
+}

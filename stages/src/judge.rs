@@ -1,0 +1,179 @@
+//! judge: claims + their quotes → a verdict per claim, one call per batch of at most
+//! 8 claims (calls = ceil(claims / 8)), not votes per claim.
+//!
+//! A deterministic floor applies whatever the model says: a claim that shares no
+//! content word with its quotes is never `supported`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use deepr_evidence::report::Verdict;
+use deepr_orchestrator::terms::{content_terms, numbers};
+use deepr_orchestrator::{LedgerEntry, LlmProvider, TextArchive, Tier};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::llm::{call_task, TaskCall};
+use crate::types::{ClaimDraft, JudgeOut};
+
+pub const STAGE_VERSION: u32 = 1;
+/// Claims per judge call.
+pub const BATCH: usize = 8;
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct AnswerVerdict {
+    pub claim_id: String,
+    pub verdict: String,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Answer {
+    pub verdicts: Vec<AnswerVerdict>,
+}
+
+/// The quotes of a claim, looked up from the archive.
+pub fn quotes(claim: &ClaimDraft, archive: &dyn TextArchive) -> Vec<String> {
+    claim
+        .citations
+        .iter()
+        .filter_map(|c| archive.get(&c.content_sha256).and_then(|t| t.sentence(c.sentence).map(str::to_string)))
+        .collect()
+}
+
+pub async fn run(node_id: &str, claims: &[ClaimDraft], archive: &dyn TextArchive, llm: &dyn LlmProvider) -> (JudgeOut, Vec<LedgerEntry>) {
+    let mut verdicts: BTreeMap<String, Verdict> = BTreeMap::new();
+    let mut calls = Vec::new();
+    let mut degraded = Vec::new();
+    let mut batches = 0;
+    for batch in claims.chunks(BATCH) {
+        batches += 1;
+        let items: Vec<Value> = batch
+            .iter()
+            .map(|c| json!({"id": c.id, "text": c.text, "quotes": quotes(c, archive)}))
+            .collect();
+        let shown = batch
+            .iter()
+            .map(|c| {
+                let q = quotes(c, archive).iter().map(|q| format!("  quote: \"{}\"", q.split_whitespace().collect::<Vec<_>>().join(" "))).collect::<Vec<_>>().join("\n");
+                format!("claim {}: {}\n{q}", c.id, c.text)
+            })
+            .collect::<Vec<_>>()
+            .join("\n\n");
+        let ids: BTreeSet<String> = batch.iter().map(|c| c.id.clone()).collect();
+        let result = call_task::<Answer, _>(
+            llm,
+            TaskCall {
+                node_id,
+                stage: "judge",
+                prompt: &deepr_prompts::JUDGE,
+                tier: Tier::Cheap,
+                values: vec![("claims", shown)],
+                task_input: json!({"claims": items}),
+            },
+            |answer: &Answer| validate(answer, &ids),
+        )
+        .await;
+        calls.extend(result.calls);
+        if let Some(why) = result.degraded {
+            degraded.push(why);
+        }
+        for v in result.value.verdicts {
+            if ids.contains(&v.claim_id) {
+                verdicts.insert(v.claim_id, parse_verdict(&v.verdict));
+            }
+        }
+    }
+    // Claims the model skipped stay unjudged; the floor applies to every verdict.
+    let verdicts = claims
+        .iter()
+        .map(|c| {
+            let verdict = verdicts.get(&c.id).copied().unwrap_or(Verdict::Unjudged);
+            (c.id.clone(), apply_floor(verdict, &c.text, &quotes(c, archive)))
+        })
+        .collect();
+    let degraded = if degraded.is_empty() { None } else { Some(degraded.join("; ")) };
+    (JudgeOut { verdicts, calls: batches, degraded }, calls)
+}
+
+fn parse_verdict(text: &str) -> Verdict {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "supported" => Verdict::Supported,
+        "partial" => Verdict::Partial,
+        "unsupported" => Verdict::Unsupported,
+        _ => Verdict::Unjudged,
+    }
+}
+
+pub fn validate(answer: &Answer, ids: &BTreeSet<String>) -> Result<(), String> {
+    let mut seen = BTreeSet::new();
+    for v in &answer.verdicts {
+        if !ids.contains(&v.claim_id) {
+            return Err(format!("verdict for unknown claim ID {:?}", v.claim_id));
+        }
+        if !["supported", "partial", "unsupported"].contains(&v.verdict.trim().to_ascii_lowercase().as_str()) {
+            return Err(format!("verdict {:?} is not supported|partial|unsupported", v.verdict));
+        }
+        seen.insert(v.claim_id.clone());
+    }
+    if seen.len() != ids.len() {
+        return Err(format!("expected one verdict for each of {} claims, got {}", ids.len(), seen.len()));
+    }
+    Ok(())
+}
+
+/// The deterministic floor: no shared content word → never supported.
+pub fn apply_floor(verdict: Verdict, claim: &str, quotes: &[String]) -> Verdict {
+    if verdict != Verdict::Supported {
+        return verdict;
+    }
+    let claim_terms: BTreeSet<String> = content_terms(claim).into_iter().collect();
+    let shares = quotes.iter().any(|q| content_terms(q).iter().any(|t| claim_terms.contains(t)));
+    if shares { verdict } else { Verdict::Unsupported }
+}
+
+/// Offline judge: share of the claim's content words found in its quotes, and every
+/// number of the claim present in a quote.
+pub fn offline_answer(input: &Value) -> Value {
+    let verdicts: Vec<Value> = input["claims"]
+        .as_array()
+        .map(|claims| {
+            claims
+                .iter()
+                .map(|c| {
+                    let claim = c["text"].as_str().unwrap_or_default();
+                    let quotes: Vec<&str> = c["quotes"].as_array().map(|q| q.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+                    let joined = quotes.join(" ");
+                    let quote_terms: BTreeSet<String> = content_terms(&joined).into_iter().collect();
+                    let claim_terms: BTreeSet<String> = content_terms(claim).into_iter().collect();
+                    let share = if claim_terms.is_empty() { 0.0 } else { claim_terms.iter().filter(|t| quote_terms.contains(*t)).count() as f64 / claim_terms.len() as f64 };
+                    let quote_numbers = numbers(&joined);
+                    let numbers_ok = numbers(claim).iter().all(|n| quote_numbers.contains(n));
+                    let verdict = if share >= 0.6 && numbers_ok { "supported" } else if share >= 0.3 { "partial" } else { "unsupported" };
+                    json!({"claim_id": c["id"], "verdict": verdict})
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    json!({"verdicts": verdicts})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floor_overrides_a_supported_verdict_without_shared_words() {
+        let quotes = vec!["WAL mode appends changes to a log.".to_string()];
+        assert_eq!(apply_floor(Verdict::Supported, "Bananas are yellow.", &quotes), Verdict::Unsupported);
+        assert_eq!(apply_floor(Verdict::Supported, "WAL appends changes.", &quotes), Verdict::Supported);
+        assert_eq!(apply_floor(Verdict::Partial, "Bananas.", &quotes), Verdict::Partial);
+    }
+
+    #[test]
+    fn validation_requires_one_verdict_per_claim() {
+        let ids: BTreeSet<String> = ["a".to_string(), "b".to_string()].into();
+        let one = Answer { verdicts: vec![AnswerVerdict { claim_id: "a".into(), verdict: "supported".into() }] };
+        assert!(validate(&one, &ids).is_err());
+        let odd = Answer { verdicts: vec![AnswerVerdict { claim_id: "a".into(), verdict: "maybe".into() }, AnswerVerdict { claim_id: "b".into(), verdict: "partial".into() }] };
+        assert!(validate(&odd, &ids).is_err());
+    }
+}

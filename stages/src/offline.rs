@@ -1,0 +1,54 @@
+//! The offline model: a deterministic heuristic implementation of every LLM task.
+//!
+//! It is a real [`LlmProvider`]: it receives the fully rendered prompt, counts prompt
+//! and completion tokens with the o200k tokenizer, and answers in the task's JSON
+//! schema — so every run has a real token ledger without a key or a network. Its
+//! answers come from the structured `task_input` (the same data the prompt shows),
+//! via each stage's `offline_answer` heuristic.
+
+use async_trait::async_trait;
+use deepr_evidence::report::CallStatus;
+use deepr_orchestrator::tokens::{count_chat_tokens, count_tokens};
+use deepr_orchestrator::{LlmError, LlmProvider, LlmRequest, LlmResponse};
+use serde_json::Value;
+
+pub const MODEL_ID: &str = "offline:heuristic-v1";
+
+pub struct OfflineModel;
+
+/// The heuristic answer for a prompt id.
+pub fn answer(prompt_id: &str, input: &Value) -> Value {
+    match prompt_id {
+        "decompose" => crate::decompose::offline_answer(input),
+        "subquery" => crate::subquery::offline_answer(input),
+        "extract" => crate::extract::offline_answer(input),
+        "judge" => crate::judge::offline_answer(input),
+        "conflict" => crate::conflict::offline_answer(input),
+        "deepen" => crate::deepen::offline_answer(input),
+        "synthesize" => crate::synthesize::offline_answer(input),
+        _ => Value::Null,
+    }
+}
+
+#[async_trait]
+impl LlmProvider for OfflineModel {
+    fn model_id(&self) -> String {
+        MODEL_ID.to_string()
+    }
+
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        let value = answer(&request.prompt_id, &request.task_input);
+        if value.is_null() {
+            return Err(LlmError::Call { status: CallStatus::BadResponse, message: format!("offline model has no task {:?}", request.prompt_id) });
+        }
+        let text = value.to_string();
+        Ok(LlmResponse {
+            prompt_tokens: count_chat_tokens(&[("system", &request.system), ("user", &request.user)]),
+            completion_tokens: count_tokens(&text),
+            cached_tokens: 0,
+            cost_usd: 0.0,
+            model: MODEL_ID.to_string(),
+            text,
+        })
+    }
+}

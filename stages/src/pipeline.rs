@@ -1,0 +1,400 @@
+//! The research pipeline as DAG phases.
+//!
+//! ```text
+//! phase "plan":    r0/scout → r0/decompose
+//! phase round r:   per subquestion s: r{r}/{s}/subquery → retrieve → fetch → score → extract
+//!                  then the joins: r{r}/judge (all claims of the round, ≤ 8 per call)
+//!                                → r{r}/conflict → r{r}/deepen
+//! (deepen's follow-ups become round r+1, bounded by depth)
+//! phase "write":   synthesize
+//! ```
+//! Each phase is one petgraph DAG run by the executor; fan-out sizes come from the
+//! previous phase's outputs, so they are only known once it finished. Every node's key
+//! chains its upstream keys across phases.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use deepr_evidence::report::{Conflict, Coverage, Verdict};
+use deepr_orchestrator::executor::{Dag, DoneNode, NodeResult};
+use deepr_orchestrator::{Executor, ExecutorError, Fetcher, LedgerEntry, LlmProvider, NodeContext, NodeSpec, SearchProvider, TextArchive};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Value};
+use thiserror::Error;
+
+use crate::llm::prompt_key;
+use crate::types::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Depth {
+    Quick,
+    Standard,
+    Deep,
+}
+
+impl Depth {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Quick => "quick",
+            Self::Standard => "standard",
+            Self::Deep => "deep",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// Candidates by ID, one judge call per ≤ 8 claims.
+    Linear,
+    /// No judging: every claim stays `unjudged`.
+    NoJudge,
+}
+
+impl Strategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Linear => "linear",
+            Self::NoJudge => "no-judge",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct ResearchConfig {
+    pub topic: String,
+    pub depth: Depth,
+    pub strategy: Strategy,
+    /// Identifies what the search providers search (e.g. the corpus index's content
+    /// hash), so a changed corpus changes retrieval keys.
+    pub search_fingerprint: String,
+}
+
+#[derive(Clone)]
+pub struct ResearchProviders {
+    pub strong: Arc<dyn LlmProvider>,
+    pub cheap: Arc<dyn LlmProvider>,
+    pub search: Vec<Arc<dyn SearchProvider>>,
+    pub fetcher: Arc<dyn Fetcher>,
+    pub archive: Arc<dyn TextArchive>,
+}
+
+#[derive(Debug, Error)]
+pub enum ResearchError {
+    #[error(transparent)]
+    Executor(#[from] ExecutorError),
+    #[error("node output could not be read back: {0}")]
+    Output(String),
+}
+
+/// Everything the renderer needs, gathered from finished nodes.
+#[derive(Clone, Debug, Default)]
+pub struct ResearchResult {
+    pub subquestions: Vec<Subq>,
+    pub claims: Vec<(ClaimDraft, Verdict)>,
+    pub conflicts: Vec<Conflict>,
+    /// Best score per document, by content hash.
+    pub sources: BTreeMap<String, ScoredSource>,
+    pub coverage: Vec<Coverage>,
+    pub fetch_failures: Vec<FetchFailure>,
+    pub summary: Vec<SummaryPoint>,
+    pub deepen_reasons: Vec<String>,
+    pub rounds: u32,
+    /// Judge calls per round.
+    pub judge_calls: Vec<u32>,
+    /// Nodes whose model answer was unusable and fell back to the offline heuristic.
+    pub degraded: Vec<(String, String)>,
+    pub restored_nodes: usize,
+    pub executed_nodes: usize,
+}
+
+fn read<T: DeserializeOwned>(inputs: &BTreeMap<String, Arc<Value>>, id: &str) -> Result<T, String> {
+    let value = inputs.get(id).ok_or_else(|| format!("missing input {id}"))?;
+    serde_json::from_value(Value::clone(value)).map_err(|e| format!("input {id} unreadable: {e}"))
+}
+
+fn done_output<T: DeserializeOwned>(done: &BTreeMap<String, DoneNode>, id: &str) -> Result<T, ResearchError> {
+    let node = done.get(id).ok_or_else(|| ResearchError::Output(format!("node {id} did not finish")))?;
+    serde_json::from_value(Value::clone(&node.output)).map_err(|e| ResearchError::Output(format!("{id}: {e}")))
+}
+
+fn finish<T: Serialize>(output: T, calls: Vec<LedgerEntry>) -> Result<NodeResult, String> {
+    Ok(NodeResult { output: serde_json::to_value(output).map_err(|e| e.to_string())?, calls })
+}
+
+fn spec<F, Fut>(id: String, stage: &str, key_material: Value, f: F) -> NodeSpec
+where
+    F: FnOnce(NodeContext) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<NodeResult, String>> + Send + 'static,
+{
+    NodeSpec { id, stage: stage.to_string(), key_material, run: Box::new(move |ctx| Box::pin(f(ctx))) }
+}
+
+/// Run the whole pipeline. Finished nodes are restored from the executor's store.
+pub async fn run_research(
+    config: &ResearchConfig,
+    providers: &ResearchProviders,
+    executor: &Executor,
+) -> Result<ResearchResult, ResearchError> {
+    let mut done: BTreeMap<String, DoneNode> = BTreeMap::new();
+    let topic = config.topic.clone();
+    let depth = config.depth.as_str().to_string();
+    let search_names: Vec<String> = providers.search.iter().map(|p| p.name()).collect();
+
+    // ---- phase: plan
+    let mut plan = Dag::new();
+    {
+        let p = providers.clone();
+        let t = topic.clone();
+        plan.add(
+            spec("r0/scout".into(), "scout", json!({"v": crate::decompose::STAGE_VERSION, "topic": topic, "search": search_names, "fp": config.search_fingerprint}), move |ctx| async move {
+                let (out, calls) = crate::decompose::scout(&ctx.node_id, &t, &p.search, p.fetcher.as_ref(), p.archive.as_ref()).await;
+                finish(out, calls)
+            }),
+            &[],
+        )?;
+        let p = providers.clone();
+        let (t, d) = (topic.clone(), depth.clone());
+        plan.add(
+            spec("r0/decompose".into(), "decompose", json!({"v": crate::decompose::STAGE_VERSION, "depth": depth, "llm": prompt_key(&deepr_prompts::DECOMPOSE, providers.strong.as_ref())}), move |ctx| async move {
+                let scout: ScoutOut = read(&ctx.inputs, "r0/scout")?;
+                let (out, calls) = crate::decompose::run(&ctx.node_id, &t, &d, &scout, p.strong.as_ref()).await;
+                finish(out, calls)
+            }),
+            &["r0/scout".to_string()],
+        )?;
+    }
+    executor.run(plan, &mut done).await?;
+    let decomposed: DecomposeOut = done_output(&done, "r0/decompose")?;
+    let scout: ScoutOut = done_output(&done, "r0/scout")?;
+
+    let mut result = ResearchResult { coverage: scout.coverage.clone(), ..Default::default() };
+    if let Some(why) = &decomposed.degraded {
+        result.degraded.push(("r0/decompose".into(), why.clone()));
+    }
+    let mut round_subqs = decomposed.subquestions.clone();
+    let mut origin = "r0/decompose".to_string();
+    let mut extract_ids_so_far: Vec<String> = Vec::new();
+    let mut round = 0u32;
+
+    loop {
+        result.subquestions.extend(round_subqs.iter().cloned());
+        result.rounds = round + 1;
+        let mut dag = Dag::new();
+        let mut extract_ids = Vec::new();
+        let mut score_ids = Vec::new();
+        for subq in &round_subqs {
+            let base = format!("r{round}/{}", subq.id);
+            let (sq_id, rt_id, ft_id, sc_id, ex_id) =
+                (format!("{base}/subquery"), format!("{base}/retrieve"), format!("{base}/fetch"), format!("{base}/score"), format!("{base}/extract"));
+            let p = providers.clone();
+            let (t, s) = (topic.clone(), subq.clone());
+            dag.add(
+                spec(sq_id.clone(), "subquery", json!({"v": crate::subquery::STAGE_VERSION, "subq": subq, "llm": prompt_key(&deepr_prompts::SUBQUERY, providers.cheap.as_ref())}), move |ctx| async move {
+                    let (out, calls) = crate::subquery::run(&ctx.node_id, &t, &s, p.cheap.as_ref()).await;
+                    finish(out, calls)
+                }),
+                std::slice::from_ref(&origin),
+            )?;
+            let p = providers.clone();
+            let sq = sq_id.clone();
+            dag.add(
+                spec(rt_id.clone(), "retrieve", json!({"v": crate::retrieve::STAGE_VERSION, "search": search_names, "fp": config.search_fingerprint, "k": crate::retrieve::RRF_K}), move |ctx| async move {
+                    let plan: SubqueryOut = read(&ctx.inputs, &sq)?;
+                    let (out, calls) = crate::retrieve::search_all(&ctx.node_id, "retrieve", &plan.queries, &p.search, crate::retrieve::HITS_PER_QUERY).await;
+                    finish(out, calls)
+                }),
+                std::slice::from_ref(&sq_id),
+            )?;
+            let p = providers.clone();
+            let rt = rt_id.clone();
+            dag.add(
+                spec(ft_id.clone(), "fetch", json!({"v": crate::fetch::STAGE_VERSION, "docs": crate::fetch::DOCS_PER_SUBQUESTION}), move |ctx| async move {
+                    let retrieved: RetrieveOut = read(&ctx.inputs, &rt)?;
+                    let (out, calls) = crate::fetch::run(&ctx.node_id, &retrieved, p.fetcher.as_ref()).await;
+                    finish(out, calls)
+                }),
+                std::slice::from_ref(&rt_id),
+            )?;
+            let p = providers.clone();
+            let (ft, sq) = (ft_id.clone(), sq_id.clone());
+            let previous_extracts = extract_ids_so_far.clone();
+            let mut score_deps = vec![ft_id.clone(), sq_id.clone()];
+            score_deps.extend(previous_extracts.iter().cloned());
+            dag.add(
+                spec(sc_id.clone(), "score", json!({"v": crate::score::STAGE_VERSION, "max": crate::score::MAX_CANDIDATES}), move |ctx| async move {
+                    let fetched: FetchOut = read(&ctx.inputs, &ft)?;
+                    let plan: SubqueryOut = read(&ctx.inputs, &sq)?;
+                    let mut exclude = BTreeSet::new();
+                    for id in &previous_extracts {
+                        let extracted: ExtractOut = read(&ctx.inputs, id)?;
+                        exclude.extend(extracted.claims.into_iter().flat_map(|c| c.citations));
+                    }
+                    let out = crate::score::run(&fetched, &plan.ranking_question, &plan.queries, &exclude, p.archive.as_ref());
+                    finish(out, vec![])
+                }),
+                &score_deps,
+            )?;
+            let p = providers.clone();
+            let (sc, s, d) = (sc_id.clone(), subq.clone(), depth.clone());
+            dag.add(
+                spec(ex_id.clone(), "extract", json!({"v": crate::extract::STAGE_VERSION, "max": crate::extract::max_claims(&depth), "llm": prompt_key(&deepr_prompts::EXTRACT, providers.cheap.as_ref())}), move |ctx| async move {
+                    let scored: ScoreOut = read(&ctx.inputs, &sc)?;
+                    let (out, calls) = crate::extract::run(&ctx.node_id, &s, &scored, crate::extract::max_claims(&d), p.archive.as_ref(), p.cheap.as_ref()).await;
+                    finish(out, calls)
+                }),
+                std::slice::from_ref(&sc_id),
+            )?;
+            extract_ids.push(ex_id);
+            score_ids.push(sc_id);
+        }
+
+        let judge_id = format!("r{round}/judge");
+        let p = providers.clone();
+        let strategy = config.strategy;
+        let ex = extract_ids.clone();
+        dag.add(
+            spec(judge_id.clone(), "judge", json!({"v": crate::judge::STAGE_VERSION, "strategy": strategy, "batch": crate::judge::BATCH, "llm": prompt_key(&deepr_prompts::JUDGE, providers.cheap.as_ref())}), move |ctx| async move {
+                let mut claims = Vec::new();
+                for id in &ex {
+                    let extracted: ExtractOut = read(&ctx.inputs, id)?;
+                    claims.extend(extracted.claims);
+                }
+                if strategy == Strategy::NoJudge {
+                    let verdicts = claims.iter().map(|c| (c.id.clone(), Verdict::Unjudged)).collect();
+                    return finish(JudgeOut { verdicts, calls: 0, degraded: None }, vec![]);
+                }
+                let (out, calls) = crate::judge::run(&ctx.node_id, &claims, p.archive.as_ref(), p.cheap.as_ref()).await;
+                finish(out, calls)
+            }),
+            &extract_ids,
+        )?;
+
+        let conflict_id = format!("r{round}/conflict");
+        let p = providers.clone();
+        let (ex, sc, jd) = (extract_ids.clone(), score_ids.clone(), judge_id.clone());
+        let mut deps = vec![judge_id.clone()];
+        deps.extend(extract_ids.iter().cloned());
+        deps.extend(score_ids.iter().cloned());
+        dag.add(
+            spec(conflict_id.clone(), "conflict", json!({"v": crate::conflict::STAGE_VERSION, "llm": prompt_key(&deepr_prompts::CONFLICT, providers.cheap.as_ref())}), move |ctx| async move {
+                let judged: JudgeOut = read(&ctx.inputs, &jd)?;
+                let verdicts: BTreeMap<String, Verdict> = judged.verdicts.into_iter().collect();
+                let mut titles = BTreeMap::new();
+                for id in &sc {
+                    let scored: ScoreOut = read(&ctx.inputs, id)?;
+                    titles.extend(scored.sources.into_iter().map(|s| (s.doc.content_sha256, s.doc.title)));
+                }
+                let mut claims = Vec::new();
+                for id in &ex {
+                    let extracted: ExtractOut = read(&ctx.inputs, id)?;
+                    for claim in extracted.claims {
+                        let verdict = verdicts.get(&claim.id).copied().unwrap_or(Verdict::Unjudged);
+                        let title = claim.citations.first().and_then(|c| titles.get(&c.content_sha256)).cloned().unwrap_or_default();
+                        claims.push((claim, verdict, title));
+                    }
+                }
+                let (out, calls) = crate::conflict::run(&ctx.node_id, &claims, p.cheap.as_ref()).await;
+                finish(out, calls)
+            }),
+            &deps,
+        )?;
+
+        let deepen_id = format!("r{round}/deepen");
+        let p = providers.clone();
+        let (ex, jd, cf, t, d, subqs) = (extract_ids.clone(), judge_id.clone(), conflict_id.clone(), topic.clone(), depth.clone(), round_subqs.clone());
+        let mut deps = vec![judge_id.clone(), conflict_id.clone()];
+        deps.extend(extract_ids.iter().cloned());
+        dag.add(
+            spec(deepen_id.clone(), "deepen", json!({"v": crate::deepen::STAGE_VERSION, "depth": depth, "round": round, "llm": prompt_key(&deepr_prompts::DEEPEN, providers.cheap.as_ref())}), move |ctx| async move {
+                let judged: JudgeOut = read(&ctx.inputs, &jd)?;
+                let verdicts: BTreeMap<String, Verdict> = judged.verdicts.into_iter().collect();
+                let conflicts: ConflictOut = read(&ctx.inputs, &cf)?;
+                let mut claims = Vec::new();
+                for id in &ex {
+                    let extracted: ExtractOut = read(&ctx.inputs, id)?;
+                    claims.extend(extracted.claims.into_iter().map(|c| {
+                        let v = verdicts.get(&c.id).copied().unwrap_or(Verdict::Unjudged);
+                        (c, v)
+                    }));
+                }
+                let (out, calls) = crate::deepen::run(&ctx.node_id, &t, &d, round, &subqs, &claims, &conflicts.conflicts, p.cheap.as_ref()).await;
+                finish(out, calls)
+            }),
+            &deps,
+        )?;
+
+        executor.run(dag, &mut done).await?;
+
+        // Gather the round's outputs in ID order.
+        let judged: JudgeOut = done_output(&done, &judge_id)?;
+        result.judge_calls.push(judged.calls);
+        if let Some(why) = judged.degraded {
+            result.degraded.push((judge_id.clone(), why));
+        }
+        let verdicts: BTreeMap<String, Verdict> = judged.verdicts.into_iter().collect();
+        for subq in &round_subqs {
+            let base = format!("r{round}/{}", subq.id);
+            let retrieved: RetrieveOut = done_output(&done, &format!("{base}/retrieve"))?;
+            result.coverage.extend(retrieved.coverage);
+            let fetched: FetchOut = done_output(&done, &format!("{base}/fetch"))?;
+            result.fetch_failures.extend(fetched.failures);
+            let scored: ScoreOut = done_output(&done, &format!("{base}/score"))?;
+            for source in scored.sources {
+                let entry = result.sources.entry(source.doc.content_sha256.clone()).or_insert_with(|| source.clone());
+                if source.score > entry.score {
+                    *entry = source;
+                }
+            }
+            for stage in ["subquery", "extract"] {
+                let id = format!("{base}/{stage}");
+                let node = done.get(&id).map(|n| Value::clone(&n.output)).unwrap_or(Value::Null);
+                if let Some(why) = node.get("degraded").and_then(Value::as_str) {
+                    result.degraded.push((id, why.to_string()));
+                }
+            }
+            let extracted: ExtractOut = done_output(&done, &format!("{base}/extract"))?;
+            for claim in extracted.claims {
+                let verdict = verdicts.get(&claim.id).copied().unwrap_or(Verdict::Unjudged);
+                result.claims.push((claim, verdict));
+            }
+        }
+        let conflicts: ConflictOut = done_output(&done, &conflict_id)?;
+        result.conflicts.extend(conflicts.conflicts);
+        let deepened: DeepenOut = done_output(&done, &deepen_id)?;
+        result.deepen_reasons.push(deepened.reason);
+        extract_ids_so_far.extend(extract_ids);
+        if deepened.followups.is_empty() {
+            break;
+        }
+        round_subqs = deepened.followups;
+        origin = deepen_id;
+        round += 1;
+    }
+
+    // ---- phase: write
+    let mut write = Dag::new();
+    let p = providers.clone();
+    let (t, subqs, claims, conflicts) = (topic.clone(), result.subquestions.clone(), result.claims.clone(), result.conflicts.clone());
+    let deps: Vec<String> = done.keys().filter(|id| id.ends_with("/deepen")).cloned().collect();
+    write.add(
+        spec("synthesize".into(), "synthesize", json!({"v": crate::synthesize::STAGE_VERSION, "llm": prompt_key(&deepr_prompts::SYNTHESIZE, providers.strong.as_ref())}), move |ctx| async move {
+            let (out, calls) = crate::synthesize::run(&ctx.node_id, &t, &subqs, &claims, &conflicts, p.strong.as_ref()).await;
+            finish(out, calls)
+        }),
+        &deps,
+    )?;
+    executor.run(write, &mut done).await?;
+    let synthesized: SynthesizeOut = done_output(&done, "synthesize")?;
+    if let Some(why) = synthesized.degraded {
+        result.degraded.push(("synthesize".into(), why));
+    }
+    result.summary = synthesized.summary;
+    result.coverage.sort_by(|a, b| (&a.provider, &a.query).cmp(&(&b.provider, &b.query)));
+    result.coverage.dedup();
+    result.restored_nodes = done.values().filter(|n| n.restored).count();
+    result.executed_nodes = done.len() - result.restored_nodes;
+    Ok(result)
+}

@@ -1,0 +1,100 @@
+//! score: documents × subquestion → source scores and candidate sentences.
+//!
+//! score = 0.6·relevance + 0.25·authority + 0.15·recency. Relevance mixes the fused
+//! retrieval rank with the share of the ranking question's terms the document
+//! contains; recency is relative to the newest dated document in the set (content
+//! dates only — never the clock). Low-scoring sources are down-weighted, never
+//! dropped: their sentences stay candidates with a smaller weight.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use deepr_orchestrator::terms::{content_terms, numbers};
+use deepr_orchestrator::TextArchive;
+
+use crate::types::{Candidate, FetchOut, ScoreOut, ScoredSource, SentenceRef};
+
+pub const STAGE_VERSION: u32 = 1;
+/// Candidate sentences shown to the extractor per subquestion.
+pub const MAX_CANDIDATES: usize = 30;
+const MIN_SENTENCE_CHARS: usize = 30;
+const MAX_SENTENCE_CHARS: usize = 600;
+
+pub fn run(
+    fetched: &FetchOut,
+    ranking_question: &str,
+    queries: &[String],
+    exclude: &BTreeSet<SentenceRef>,
+    archive: &dyn TextArchive,
+) -> ScoreOut {
+    let mut question_terms: BTreeSet<String> = content_terms(ranking_question).into_iter().collect();
+    for query in queries {
+        question_terms.extend(content_terms(query));
+    }
+    let max_rrf = fetched.docs.iter().map(|(_, rrf)| *rrf).fold(0.0_f64, f64::max);
+    let newest_year = fetched.docs.iter().filter_map(|(d, _)| year(d.date.as_deref())).max();
+
+    let mut sources = Vec::new();
+    let mut texts = BTreeMap::new();
+    for (doc, rrf) in &fetched.docs {
+        let Some(text) = archive.get(&doc.content_sha256) else { continue };
+        let doc_terms: BTreeSet<String> = content_terms(&doc.title).into_iter().chain(content_terms(&text.text)).collect();
+        let matched = question_terms.iter().filter(|t| doc_terms.contains(*t)).count();
+        let term_share = if question_terms.is_empty() { 0.0 } else { matched as f64 / question_terms.len() as f64 };
+        let rank_share = if max_rrf > 0.0 { rrf / max_rrf } else { 0.0 };
+        let relevance = 0.5 * rank_share + 0.5 * term_share;
+        let recency = match (year(doc.date.as_deref()), newest_year) {
+            (Some(y), Some(newest)) => (1.0 - f64::from(newest.saturating_sub(y)) / 10.0).max(0.0),
+            _ => 0.5,
+        };
+        let authority = doc.authority.clamp(0.0, 1.0);
+        let score = round4(0.6 * relevance + 0.25 * authority + 0.15 * recency);
+        sources.push(ScoredSource { doc: doc.clone(), relevance: round4(relevance), authority, recency: round4(recency), score });
+        texts.insert(doc.content_sha256.clone(), text);
+    }
+    sources.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.doc.doc_key.cmp(&b.doc.doc_key)));
+
+    let mut scored: Vec<(f64, String, u32)> = Vec::new();
+    for source in &sources {
+        let Some(text) = texts.get(&source.doc.content_sha256) else { continue };
+        for sentence in text.sentences.iter() {
+            let Some(body) = sentence.text(&text.text) else { continue };
+            let chars = body.chars().count();
+            if !(MIN_SENTENCE_CHARS..=MAX_SENTENCE_CHARS).contains(&chars) || !ends_like_sentence(body) {
+                continue;
+            }
+            let reference = SentenceRef { content_sha256: source.doc.content_sha256.clone(), sentence: sentence.index };
+            if exclude.contains(&reference) {
+                continue;
+            }
+            let terms: BTreeSet<String> = content_terms(body).into_iter().collect();
+            let overlap = question_terms.iter().filter(|t| terms.contains(*t)).count();
+            if overlap == 0 {
+                continue;
+            }
+            let share = overlap as f64 / question_terms.len().max(1) as f64;
+            let informative = if numbers(body).is_empty() { 0.0 } else { 0.1 };
+            let weight = round4((share + informative) * (0.5 + source.score));
+            scored.push((weight, source.doc.content_sha256.clone(), sentence.index));
+        }
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let candidates = scored
+        .into_iter()
+        .take(MAX_CANDIDATES)
+        .enumerate()
+        .map(|(i, (weight, content_sha256, sentence))| Candidate { cid: format!("c{}", i + 1), content_sha256, sentence, weight })
+        .collect();
+    ScoreOut { sources, candidates }
+}
+
+fn ends_like_sentence(text: &str) -> bool {
+    text.trim_end_matches(['"', '\'', ')', '”', '’']).ends_with(['.', '!', '?', '。', '！', '？'])
+}
+
+fn year(date: Option<&str>) -> Option<u32> {
+    date.and_then(|d| d.get(..4)).and_then(|y| y.parse().ok())
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}

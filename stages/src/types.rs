@@ -1,0 +1,140 @@
+//! Stage outputs: what each node stores in its checkpoint and hands downstream.
+
+use deepr_evidence::report::{Coverage, Verdict};
+use deepr_orchestrator::{DocMeta, SearchHit};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Subq {
+    pub id: String,
+    pub text: String,
+    pub round: u32,
+    /// The subquestion a follow-up deepens.
+    pub parent: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScoutOut {
+    pub docs: Vec<DocMeta>,
+    pub headings: Vec<String>,
+    pub coverage: Vec<Coverage>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecomposeOut {
+    pub subquestions: Vec<Subq>,
+    pub degraded: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SubqueryOut {
+    pub queries: Vec<String>,
+    pub ranking_question: String,
+    pub degraded: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FusedHit {
+    pub hit: SearchHit,
+    /// Weighted reciprocal-rank-fusion score Σ w / (60 + rank).
+    pub rrf: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RetrieveOut {
+    pub hits: Vec<FusedHit>,
+    pub coverage: Vec<Coverage>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FetchFailure {
+    pub doc_key: String,
+    pub locator: String,
+    pub status: String,
+    pub detail: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FetchOut {
+    /// Fetched documents with their fused retrieval score.
+    pub docs: Vec<(DocMeta, f64)>,
+    pub failures: Vec<FetchFailure>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScoredSource {
+    pub doc: DocMeta,
+    pub relevance: f64,
+    pub authority: f64,
+    pub recency: f64,
+    pub score: f64,
+}
+
+/// A candidate sentence shown to the extractor under a prompt-local ID.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    pub cid: String,
+    pub content_sha256: String,
+    pub sentence: u32,
+    pub weight: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScoreOut {
+    pub sources: Vec<ScoredSource>,
+    pub candidates: Vec<Candidate>,
+}
+
+/// A cited sentence: (document content hash, sentence index).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct SentenceRef {
+    pub content_sha256: String,
+    pub sentence: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClaimDraft {
+    pub id: String,
+    pub subquestion: String,
+    pub text: String,
+    pub citations: Vec<SentenceRef>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExtractOut {
+    pub claims: Vec<ClaimDraft>,
+    pub degraded: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JudgeOut {
+    /// (claim id, verdict), sorted by claim id.
+    pub verdicts: Vec<(String, Verdict)>,
+    pub calls: u32,
+    pub degraded: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConflictOut {
+    pub conflicts: Vec<deepr_evidence::report::Conflict>,
+    pub degraded: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeepenOut {
+    pub followups: Vec<Subq>,
+    /// Why the run deepens, or why it stops.
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SummaryPoint {
+    pub text: String,
+    pub claim_ids: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SynthesizeOut {
+    pub summary: Vec<SummaryPoint>,
+    pub degraded: Option<String>,
+}
