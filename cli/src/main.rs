@@ -1,1 +1,135 @@
-fn main() {}
+//! The `deepr` binary: parses the command line, wires real providers to the pipeline,
+//! and maps outcomes to exit codes. All research logic lives in the library crates.
+//!
+//! Exit codes: 0 ok, 1 run failed, 2 usage error, 3 unverified, 4 stopped by a budget
+//! with an incomplete report, 130/143 interrupted.
+
+mod config;
+mod progress;
+mod run;
+mod state;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// deepr — checkpointed deep research with verbatim quotes.
+#[derive(Parser, Debug)]
+#[command(name = "deepr", version, about, long_about = None, after_help = EXIT_CODES)]
+struct Cli {
+    /// Where runs, archived texts and indexes live (default: $DEEPR_STATE_DIR, else the XDG state dir).
+    #[arg(long, global = true, value_name = "DIR")]
+    state_dir: Option<PathBuf>,
+    /// Print nothing but errors.
+    #[arg(long, global = true)]
+    quiet: bool,
+    /// A TOML config file (keys: depth, strategy, concurrency).
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+const EXIT_CODES: &str = "Exit codes: 0 ok, 1 run failed, 2 usage error, 3 unverified, 4 stopped by a budget (incomplete report), 130/143 interrupted.";
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Research a topic and write a report (markdown + JSON sidecar).
+    Run(RunArgs),
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum DepthArg {
+    Quick,
+    Standard,
+    Deep,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum StrategyArg {
+    Linear,
+    NoJudge,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// The research topic or question.
+    pub topic: String,
+    /// A folder of .md, .txt and .html documents to research.
+    #[arg(long, value_name = "DIR")]
+    pub corpus: Option<PathBuf>,
+    /// Report path (default: a slug of the topic in the current folder); report.json is written beside it.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// quick (3–5 subquestions, no extra round), standard (5–10, ≤ 1 extra round), deep (10–20, ≤ 3).
+    #[arg(long, value_enum)]
+    pub depth: Option<DepthArg>,
+    /// linear (batched judge, default) or no-judge.
+    #[arg(long, value_enum)]
+    pub strategy: Option<StrategyArg>,
+    /// The model: `offline` (default, deterministic, no key or network).
+    #[arg(long, value_name = "MODEL")]
+    pub llm: Option<String>,
+    /// Choose the run id (letters, digits, '-', '_', '.'; must not exist yet).
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<String>,
+    /// Nodes run at once (1–64; default 5).
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+}
+
+/// A failure with its exit code.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad input: exit 2.
+    Usage(String),
+    /// The run failed: exit 1.
+    Run(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(error: anyhow::Error) -> Self {
+        Self::Run(error)
+    }
+}
+
+pub fn usage(message: impl Into<String>) -> Failure {
+    Failure::Usage(message.into())
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let code = if error.use_stderr() { 2 } else { 0 };
+            let _ = error.print();
+            return ExitCode::from(code);
+        }
+    };
+    let outcome = match cli.command {
+        Command::Run(ref args) => run::execute(&cli_globals(&cli), args),
+    };
+    match outcome {
+        Ok(code) => ExitCode::from(code),
+        Err(Failure::Usage(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Run(error)) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Flags every command shares.
+pub struct Globals {
+    pub state_dir: Option<PathBuf>,
+    pub quiet: bool,
+    pub config: Option<PathBuf>,
+}
+
+fn cli_globals(cli: &Cli) -> Globals {
+    Globals { state_dir: cli.state_dir.clone(), quiet: cli.quiet, config: cli.config.clone() }
+}

@@ -180,7 +180,7 @@ pub fn offline_answer(input: &Value) -> Value {
         if questions.len() >= target {
             break;
         }
-        push(format!("What does “{heading}” say about {focus}?"), &mut questions);
+        push(format!("What does the documentation say about “{heading}”?"), &mut questions);
     }
     let key_terms: Vec<String> = words(topic).into_iter().filter(|w| !is_stop_word(w) && w.len() > 2).collect();
     let probes = ["What are the limits and failure cases of", "How is performance affected by", "What are the alternatives to", "How is it configured:"];
@@ -206,7 +206,7 @@ pub fn topic_clauses(topic: &str) -> Vec<String> {
     for part in topic.split(['?', ';', '\n']) {
         for piece in part.split(", and ").flat_map(|p| p.split(" and what ").enumerate().map(|(i, s)| if i > 0 { format!("what {s}") } else { s.to_string() })) {
             let piece = piece.trim().trim_matches(',').trim();
-            if content_terms(piece).len() >= 2 {
+            if !content_terms(piece).is_empty() {
                 clauses.push(piece.to_string());
             }
         }

@@ -26,9 +26,12 @@ pub fn run(
     exclude: &BTreeSet<SentenceRef>,
     archive: &dyn TextArchive,
 ) -> ScoreOut {
-    let mut question_terms: BTreeSet<String> = content_terms(ranking_question).into_iter().collect();
+    // Sentences are matched against the ranking question (what a relevant passage must
+    // say); the search queries only widen document relevance.
+    let question_terms: BTreeSet<String> = content_terms(ranking_question).into_iter().collect();
+    let mut query_terms = question_terms.clone();
     for query in queries {
-        question_terms.extend(content_terms(query));
+        query_terms.extend(content_terms(query));
     }
     let max_rrf = fetched.docs.iter().map(|(_, rrf)| *rrf).fold(0.0_f64, f64::max);
     let newest_year = fetched.docs.iter().filter_map(|(d, _)| year(d.date.as_deref())).max();
@@ -38,8 +41,8 @@ pub fn run(
     for (doc, rrf) in &fetched.docs {
         let Some(text) = archive.get(&doc.content_sha256) else { continue };
         let doc_terms: BTreeSet<String> = content_terms(&doc.title).into_iter().chain(content_terms(&text.text)).collect();
-        let matched = question_terms.iter().filter(|t| doc_terms.contains(*t)).count();
-        let term_share = if question_terms.is_empty() { 0.0 } else { matched as f64 / question_terms.len() as f64 };
+        let matched = query_terms.iter().filter(|t| doc_terms.contains(*t)).count();
+        let term_share = if query_terms.is_empty() { 0.0 } else { matched as f64 / query_terms.len() as f64 };
         let rank_share = if max_rrf > 0.0 { rrf / max_rrf } else { 0.0 };
         let relevance = 0.5 * rank_share + 0.5 * term_share;
         let recency = match (year(doc.date.as_deref()), newest_year) {
@@ -73,7 +76,7 @@ pub fn run(
             }
             let share = overlap as f64 / question_terms.len().max(1) as f64;
             let informative = if numbers(body).is_empty() { 0.0 } else { 0.1 };
-            let weight = round4((share + informative) * (0.5 + source.score));
+            let weight = round4((share + informative) * (0.5 + source.score) * pointer_penalty(body));
             scored.push((weight, source.doc.content_sha256.clone(), sentence.index));
         }
     }
@@ -85,6 +88,15 @@ pub fn run(
         .map(|(i, (weight, content_sha256, sentence))| Candidate { cid: format!("c{}", i + 1), content_sha256, sentence, weight })
         .collect();
     ScoreOut { sources, candidates }
+}
+
+/// Sentences that point elsewhere ("see section 3 above") say little on their own.
+fn pointer_penalty(text: &str) -> f64 {
+    let lower = text.to_lowercase();
+    let pointer = lower.starts_with('(')
+        || lower.starts_with("see ")
+        || ["section", " above", " below", "this document", "this article"].iter().any(|p| lower.contains(p));
+    if pointer { 0.4 } else { 1.0 }
 }
 
 fn ends_like_sentence(text: &str) -> bool {

@@ -89,8 +89,11 @@ pub async fn run(
 /// Offline: the first claim of each subquestion, in plan order, as a summary point.
 pub fn offline_answer(input: &Value) -> Value {
     let mut points = Vec::new();
+    let mut used: Vec<String> = Vec::new();
     for group in input["subquestions"].as_array().into_iter().flatten() {
-        if let Some(claim) = group["claims"].as_array().and_then(|c| c.first()) {
+        let fresh = group["claims"].as_array().and_then(|c| c.iter().find(|claim| !used.contains(&claim["text"].to_string())));
+        if let Some(claim) = fresh {
+            used.push(claim["text"].to_string());
             let text = claim["text"].as_str().unwrap_or_default();
             let short: String = if text.chars().count() > 220 {
                 let cut: String = text.chars().take(220).collect();

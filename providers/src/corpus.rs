@@ -1,0 +1,809 @@
+//! Local corpus search: a folder of `.md`, `.txt` and `.html` files, indexed with
+//! tantivy and served through the orchestrator's [`SearchProvider`] and [`Fetcher`].
+//!
+//! # Layout
+//!
+//! The index of a corpus lives in `state_dir/corpus/<key>/`, where `<key>` is the
+//! first 16 hex digits of the BLAKE3 hash of the corpus folder's canonical path;
+//! nothing is ever written inside the corpus. The folder holds `manifest.json` (which
+//! file was indexed from which bytes, and what text was archived for it) and
+//! `tantivy/` (the inverted index). Each document's extracted text goes to the
+//! shared content-addressed archive ([`FileArchive`]); the index does not store it.
+//!
+//! # Incremental updates
+//!
+//! Every open reads every file and hashes its bytes (BLAKE3); modification times are
+//! never consulted. A file whose hash matches the manifest and whose text is still
+//! archived is reused as is; a new or changed file is extracted, archived and
+//! re-indexed; a file that disappeared is removed. The index is committed, and the
+//! manifest rewritten (temp file + rename), only when something changed; a change
+//! also merges the index into one segment without deleted documents, so scores after
+//! any update history equal those of a fresh build. An index
+//! folder that cannot be opened, was built with another schema or analyzer, or does
+//! not agree with its manifest is rebuilt from scratch.
+//!
+//! # Bad files
+//!
+//! Binary files, invalid UTF-8, unreadable or empty files, pages without main text and
+//! files over [`MAX_FILE_BYTES`] are skipped with a reason ([`IndexReport::skipped`]);
+//! they never fail the open. Hidden files and folders, and `README.md` at the corpus
+//! root (the provenance note of a bundled corpus), are not documents.
+//!
+//! # Ranking
+//!
+//! Queries are analyzed with the index's own analyzer (see [`crate::analyzer`]) and
+//! become an OR of term queries over body and title (title ×2), scored by BM25. There
+//! is no query syntax, so no user text can fail to parse. Ties are broken by
+//! `doc_key`, so results never depend on segment layout.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use deepr_checkpoints::FileArchive;
+use deepr_evidence::report::CallStatus;
+use deepr_evidence::{extract_text, DocKind};
+use deepr_orchestrator::{
+    DocMeta, FetchOutcome, Fetcher, SearchHit, SearchOutcome, SearchProvider,
+};
+use serde::{Deserialize, Serialize};
+use tantivy::collector::{Count, TopDocs};
+use tantivy::indexer::NoMergePolicy;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::schema::{
+    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, STORED, STRING,
+};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
+use thiserror::Error;
+
+use crate::analyzer::{MultiScriptTokenizer, ANALYZER_VERSION, TOKENIZER_NAME};
+
+/// Files larger than this are skipped (20 MB).
+pub const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
+
+/// Authority prior of a corpus document: local documentation the user chose.
+pub const CORPUS_AUTHORITY: f64 = 0.8;
+
+/// Distinct query terms beyond this many are ignored (keeps pasted essays cheap).
+pub const MAX_QUERY_TERMS: usize = 256;
+
+/// Memory budget of the (single-threaded) index writer.
+const WRITER_MEMORY_BYTES: usize = 50_000_000;
+
+/// Title matches weigh this much more than body matches.
+const TITLE_BOOST: f32 = 2.0;
+
+/// Snippets are at most this many characters of the title.
+const SNIPPET_CHARS: usize = 200;
+
+const MANIFEST_FILE: &str = "manifest.json";
+const TANTIVY_DIR: &str = "tantivy";
+
+/// What one [`CorpusIndex::open`] did. Paths are corpus-relative with `/` separators.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IndexReport {
+    /// Documents (re-)extracted and (re-)indexed by this open, in walk order.
+    pub extracted: Vec<String>,
+    /// Documents unchanged since the last open: neither extracted nor re-indexed.
+    pub reused: Vec<String>,
+    /// Documents indexed before that no longer exist.
+    pub removed: Vec<String>,
+    /// Files that look like documents but were not indexed: `(relpath, reason)`.
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Why a corpus could not be opened. Per-file problems are never errors; they are
+/// reported in [`IndexReport::skipped`].
+#[derive(Error, Debug, Clone, PartialEq, Eq)]
+pub enum CorpusError {
+    #[error("corpus folder {0} does not exist; check the corpus path")]
+    NotFound(PathBuf),
+    #[error("corpus path {0} is not a folder; pass the folder that holds the documents")]
+    NotADirectory(PathBuf),
+    #[error("cannot read corpus folder {0}: {1}; check that it exists and is readable")]
+    Unreadable(PathBuf, String),
+    #[error(
+        "corpus folder {0} holds no .md, .txt or .html files; add documents or pass another folder"
+    )]
+    Empty(PathBuf),
+    #[error("no file in corpus folder {0} could be read as a text document (all were skipped); fix or replace them")]
+    NoUsableDocuments(PathBuf),
+    #[error("corpus index: {0}")]
+    Index(String),
+    #[error("corpus storage: {0}")]
+    Io(String),
+}
+
+/// The schema version of a corpus index folder (manifest layout, tantivy schema and
+/// analyzer output). A folder with another version is rebuilt.
+fn schema_version() -> String {
+    format!("deepr.corpus.v1+{TOKENIZER_NAME}.{ANALYZER_VERSION}")
+}
+
+/// One indexed document, as remembered in the manifest.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct ManifestEntry {
+    /// BLAKE3 of the file's bytes.
+    raw_blake3: String,
+    /// SHA-256 of the archived (extracted) text.
+    content_sha256: String,
+    title: String,
+    date: Option<String>,
+    kind: DocKind,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Manifest {
+    schema: String,
+    /// Canonical corpus path the index was built from (diagnostics; also checked).
+    corpus_root: String,
+    docs: BTreeMap<String, ManifestEntry>,
+}
+
+#[derive(Clone, Copy)]
+struct Fields {
+    doc_key: Field,
+    title: Field,
+    body: Field,
+}
+
+fn build_schema() -> (Schema, Fields) {
+    let mut builder = Schema::builder();
+    let indexing = TextFieldIndexing::default()
+        .set_tokenizer(TOKENIZER_NAME)
+        .set_index_option(IndexRecordOption::WithFreqs);
+    let doc_key = builder.add_text_field("doc_key", STRING | STORED);
+    let title = builder.add_text_field(
+        "title",
+        TextOptions::default()
+            .set_indexing_options(indexing.clone())
+            .set_stored(),
+    );
+    let body = builder.add_text_field(
+        "body",
+        TextOptions::default().set_indexing_options(indexing),
+    );
+    (
+        builder.build(),
+        Fields {
+            doc_key,
+            title,
+            body,
+        },
+    )
+}
+
+/// A searchable, incrementally maintained index of one corpus folder.
+pub struct CorpusIndex {
+    root: PathBuf,
+    reader: IndexReader,
+    fields: Fields,
+    analyzer: MultiScriptTokenizer,
+    docs: BTreeMap<String, ManifestEntry>,
+}
+
+impl std::fmt::Debug for CorpusIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CorpusIndex")
+            .field("root", &self.root)
+            .field("documents", &self.docs.len())
+            .finish()
+    }
+}
+
+/// A file the walk found that looks like a document.
+struct Candidate {
+    relpath: String,
+    path: PathBuf,
+    kind: DocKind,
+}
+
+fn io_error(what: &str, path: &Path, err: impl std::fmt::Display) -> CorpusError {
+    CorpusError::Io(format!(
+        "{what} {}: {err}; check free space and permissions of the state folder",
+        path.display()
+    ))
+}
+
+fn index_error(what: &str, err: impl std::fmt::Display) -> CorpusError {
+    CorpusError::Index(format!("{what}: {err}"))
+}
+
+impl CorpusIndex {
+    /// Index `corpus_dir` into `state_dir/corpus/<blake3 of canonical corpus path, 16
+    /// hex>/` (never inside the corpus), archiving each document's extracted text into
+    /// `archive` (deepr_checkpoints::FileArchive::put).
+    pub fn open(
+        corpus_dir: &Path,
+        state_dir: &Path,
+        archive: &FileArchive,
+    ) -> Result<(Self, IndexReport), CorpusError> {
+        let root = canonical_corpus_root(corpus_dir)?;
+        let key = hex::encode(&blake3::hash(root.as_os_str().as_encoded_bytes()).as_bytes()[..8]);
+        let index_dir = state_dir.join("corpus").join(key);
+        if resolve_path(&index_dir).starts_with(&root) {
+            return Err(CorpusError::Index(format!(
+                "the state folder {} is inside the corpus {}; choose a state folder outside the corpus",
+                state_dir.display(),
+                root.display()
+            )));
+        }
+
+        let mut report = IndexReport::default();
+        let candidates = walk_corpus(&root, &mut report.skipped);
+        if candidates.is_empty() && report.skipped.is_empty() {
+            return Err(CorpusError::Empty(root));
+        }
+
+        let (schema, fields) = build_schema();
+        let analyzer = MultiScriptTokenizer::default();
+        let (index, manifest, fresh) = open_or_rebuild(&index_dir, &root, &schema, &analyzer)?;
+        let mut old_docs = manifest.docs;
+        let mut docs: BTreeMap<String, ManifestEntry> = BTreeMap::new();
+        let mut writer: Option<IndexWriter> = None;
+        let mut changed = fresh;
+
+        for candidate in candidates {
+            let bytes = match read_document(&candidate.path) {
+                Ok(bytes) => bytes,
+                Err(reason) => {
+                    report.skipped.push((candidate.relpath, reason));
+                    continue;
+                }
+            };
+            let raw_blake3 = blake3::hash(&bytes).to_hex().to_string();
+            if let Some(old) = old_docs.get(&candidate.relpath) {
+                if old.raw_blake3 == raw_blake3 && archive.contains(&old.content_sha256) {
+                    if let Some(old) = old_docs.remove(&candidate.relpath) {
+                        docs.insert(candidate.relpath.clone(), old);
+                    }
+                    report.reused.push(candidate.relpath);
+                    continue;
+                }
+            }
+            let extracted = match extract_text(&bytes, candidate.kind) {
+                Ok(extracted) => extracted,
+                Err(err) => {
+                    report.skipped.push((candidate.relpath, err.to_string()));
+                    continue;
+                }
+            };
+            let content_sha256 = archive
+                .put(&extracted.text)
+                .map_err(|e| io_error("cannot archive the text of", &candidate.path, e))?;
+            let writer = match &mut writer {
+                Some(writer) => writer,
+                None => writer.insert(open_writer(&index, &index_dir)?),
+            };
+            writer.delete_term(Term::from_field_text(fields.doc_key, &candidate.relpath));
+            let mut doc = TantivyDocument::default();
+            doc.add_text(fields.doc_key, &candidate.relpath);
+            doc.add_text(fields.title, &extracted.title);
+            doc.add_text(fields.body, &extracted.text);
+            writer
+                .add_document(doc)
+                .map_err(|e| index_error("cannot add a document to the index", e))?;
+            changed = true;
+            old_docs.remove(&candidate.relpath);
+            docs.insert(
+                candidate.relpath.clone(),
+                ManifestEntry {
+                    raw_blake3,
+                    content_sha256,
+                    title: extracted.title,
+                    date: extracted.date,
+                    kind: candidate.kind,
+                },
+            );
+            report.extracted.push(candidate.relpath);
+        }
+
+        // Whatever the manifest still lists is gone (or now unreadable/bad): drop it.
+        let skipped_now: BTreeSet<&str> = report.skipped.iter().map(|(p, _)| p.as_str()).collect();
+        for relpath in old_docs.keys() {
+            let writer = match &mut writer {
+                Some(writer) => writer,
+                None => writer.insert(open_writer(&index, &index_dir)?),
+            };
+            writer.delete_term(Term::from_field_text(fields.doc_key, relpath));
+            changed = true;
+            if !skipped_now.contains(relpath.as_str()) {
+                report.removed.push(relpath.clone());
+            }
+        }
+
+        if let Some(mut writer) = writer {
+            writer
+                .commit()
+                .map_err(|e| index_error("cannot commit the corpus index", e))?;
+            compact(&index, &mut writer)?;
+            writer
+                .wait_merging_threads()
+                .map_err(|e| index_error("cannot finish merging the corpus index", e))?;
+        }
+        if changed {
+            write_manifest(
+                &index_dir,
+                &Manifest {
+                    schema: schema_version(),
+                    corpus_root: root_string(&root),
+                    docs: docs.clone(),
+                },
+            )?;
+        }
+        if docs.is_empty() {
+            return Err(CorpusError::NoUsableDocuments(root));
+        }
+
+        let reader = open_reader(&index)?;
+        Ok((
+            Self {
+                root,
+                reader,
+                fields,
+                analyzer,
+                docs,
+            },
+            report,
+        ))
+    }
+
+    /// The best `limit` documents for `query`, by BM25 score (ties by `doc_key`).
+    /// Any text is a valid query; one with no indexable word returns no hits.
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, CorpusError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut analyzer = self.analyzer.clone();
+        let mut seen = BTreeSet::new();
+        let terms: Vec<String> = analyzer
+            .terms(query)
+            .into_iter()
+            .filter(|t| seen.insert(t.clone()))
+            .take(MAX_QUERY_TERMS)
+            .collect();
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(terms.len() * 2);
+        for term in &terms {
+            clauses.push((
+                Occur::Should,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(self.fields.body, term),
+                    IndexRecordOption::WithFreqs,
+                )),
+            ));
+            clauses.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(self.fields.title, term),
+                        IndexRecordOption::WithFreqs,
+                    )),
+                    TITLE_BOOST,
+                )),
+            ));
+        }
+        let query = BooleanQuery::new(clauses);
+        let searcher = self.reader.searcher();
+        let collector =
+            TopDocs::with_limit(limit.saturating_mul(2).saturating_add(10)).order_by_score();
+        let top = searcher.search(&query, &collector).map_err(|e| {
+            index_error(
+                "search failed; delete the corpus index folder to rebuild it",
+                e,
+            )
+        })?;
+
+        let mut hits = Vec::with_capacity(top.len());
+        for (score, address) in top {
+            let stored: TantivyDocument = searcher.doc(address).map_err(|e| {
+                index_error(
+                    "cannot read a stored document; delete the corpus index folder to rebuild it",
+                    e,
+                )
+            })?;
+            let Some(doc_key) = stored
+                .get_first(self.fields.doc_key)
+                .and_then(|v| v.as_str())
+            else {
+                continue;
+            };
+            let title = match self.docs.get(doc_key) {
+                Some(entry) => entry.title.clone(),
+                None => stored
+                    .get_first(self.fields.title)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_string(),
+            };
+            hits.push(SearchHit {
+                doc_key: doc_key.to_string(),
+                locator: doc_key.to_string(),
+                snippet: title.chars().take(SNIPPET_CHARS).collect(),
+                title,
+                score: f64::from(score),
+            });
+        }
+        hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.doc_key.cmp(&b.doc_key))
+        });
+        hits.truncate(limit);
+        Ok(hits)
+    }
+
+    /// Metadata of one indexed document.
+    pub fn doc(&self, doc_key: &str) -> Option<DocMeta> {
+        self.docs.get(doc_key).map(|entry| doc_meta(doc_key, entry))
+    }
+
+    /// Metadata of every indexed document, sorted by `doc_key`.
+    pub fn documents(&self) -> Vec<DocMeta> {
+        self.docs
+            .iter()
+            .map(|(key, entry)| doc_meta(key, entry))
+            .collect()
+    }
+
+    /// The canonical path of the corpus folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+fn doc_meta(doc_key: &str, entry: &ManifestEntry) -> DocMeta {
+    DocMeta {
+        doc_key: doc_key.to_string(),
+        locator: doc_key.to_string(),
+        title: entry.title.clone(),
+        content_sha256: entry.content_sha256.clone(),
+        date: entry.date.clone(),
+        authority: CORPUS_AUTHORITY,
+    }
+}
+
+fn canonical_corpus_root(corpus_dir: &Path) -> Result<PathBuf, CorpusError> {
+    let meta = match std::fs::metadata(corpus_dir) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(CorpusError::NotFound(corpus_dir.to_path_buf()))
+        }
+        Err(e) => {
+            return Err(CorpusError::Unreadable(
+                corpus_dir.to_path_buf(),
+                e.to_string(),
+            ))
+        }
+    };
+    if !meta.is_dir() {
+        return Err(CorpusError::NotADirectory(corpus_dir.to_path_buf()));
+    }
+    let root = std::fs::canonicalize(corpus_dir)
+        .map_err(|e| CorpusError::Unreadable(corpus_dir.to_path_buf(), e.to_string()))?;
+    std::fs::read_dir(&root).map_err(|e| CorpusError::Unreadable(root.clone(), e.to_string()))?;
+    Ok(root)
+}
+
+/// `path` made absolute, with its longest existing prefix canonicalized (so symlinks
+/// and `..` there are resolved) and the rest appended as written.
+fn resolve_path(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut rest: Vec<Component<'_>> = Vec::new();
+    let mut prefix = absolute.as_path();
+    loop {
+        if let Ok(canonical) = std::fs::canonicalize(prefix) {
+            let mut out = canonical;
+            for component in rest.iter().rev() {
+                match component {
+                    Component::ParentDir => {
+                        out.pop();
+                    }
+                    Component::CurDir => {}
+                    other => out.push(other.as_os_str()),
+                }
+            }
+            return out;
+        }
+        match (prefix.parent(), prefix.components().next_back()) {
+            (Some(parent), Some(last)) => {
+                rest.push(last);
+                prefix = parent;
+            }
+            _ => return absolute,
+        }
+    }
+}
+
+fn root_string(root: &Path) -> String {
+    root.to_string_lossy().into_owned()
+}
+
+fn is_hidden(name: &std::ffi::OsStr) -> bool {
+    name.as_encoded_bytes().first() == Some(&b'.')
+}
+
+/// Corpus-relative path with `/` separators, if every component is UTF-8.
+fn relpath_of(root: &Path, path: &Path) -> Result<String, String> {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let mut parts = Vec::new();
+    for component in rel.components() {
+        let part = component.as_os_str();
+        match part.to_str() {
+            Some(s) => parts.push(s.to_string()),
+            None => parts.push(part.to_string_lossy().into_owned()),
+        }
+    }
+    let joined = parts.join("/");
+    if rel.to_str().is_some() {
+        Ok(joined)
+    } else {
+        Err(joined)
+    }
+}
+
+/// Every document-like file under `root`, depth-first in file-name order. Problems
+/// found while walking are appended to `skipped`.
+fn walk_corpus(root: &Path, skipped: &mut Vec<(String, String)>) -> Vec<Candidate> {
+    let walker = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| entry.depth() == 0 || !is_hidden(entry.file_name()));
+    let mut out = Vec::new();
+    for entry in walker {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                let rel = err
+                    .path()
+                    .map(|p| relpath_of(root, p).unwrap_or_else(|lossy| lossy))
+                    .unwrap_or_default();
+                let reason = err
+                    .io_error()
+                    .map(|e| format!("unreadable: {e}"))
+                    .unwrap_or_else(|| format!("unreadable: {err}"));
+                skipped.push((rel, reason));
+                continue;
+            }
+        };
+        if entry.file_type().is_dir() {
+            continue;
+        }
+        let path = entry.path();
+        let Some(kind) = path
+            .extension()
+            .and_then(|ext| ext.to_str())
+            .and_then(DocKind::from_extension)
+        else {
+            continue;
+        };
+        if entry.depth() == 1 && entry.file_name() == "README.md" {
+            continue;
+        }
+        match relpath_of(root, path) {
+            Ok(relpath) => out.push(Candidate {
+                relpath,
+                path: path.to_path_buf(),
+                kind,
+            }),
+            Err(lossy) => skipped.push((
+                lossy,
+                "file name is not valid UTF-8; rename the file".into(),
+            )),
+        }
+    }
+    out
+}
+
+/// The bytes of a document file, or why it cannot be used.
+fn read_document(path: &Path) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("unreadable: {e}"))?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "too large ({} bytes; the limit is {MAX_FILE_BYTES})",
+            meta.len()
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("unreadable: {e}"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "too large ({} bytes; the limit is {MAX_FILE_BYTES})",
+            bytes.len()
+        ));
+    }
+    Ok(bytes)
+}
+
+fn register_analyzer(index: &Index, analyzer: &MultiScriptTokenizer) {
+    index.tokenizers().register(
+        TOKENIZER_NAME,
+        tantivy::tokenizer::TextAnalyzer::from(analyzer.clone()),
+    );
+}
+
+/// Open the index folder if it is sound and matches this build, else rebuild it
+/// empty. The flag says whether it was (re)built.
+fn open_or_rebuild(
+    index_dir: &Path,
+    root: &Path,
+    schema: &Schema,
+    analyzer: &MultiScriptTokenizer,
+) -> Result<(Index, Manifest, bool), CorpusError> {
+    if let Some((index, manifest)) = try_open_existing(index_dir, root, schema, analyzer) {
+        return Ok((index, manifest, false));
+    }
+    if std::fs::symlink_metadata(index_dir).is_ok() {
+        std::fs::remove_dir_all(index_dir)
+            .map_err(|e| io_error("cannot clear the damaged corpus index", index_dir, e))?;
+    }
+    let tantivy_dir = index_dir.join(TANTIVY_DIR);
+    std::fs::create_dir_all(&tantivy_dir)
+        .map_err(|e| io_error("cannot create the corpus index folder", &tantivy_dir, e))?;
+    let index = Index::create_in_dir(&tantivy_dir, schema.clone())
+        .map_err(|e| index_error("cannot create the corpus index", e))?;
+    register_analyzer(&index, analyzer);
+    let manifest = Manifest {
+        schema: schema_version(),
+        corpus_root: root_string(root),
+        docs: BTreeMap::new(),
+    };
+    Ok((index, manifest, true))
+}
+
+fn try_open_existing(
+    index_dir: &Path,
+    root: &Path,
+    schema: &Schema,
+    analyzer: &MultiScriptTokenizer,
+) -> Option<(Index, Manifest)> {
+    let raw = std::fs::read(index_dir.join(MANIFEST_FILE)).ok()?;
+    let manifest: Manifest = serde_json::from_slice(&raw).ok()?;
+    if manifest.schema != schema_version() || manifest.corpus_root != root_string(root) {
+        return None;
+    }
+    let index = Index::open_in_dir(index_dir.join(TANTIVY_DIR)).ok()?;
+    if &index.schema() != schema {
+        return None;
+    }
+    register_analyzer(&index, analyzer);
+    let reader = open_reader(&index).ok()?;
+    let searcher = reader.searcher();
+    if searcher.num_docs() != manifest.docs.len() as u64 {
+        return None;
+    }
+    // Every manifest entry must be in the index exactly once (a crash between the
+    // index commit and the manifest rename can leave them apart).
+    let doc_key = schema.get_field("doc_key").ok()?;
+    for key in manifest.docs.keys() {
+        let query = TermQuery::new(
+            Term::from_field_text(doc_key, key),
+            IndexRecordOption::Basic,
+        );
+        if searcher.search(&query, &Count).ok()? != 1 {
+            return None;
+        }
+    }
+    Some((index, manifest))
+}
+
+fn open_reader(index: &Index) -> Result<IndexReader, CorpusError> {
+    index
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()
+        .map_err(|e| index_error("cannot open the corpus index for reading", e))
+}
+
+/// A single-threaded writer (deterministic segment contents, bounded memory) whose
+/// merges happen only in [`compact`].
+fn open_writer(index: &Index, index_dir: &Path) -> Result<IndexWriter, CorpusError> {
+    let writer: IndexWriter = index
+        .writer_with_num_threads(1, WRITER_MEMORY_BYTES)
+        .map_err(|e| match e {
+            tantivy::TantivyError::LockFailure(..) => CorpusError::Index(format!(
+                "another deepr process is updating the corpus index in {}; wait for it to finish and retry",
+                index_dir.display()
+            )),
+            other => index_error("cannot open the corpus index for writing", other),
+        })?;
+    writer.set_merge_policy(Box::new(NoMergePolicy));
+    Ok(writer)
+}
+
+/// Merge the index into one segment without deleted documents, so that BM25
+/// statistics (document counts, frequencies, lengths) — and so scores — are exactly
+/// those of a fresh build of the same files, whatever the update history. Costs a
+/// rewrite of the index on each change; corpora here are local documentation sets.
+fn compact(index: &Index, writer: &mut IndexWriter) -> Result<(), CorpusError> {
+    let metas = index
+        .searchable_segment_metas()
+        .map_err(|e| index_error("cannot list the corpus index segments", e))?;
+    if metas.len() > 1 || metas.iter().any(|m| m.has_deletes()) {
+        let ids: Vec<_> = metas.iter().map(|m| m.id()).collect();
+        writer
+            .merge(&ids)
+            .wait()
+            .map_err(|e| index_error("cannot merge the corpus index", e))?;
+    }
+    Ok(())
+}
+
+fn write_manifest(index_dir: &Path, manifest: &Manifest) -> Result<(), CorpusError> {
+    let path = index_dir.join(MANIFEST_FILE);
+    let json = serde_json::to_vec_pretty(manifest)
+        .map_err(|e| io_error("cannot serialise the corpus manifest", &path, e))?;
+    let tmp_path = index_dir.join(format!("{MANIFEST_FILE}.tmp"));
+    let write = || -> std::io::Result<()> {
+        let mut file = std::fs::File::create(&tmp_path)?;
+        file.write_all(&json)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp_path, &path)
+    };
+    write().map_err(|e| io_error("cannot write the corpus manifest", &path, e))
+}
+
+/// The corpus as a [`SearchProvider`] named `corpus`.
+#[derive(Clone, Debug)]
+pub struct CorpusSearch(pub Arc<CorpusIndex>);
+
+#[async_trait]
+impl SearchProvider for CorpusSearch {
+    fn name(&self) -> String {
+        "corpus".to_string()
+    }
+
+    async fn search(&self, query: &str, limit: usize) -> SearchOutcome {
+        match self.0.search(query, limit) {
+            Ok(hits) if hits.is_empty() => SearchOutcome {
+                status: CallStatus::NoResults,
+                hits,
+                detail: None,
+            },
+            Ok(hits) => SearchOutcome {
+                status: CallStatus::Ok,
+                hits,
+                detail: None,
+            },
+            Err(err) => SearchOutcome {
+                status: CallStatus::BadResponse,
+                hits: Vec::new(),
+                detail: Some(err.to_string()),
+            },
+        }
+    }
+}
+
+/// The corpus as a [`Fetcher`]: a hit's document is already archived, so fetching is
+/// a manifest lookup.
+#[derive(Clone, Debug)]
+pub struct CorpusFetcher(pub Arc<CorpusIndex>);
+
+#[async_trait]
+impl Fetcher for CorpusFetcher {
+    async fn fetch(&self, hit: &SearchHit) -> FetchOutcome {
+        match self.0.doc(&hit.doc_key) {
+            Some(meta) => FetchOutcome {
+                status: CallStatus::Ok,
+                doc: Some(meta),
+                detail: None,
+            },
+            None => FetchOutcome {
+                status: CallStatus::BadResponse,
+                doc: None,
+                detail: Some(format!(
+                    "{} is not a document of the corpus {}",
+                    hit.doc_key,
+                    self.0.root().display()
+                )),
+            },
+        }
+    }
+}
