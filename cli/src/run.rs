@@ -172,13 +172,22 @@ async fn run_async(globals: &Globals, settings: Settings, run_dir: PathBuf) -> R
         "llm": "offline", "concurrency": settings.concurrency, "created": utc_rfc3339(now_secs()),
     });
     store.put_meta("run", &record).await.context("cannot record the run")?;
-    if !globals.quiet {
-        eprintln!("deepr: run {} — {}", settings.run_id, settings.topic);
-    }
     reporter.log_line(&format!("run record: {record}"));
 
     let archive = Arc::new(FileArchive::open(&settings.state_dir).context("cannot open the text archive")?);
-    let (index, report) = CorpusIndex::open(&settings.corpus, &settings.state_dir, &archive).map_err(|e| usage(e.to_string()))?;
+    let (index, report) = match CorpusIndex::open(&settings.corpus, &settings.state_dir, &archive) {
+        Ok(opened) => opened,
+        Err(error) => {
+            // A corpus that cannot be used is bad input: the run never started, so its
+            // just-created folder goes (no other run is touched).
+            drop(store);
+            let _ = std::fs::remove_dir_all(&run_dir);
+            return Err(usage(error.to_string()));
+        }
+    };
+    if !globals.quiet {
+        eprintln!("deepr: run {} — {}", settings.run_id, settings.topic);
+    }
     reporter.say(&format!(
         "deepr: corpus {}: {} documents ({} indexed now, {} reused), {} skipped",
         settings.corpus.display(),

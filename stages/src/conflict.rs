@@ -108,6 +108,7 @@ pub fn offline_answer(input: &Value) -> Value {
         })
         .unwrap_or_default();
     let mut found: Vec<(f64, Value)> = Vec::new();
+    let mut seen_pairs: BTreeSet<(String, String)> = BTreeSet::new();
     for (i, a) in claims.iter().enumerate() {
         for b in claims.iter().skip(i + 1) {
             if a.1 == b.1 {
@@ -115,12 +116,16 @@ pub fn offline_answer(input: &Value) -> Value {
             }
             let ta: BTreeSet<String> = content_terms(&a.3).into_iter().filter(|t| !t.chars().all(|c| c.is_ascii_digit() || c == '.' || c == ',')).collect();
             let tb: BTreeSet<String> = content_terms(&b.3).into_iter().filter(|t| !t.chars().all(|c| c.is_ascii_digit() || c == '.' || c == ',')).collect();
-            let shared: Vec<&String> = ta.intersection(&tb).collect();
+            let shared_count = ta.intersection(&tb).count();
+            let plain = |t: &str| -> Vec<String> { words(t).into_iter().filter(|w| !deepr_orchestrator::terms::is_stop_word(w) && w.chars().any(char::is_alphabetic)).collect() };
+            let plain_b = plain(&b.3);
+            let shared: Vec<String> = plain(&a.3).into_iter().filter(|w| plain_b.contains(w)).collect();
             let similarity = jaccard(&ta, &tb);
             let (na, nb) = (numbers(&a.3), numbers(&b.3));
-            let numeric = !na.is_empty() && !nb.is_empty() && na.iter().all(|n| !nb.contains(n)) && shared.len() >= 3 && similarity >= 0.4;
-            let negation = negated(&a.3) != negated(&b.3) && shared.len() >= 3 && similarity >= 0.5;
-            if numeric || negation {
+            let numeric = !na.is_empty() && !nb.is_empty() && na.iter().all(|n| !nb.contains(n)) && shared_count >= 3 && similarity >= 0.4;
+            let negation = negated(&a.3) != negated(&b.3) && shared_count >= 3 && similarity >= 0.5;
+            let pair = if a.3 <= b.3 { (a.3.clone(), b.3.clone()) } else { (b.3.clone(), a.3.clone()) };
+            if (numeric || negation) && seen_pairs.insert(pair) {
                 let subject = shared.iter().take(4).map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
                 let summary = if numeric {
                     format!("Sources give different numbers about {subject}: {} says {}; {} says {}.", a.2, na.join(", "), b.2, nb.join(", "))

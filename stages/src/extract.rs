@@ -166,7 +166,13 @@ pub fn offline_answer(input: &Value) -> Value {
         .map(|&i| {
             let (id, text, _, doc, terms) = &candidates[i];
             let mut ids = vec![id.clone()];
-            if let Some((other, ..)) = candidates.iter().find(|c| &c.3 != doc && jaccard(terms, &c.4) >= 0.5) {
+            // Corroboration only from a sentence that states the same numbers: a
+            // near-twin with other figures is a disagreement, not support.
+            let own_numbers = deepr_orchestrator::terms::numbers(text);
+            if let Some((other, ..)) = candidates
+                .iter()
+                .find(|c| &c.3 != doc && jaccard(terms, &c.4) >= 0.5 && deepr_orchestrator::terms::numbers(&c.1) == own_numbers)
+            {
                 ids.push(other.clone());
             }
             let claim = text.trim_start_matches(|c: char| c == '-' || c == '*' || c == '•' || c == ' ').to_string();
