@@ -257,6 +257,18 @@ mod tests {
     }
 
     #[test]
+    fn two_topics_over_one_corpus_get_different_plans() {
+        let headings = json!(["Hot Rollback Journals", "Write-Ahead Log Checkpoints", "Page Cache Spill", "Locking States"]);
+        let plan = |topic: &str| offline_answer(&json!({"topic": topic, "min": 5, "max": 10, "target": 6, "headings": headings}));
+        let a = plan("How are hot rollback journals replayed?");
+        let b = plan("When does a write-ahead log checkpoint run?");
+        assert_ne!(a, b);
+        // Headings related to the topic come first.
+        assert!(a["subquestions"][1].as_str().is_some_and(|q| q.contains("Hot Rollback Journals")), "{a}");
+        assert!(b["subquestions"][1].as_str().is_some_and(|q| q.contains("Write-Ahead Log Checkpoints")), "{b}");
+    }
+
+    #[test]
     fn clean_question_strips_markup_and_controls() {
         assert_eq!(clean_question("1. What\tis\u{7} WAL?\n"), "What is WAL?");
     }

@@ -1,0 +1,94 @@
+//! Determinism that can fail: the pipeline runs twice with concurrency 4 and different
+//! seeded per-call delays (so nodes finish in different orders), and the reports must be
+//! byte-identical above `## Run details`. A third pass over the first run's checkpoint
+//! store must restore every node and make no live LLM call.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use deepr_checkpoints::{FileArchive, SledStore};
+use deepr_orchestrator::executor::NoProgress;
+use deepr_orchestrator::{Executor, LlmError, LlmProvider, LlmRequest, LlmResponse, SearchOutcome, SearchProvider, UsageLedger};
+use deepr_providers::{CorpusFetcher, CorpusIndex, CorpusSearch};
+use deepr_stages::offline::OfflineModel;
+use deepr_stages::render::{above_run_details, build_report, render_markdown, Completion, RunDetails};
+use deepr_stages::{run_research, Depth, ResearchConfig, ResearchProviders, Strategy};
+
+fn delay(seed: u64, key: &str) -> Duration {
+    let hash = blake3::hash(format!("{seed}:{key}").as_bytes());
+    Duration::from_millis(u64::from(hash.as_bytes()[0] % 12))
+}
+
+struct SlowLlm(u64);
+
+#[async_trait]
+impl LlmProvider for SlowLlm {
+    fn model_id(&self) -> String {
+        OfflineModel.model_id()
+    }
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        tokio::time::sleep(delay(self.0, &request.user)).await;
+        OfflineModel.complete(request).await
+    }
+}
+
+struct SlowSearch(u64, Arc<dyn SearchProvider>);
+
+#[async_trait]
+impl SearchProvider for SlowSearch {
+    fn name(&self) -> String {
+        self.1.name()
+    }
+    async fn search(&self, query: &str, limit: usize) -> SearchOutcome {
+        tokio::time::sleep(delay(self.0, query)).await;
+        self.1.search(query, limit).await
+    }
+}
+
+async fn run_once(seed: u64, state: &Path, run: &str) -> (String, usize, u64) {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test_data/contradiction");
+    let archive = Arc::new(FileArchive::open(state).expect("archive"));
+    let (index, _) = CorpusIndex::open(&corpus, state, &archive).expect("index");
+    let index = Arc::new(index);
+    let llm: Arc<dyn LlmProvider> = Arc::new(SlowLlm(seed));
+    let providers = ResearchProviders {
+        strong: Arc::clone(&llm),
+        cheap: llm,
+        search: vec![Arc::new(SlowSearch(seed, Arc::new(CorpusSearch(Arc::clone(&index)))))],
+        fetcher: Arc::new(CorpusFetcher(index)),
+        archive: archive.clone(),
+    };
+    let config = ResearchConfig {
+        topic: "How does the rollback journal protect a transaction, and what is the default journal page size?".into(),
+        depth: Depth::Standard,
+        strategy: Strategy::Linear,
+        search_fingerprint: "fixture".into(),
+    };
+    let store = SledStore::open(&state.join("runs").join(run)).await.expect("store");
+    let ledger = Arc::new(UsageLedger::default());
+    let executor = Executor { store: Arc::new(store), ledger: Arc::clone(&ledger), progress: Arc::new(NoProgress), concurrency: 4, stop: Arc::new(AtomicBool::new(false)) };
+    let result = run_research(&config, &providers, &executor).await.expect("research");
+    let report = build_report(&config, &result, archive.as_ref(), run, ledger.usage(), &Completion { complete: true, incomplete_reason: None });
+    let markdown = render_markdown(&report, &result, &RunDetails { run_id: run.into(), lines: vec![("Seed".into(), seed.to_string())] });
+    (above_run_details(&markdown).to_string(), result.restored_nodes, ledger.live_tokens())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_runs_with_different_timings_write_identical_reports() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (first, restored_first, live_first) = run_once(1, dir.path(), "a").await;
+    let (second, restored_second, _) = run_once(2, dir.path(), "b").await;
+    assert_eq!(restored_first, 0);
+    assert_eq!(restored_second, 0);
+    assert!(live_first > 0);
+    assert_eq!(first, second, "same inputs, different timings → same bytes");
+
+    // Same run store again: every node restored, nothing spent.
+    let (third, restored_third, live_third) = run_once(3, dir.path(), "a").await;
+    assert!(restored_third > 0);
+    assert_eq!(live_third, 0, "no LLM token is spent twice");
+    assert_eq!(first, third);
+}
