@@ -13,7 +13,14 @@ fn corpus() -> PathBuf {
 }
 
 fn corpus_bytes() -> u64 {
-    std::fs::read_dir(corpus()).map(|d| d.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum()).unwrap_or(0)
+    std::fs::read_dir(corpus())
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
 }
 
 fn sentences(c: &mut Criterion) {
@@ -21,7 +28,9 @@ fn sentences(c: &mut Criterion) {
     let text = extract_text(&html, DocKind::Html).expect("extract").text;
     let mut group = c.benchmark_group("sentences");
     group.throughput(Throughput::Bytes(text.len() as u64));
-    group.bench_function("split_atomiccommit", |b| b.iter(|| split_sentences(&text).len()));
+    group.bench_function("split_atomiccommit", |b| {
+        b.iter(|| split_sentences(&text).len())
+    });
     group.finish();
 }
 
@@ -34,7 +43,11 @@ fn indexing(c: &mut Criterion) {
             || tempfile::tempdir().expect("tempdir"),
             |dir| {
                 let archive = FileArchive::open(dir.path()).expect("archive");
-                CorpusIndex::open(&corpus(), dir.path(), &archive).expect("index").1.extracted.len()
+                CorpusIndex::open(&corpus(), dir.path(), &archive)
+                    .expect("index")
+                    .1
+                    .extracted
+                    .len()
             },
             BatchSize::PerIteration,
         )
@@ -42,11 +55,26 @@ fn indexing(c: &mut Criterion) {
     let warm = tempfile::tempdir().expect("tempdir");
     let archive = FileArchive::open(warm.path()).expect("archive");
     let _ = CorpusIndex::open(&corpus(), warm.path(), &archive).expect("index");
-    group.bench_function("warm", |b| b.iter(|| CorpusIndex::open(&corpus(), warm.path(), &archive).expect("index").1.reused.len()));
+    group.bench_function("warm", |b| {
+        b.iter(|| {
+            CorpusIndex::open(&corpus(), warm.path(), &archive)
+                .expect("index")
+                .1
+                .reused
+                .len()
+        })
+    });
     group.finish();
 
     let (index, _) = CorpusIndex::open(&corpus(), warm.path(), &archive).expect("index");
-    c.bench_function("bm25_query", |b| b.iter(|| index.search("atomic commit rollback journal", 10).expect("search").len()));
+    c.bench_function("bm25_query", |b| {
+        b.iter(|| {
+            index
+                .search("atomic commit rollback journal", 10)
+                .expect("search")
+                .len()
+        })
+    });
 }
 
 criterion_group!(benches, sentences, indexing);

@@ -18,11 +18,18 @@ impl FileArchive {
     pub fn open(state_dir: &Path) -> std::io::Result<Self> {
         let root = state_dir.join("archive");
         std::fs::create_dir_all(&root)?;
-        Ok(Self { root, memo: Mutex::new(HashMap::new()) })
+        Ok(Self {
+            root,
+            memo: Mutex::new(HashMap::new()),
+        })
     }
 
     fn path_for(&self, sha: &str) -> Option<PathBuf> {
-        if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()) {
+        if sha.len() != 64
+            || !sha
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        {
             return None; // never let a hash choose a path
         }
         Some(self.root.join(&sha[..2]).join(format!("{sha}.txt")))
@@ -87,6 +94,9 @@ mod tests {
         let fresh = FileArchive::open(dir.path()).expect("reopen");
         let path = fresh.path_for(&sha).expect("path");
         std::fs::write(path, "tampered").expect("write");
-        assert!(fresh.get(&sha).is_none(), "a text that no longer hashes to its name is refused");
+        assert!(
+            fresh.get(&sha).is_none(),
+            "a text that no longer hashes to its name is refused"
+        );
     }
 }

@@ -39,7 +39,8 @@ impl SledStore {
             }
             Some(_) => {}
             None => {
-                db.insert("schema_version", SCHEMA_VERSION).map_err(|e| classify(&e))?;
+                db.insert("schema_version", SCHEMA_VERSION)
+                    .map_err(|e| classify(&e))?;
                 db.flush_async().await.map_err(|e| classify(&e))?;
             }
         }
@@ -50,7 +51,9 @@ impl SledStore {
 fn classify(error: &sled::Error) -> StoreError {
     let text = error.to_string();
     match error {
-        sled::Error::Io(io) if io.kind() == std::io::ErrorKind::WouldBlock || text.contains("lock") => {
+        sled::Error::Io(io)
+            if io.kind() == std::io::ErrorKind::WouldBlock || text.contains("lock") =>
+        {
             StoreError::Locked(text)
         }
         sled::Error::Io(_) => {
@@ -72,9 +75,16 @@ fn damaged(what: &str, e: impl std::fmt::Display) -> StoreError {
 #[async_trait]
 impl CheckpointStore for SledStore {
     fn get_node(&self, node_id: &str) -> Result<Option<NodeRecord>, StoreError> {
-        let done = self.db.get(format!("done/{node_id}")).map_err(|e| classify(&e))?;
+        let done = self
+            .db
+            .get(format!("done/{node_id}"))
+            .map_err(|e| classify(&e))?;
         let Some(done) = done else { return Ok(None) };
-        let Some(bytes) = self.db.get(format!("node/{node_id}")).map_err(|e| classify(&e))? else {
+        let Some(bytes) = self
+            .db
+            .get(format!("node/{node_id}"))
+            .map_err(|e| classify(&e))?
+        else {
             return Err(damaged(node_id, "done-marker without record"));
         };
         let record: NodeRecord = serde_json::from_slice(&bytes).map_err(|e| damaged(node_id, e))?;
@@ -96,14 +106,22 @@ impl CheckpointStore for SledStore {
 
     async fn put_meta(&self, name: &str, value: &Value) -> Result<(), StoreError> {
         let bytes = serde_json::to_vec(value).map_err(|e| StoreError::Io(e.to_string()))?;
-        self.db.insert(format!("meta/{name}"), bytes).map_err(|e| classify(&e))?;
+        self.db
+            .insert(format!("meta/{name}"), bytes)
+            .map_err(|e| classify(&e))?;
         self.db.flush_async().await.map_err(|e| classify(&e))?;
         Ok(())
     }
 
     fn get_meta(&self, name: &str) -> Result<Option<Value>, StoreError> {
-        match self.db.get(format!("meta/{name}")).map_err(|e| classify(&e))? {
-            Some(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| damaged(name, e)),
+        match self
+            .db
+            .get(format!("meta/{name}"))
+            .map_err(|e| classify(&e))?
+        {
+            Some(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| damaged(name, e)),
             None => Ok(None),
         }
     }
@@ -124,7 +142,12 @@ mod tests {
     use super::*;
 
     fn record(key: &str) -> NodeRecord {
-        NodeRecord { key: key.into(), stage: "extract".into(), output: serde_json::json!({"x": 1}), calls: vec![] }
+        NodeRecord {
+            key: key.into(),
+            stage: "extract".into(),
+            output: serde_json::json!({"x": 1}),
+            calls: vec![],
+        }
     }
 
     #[tokio::test]
@@ -133,14 +156,29 @@ mod tests {
         let path = dir.path().join("db");
         {
             let store = SledStore::open(&path).await.expect("open");
-            store.put_node("r0/q1/extract", &record("k1")).await.expect("put");
-            store.put_meta("run", &serde_json::json!({"topic": "t"})).await.expect("meta");
+            store
+                .put_node("r0/q1/extract", &record("k1"))
+                .await
+                .expect("put");
+            store
+                .put_meta("run", &serde_json::json!({"topic": "t"}))
+                .await
+                .expect("meta");
         }
         let store = SledStore::open(&path).await.expect("reopen");
-        assert_eq!(store.get_node("r0/q1/extract").expect("get"), Some(record("k1")));
+        assert_eq!(
+            store.get_node("r0/q1/extract").expect("get"),
+            Some(record("k1"))
+        );
         assert_eq!(store.get_node("missing").expect("get"), None);
-        assert_eq!(store.finished_nodes().expect("list"), vec!["r0/q1/extract".to_string()]);
-        assert_eq!(store.get_meta("run").expect("meta"), Some(serde_json::json!({"topic": "t"})));
+        assert_eq!(
+            store.finished_nodes().expect("list"),
+            vec!["r0/q1/extract".to_string()]
+        );
+        assert_eq!(
+            store.get_meta("run").expect("meta"),
+            Some(serde_json::json!({"topic": "t"}))
+        );
     }
 
     #[tokio::test]
@@ -150,7 +188,10 @@ mod tests {
         let _first = SledStore::open(&path).await.expect("open");
         // sled refuses a second handle to a locked database.
         if let Err(error) = SledStore::open(&path).await {
-            assert!(matches!(error, StoreError::Locked(_) | StoreError::Io(_)), "{error}");
+            assert!(
+                matches!(error, StoreError::Locked(_) | StoreError::Io(_)),
+                "{error}"
+            );
         }
     }
 }

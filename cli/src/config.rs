@@ -17,11 +17,20 @@ pub struct FileConfig {
 }
 
 pub fn load(path: Option<&Path>) -> Result<FileConfig, Failure> {
-    let Some(path) = path else { return Ok(FileConfig::default()) };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| usage(format!("cannot read config file {}: {e}; check the --config path", path.display())))?;
+    let Some(path) = path else {
+        return Ok(FileConfig::default());
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        usage(format!(
+            "cannot read config file {}: {e}; check the --config path",
+            path.display()
+        ))
+    })?;
     toml::from_str(&text).map_err(|e| {
         let first = e.to_string().lines().next().unwrap_or("").to_string();
-        usage(format!("config file {} is invalid: {first} (keys: depth, strategy, concurrency, llm)", path.display()))
+        usage(format!(
+            "config file {} is invalid: {first} (keys: depth, strategy, concurrency, llm)",
+            path.display()
+        ))
     })
 }

@@ -131,5 +131,9 @@ pub struct Globals {
 }
 
 fn cli_globals(cli: &Cli) -> Globals {
-    Globals { state_dir: cli.state_dir.clone(), quiet: cli.quiet, config: cli.config.clone() }
+    Globals {
+        state_dir: cli.state_dir.clone(),
+        quiet: cli.quiet,
+        config: cli.config.clone(),
+    }
 }

@@ -29,7 +29,10 @@ impl Reporter {
     pub fn new(quiet: bool, log: Option<std::fs::File>) -> Self {
         let mode = if quiet {
             Mode::Quiet
-        } else if std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|_| true) && std::env::var("TERM").map(|t| t != "dumb").unwrap_or(true) {
+        } else if std::io::stderr().is_terminal()
+            && std::env::var_os("NO_COLOR").is_none_or(|_| true)
+            && std::env::var("TERM").map(|t| t != "dumb").unwrap_or(true)
+        {
             Mode::Bars
         } else {
             Mode::Lines
@@ -38,7 +41,14 @@ impl Reporter {
             Mode::Bars => ProgressDrawTarget::stderr(),
             _ => ProgressDrawTarget::hidden(),
         });
-        Self { mode, multi, bars: Mutex::new(BTreeMap::new()), log: Mutex::new(log), tokens: AtomicU64::new(0), started: Instant::now() }
+        Self {
+            mode,
+            multi,
+            bars: Mutex::new(BTreeMap::new()),
+            log: Mutex::new(log),
+            tokens: AtomicU64::new(0),
+            started: Instant::now(),
+        }
     }
 
     /// A message for the user (and the log).
@@ -56,7 +66,11 @@ impl Reporter {
     pub fn log_line(&self, message: &str) {
         if let Ok(mut log) = self.log.lock() {
             if let Some(file) = log.as_mut() {
-                let _ = writeln!(file, "[{:>8.2}s] {message}", self.started.elapsed().as_secs_f64());
+                let _ = writeln!(
+                    file,
+                    "[{:>8.2}s] {message}",
+                    self.started.elapsed().as_secs_f64()
+                );
             }
         }
     }
@@ -75,9 +89,11 @@ impl Reporter {
             bars.entry(stage.to_string())
                 .or_insert_with(|| {
                     let bar = self.multi.add(ProgressBar::new(0));
-                    let style = ProgressStyle::with_template("{prefix:>11} [{bar:24}] {pos}/{len} {elapsed:>4} {msg}")
-                        .unwrap_or_else(|_| ProgressStyle::default_bar())
-                        .progress_chars("=> ");
+                    let style = ProgressStyle::with_template(
+                        "{prefix:>11} [{bar:24}] {pos}/{len} {elapsed:>4} {msg}",
+                    )
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> ");
                     bar.set_style(style);
                     bar.set_prefix(stage.to_string());
                     bar

@@ -46,7 +46,10 @@ fn civil(secs: u64) -> (i64, u32, u32, u64, u64, u64) {
 }
 
 fn now_secs() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 struct Settings {
@@ -70,26 +73,44 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
         return Err(usage(format!("the topic is {} characters; keep it under {MAX_TOPIC_CHARS} (put background in the corpus instead)", topic.chars().count())));
     }
     if topic.chars().any(|c| c.is_control() && !c.is_whitespace()) {
-        return Err(usage("the topic contains control characters; pass plain text"));
+        return Err(usage(
+            "the topic contains control characters; pass plain text",
+        ));
     }
     let depth = match (args.depth, file.depth.as_deref()) {
         (Some(DepthArg::Quick), _) | (None, Some("quick")) => Depth::Quick,
         (Some(DepthArg::Deep), _) | (None, Some("deep")) => Depth::Deep,
         (Some(DepthArg::Standard), _) | (None, Some("standard") | None) => Depth::Standard,
-        (None, Some(other)) => return Err(usage(format!("config depth {other:?} is unknown; use quick, standard or deep"))),
+        (None, Some(other)) => {
+            return Err(usage(format!(
+                "config depth {other:?} is unknown; use quick, standard or deep"
+            )))
+        }
     };
     let strategy = match (args.strategy, file.strategy.as_deref()) {
         (Some(StrategyArg::NoJudge), _) | (None, Some("no-judge")) => Strategy::NoJudge,
         (Some(StrategyArg::Linear), _) | (None, Some("linear") | None) => Strategy::Linear,
-        (None, Some(other)) => return Err(usage(format!("config strategy {other:?} is unknown; use linear or no-judge"))),
+        (None, Some(other)) => {
+            return Err(usage(format!(
+                "config strategy {other:?} is unknown; use linear or no-judge"
+            )))
+        }
     };
-    let llm = args.llm.clone().or(file.llm).unwrap_or_else(|| "offline".into());
+    let llm = args
+        .llm
+        .clone()
+        .or(file.llm)
+        .unwrap_or_else(|| "offline".into());
     if llm != "offline" {
-        return Err(usage(format!("--llm {llm:?} is not available in this build; use --llm offline")));
+        return Err(usage(format!(
+            "--llm {llm:?} is not available in this build; use --llm offline"
+        )));
     }
     let concurrency = args.concurrency.or(file.concurrency).unwrap_or(5);
     if !(1..=64).contains(&concurrency) {
-        return Err(usage(format!("--concurrency {concurrency} is out of range; use 1 to 64")));
+        return Err(usage(format!(
+            "--concurrency {concurrency} is out of range; use 1 to 64"
+        )));
     }
     let Some(corpus) = args.corpus.clone() else {
         return Err(usage("no sources: pass --corpus DIR (a folder of .md, .txt or .html files); web search is not available in this build"));
@@ -99,10 +120,17 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
         None => PathBuf::from(format!("{}.md", state::slug(&topic))),
     };
     if out.file_name().is_none() || out.as_os_str().to_string_lossy().ends_with('/') {
-        return Err(usage(format!("--out {} is not a file path; pass e.g. --out report.md", out.display())));
+        return Err(usage(format!(
+            "--out {} is not a file path; pass e.g. --out report.md",
+            out.display()
+        )));
     }
     if out.is_dir() {
-        return Err(usage(format!("--out {} is a folder; pass a file path such as {}/report.md", out.display(), out.display())));
+        return Err(usage(format!(
+            "--out {} is a folder; pass a file path such as {}/report.md",
+            out.display(),
+            out.display()
+        )));
     }
     let state_dir = state::resolve(globals.state_dir.as_deref())?;
     let run_id = match &args.run_id {
@@ -112,24 +140,49 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
         }
         None => state::new_run_id(&topic),
     };
-    Ok(Settings { topic, depth, strategy, concurrency, corpus, out, run_id, state_dir })
+    Ok(Settings {
+        topic,
+        depth,
+        strategy,
+        concurrency,
+        corpus,
+        out,
+        run_id,
+        state_dir,
+    })
 }
 
 fn check_corpus(corpus: &Path) -> Result<(), Failure> {
     match std::fs::metadata(corpus) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(usage(format!("corpus folder {} does not exist; check the --corpus path", corpus.display()))),
-        Err(e) => Err(usage(format!("cannot read corpus folder {}: {e}; check its permissions", corpus.display()))),
-        Ok(m) if !m.is_dir() => Err(usage(format!("--corpus {} is not a folder; pass the folder that holds the documents", corpus.display()))),
-        Ok(_) => std::fs::read_dir(corpus)
-            .map(|_| ())
-            .map_err(|e| usage(format!("cannot read corpus folder {}: {e}; check its permissions", corpus.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(usage(format!(
+            "corpus folder {} does not exist; check the --corpus path",
+            corpus.display()
+        ))),
+        Err(e) => Err(usage(format!(
+            "cannot read corpus folder {}: {e}; check its permissions",
+            corpus.display()
+        ))),
+        Ok(m) if !m.is_dir() => Err(usage(format!(
+            "--corpus {} is not a folder; pass the folder that holds the documents",
+            corpus.display()
+        ))),
+        Ok(_) => std::fs::read_dir(corpus).map(|_| ()).map_err(|e| {
+            usage(format!(
+                "cannot read corpus folder {}: {e}; check its permissions",
+                corpus.display()
+            ))
+        }),
     }
 }
 
 fn prepare_out(out: &Path) -> Result<(), Failure> {
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| usage(format!("cannot create the folder of --out {}: {e}; pass a writable path", out.display())))?;
+        std::fs::create_dir_all(parent).map_err(|e| {
+            usage(format!(
+                "cannot create the folder of --out {}: {e}; pass a writable path",
+                out.display()
+            ))
+        })?;
     }
     Ok(())
 }
@@ -137,11 +190,17 @@ fn prepare_out(out: &Path) -> Result<(), Failure> {
 /// Write `bytes` to `path` through a temp file in the same folder and a rename.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     use std::io::Write;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write in {}", dir.display()))?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error).with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }
 
@@ -152,29 +211,53 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
     state::prepare(&settings.state_dir)?;
     let run_dir = settings.state_dir.join("runs").join(&settings.run_id);
     if run_dir.exists() {
-        return Err(usage(format!("run id {:?} already exists in {}; choose another --run-id", settings.run_id, settings.state_dir.display())));
+        return Err(usage(format!(
+            "run id {:?} already exists in {}; choose another --run-id",
+            settings.run_id,
+            settings.state_dir.display()
+        )));
     }
-    std::fs::create_dir_all(&run_dir).map_err(|e| usage(format!("cannot create run folder {}: {e}; pass a writable --state-dir", run_dir.display())))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().context("cannot start the async runtime")?;
+    std::fs::create_dir_all(&run_dir).map_err(|e| {
+        usage(format!(
+            "cannot create run folder {}: {e}; pass a writable --state-dir",
+            run_dir.display()
+        ))
+    })?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
     runtime.block_on(run_async(globals, settings, run_dir))
 }
 
 async fn run_async(globals: &Globals, settings: Settings, run_dir: PathBuf) -> Result<u8, Failure> {
-    let log = std::fs::OpenOptions::new().create(true).append(true).open(run_dir.join("run.log")).ok();
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(run_dir.join("run.log"))
+        .ok();
     let reporter = Arc::new(Reporter::new(globals.quiet, log));
-    let store = SledStore::open(&run_dir.join("checkpoints.sled")).await.context("cannot open the run's checkpoint store")?;
+    let store = SledStore::open(&run_dir.join("checkpoints.sled"))
+        .await
+        .context("cannot open the run's checkpoint store")?;
     let out_abs = std::path::absolute(&settings.out).unwrap_or_else(|_| settings.out.clone());
-    let corpus_abs = std::path::absolute(&settings.corpus).unwrap_or_else(|_| settings.corpus.clone());
+    let corpus_abs =
+        std::path::absolute(&settings.corpus).unwrap_or_else(|_| settings.corpus.clone());
     // The run record goes first, flushed, before any other work (indexing included).
     let record = serde_json::json!({
         "run_id": settings.run_id, "topic": settings.topic, "depth": settings.depth.as_str(),
         "strategy": settings.strategy.as_str(), "corpus": corpus_abs, "out": out_abs,
         "llm": "offline", "concurrency": settings.concurrency, "created": utc_rfc3339(now_secs()),
     });
-    store.put_meta("run", &record).await.context("cannot record the run")?;
+    store
+        .put_meta("run", &record)
+        .await
+        .context("cannot record the run")?;
     reporter.log_line(&format!("run record: {record}"));
 
-    let archive = Arc::new(FileArchive::open(&settings.state_dir).context("cannot open the text archive")?);
+    let archive =
+        Arc::new(FileArchive::open(&settings.state_dir).context("cannot open the text archive")?);
     let (index, report) = match CorpusIndex::open(&settings.corpus, &settings.state_dir, &archive) {
         Ok(opened) => opened,
         Err(error) => {
@@ -207,7 +290,8 @@ async fn run_async(globals: &Globals, settings: Settings, run_dir: PathBuf) -> R
         fingerprint.update(doc.content_sha256.as_bytes());
         fingerprint.update(b"\n");
     }
-    let offline: Arc<dyn deepr_orchestrator::LlmProvider> = Arc::new(deepr_stages::offline::OfflineModel);
+    let offline: Arc<dyn deepr_orchestrator::LlmProvider> =
+        Arc::new(deepr_stages::offline::OfflineModel);
     let providers = ResearchProviders {
         strong: Arc::clone(&offline),
         cheap: offline,
@@ -231,20 +315,46 @@ async fn run_async(globals: &Globals, settings: Settings, run_dir: PathBuf) -> R
         stop: Arc::new(AtomicBool::new(false)),
     };
     let started = std::time::Instant::now();
-    let result = run_research(&config, &providers, &executor).await.context("research run failed")?;
+    let result = run_research(&config, &providers, &executor)
+        .await
+        .context("research run failed")?;
     reporter.finish();
 
-    let report = build_report(&config, &result, archive.as_ref(), &settings.run_id, ledger.usage(), &Completion { complete: true, incomplete_reason: None });
+    let report = build_report(
+        &config,
+        &result,
+        archive.as_ref(),
+        &settings.run_id,
+        ledger.usage(),
+        &Completion {
+            complete: true,
+            incomplete_reason: None,
+        },
+    );
     let details = RunDetails {
         run_id: settings.run_id.clone(),
         lines: vec![
             ("Generated".into(), utc_rfc3339(now_secs())),
-            ("Wall time".into(), format!("{:.1} s", started.elapsed().as_secs_f64())),
-            ("State dir".into(), format!("`{}`", settings.state_dir.display())),
+            (
+                "Wall time".into(),
+                format!("{:.1} s", started.elapsed().as_secs_f64()),
+            ),
+            (
+                "State dir".into(),
+                format!("`{}`", settings.state_dir.display()),
+            ),
             ("Report".into(), format!("`{}`", out_abs.display())),
             ("Corpus".into(), format!("`{}`", corpus_abs.display())),
             ("Model".into(), deepr_stages::offline::MODEL_ID.into()),
-            ("Depth / strategy / concurrency".into(), format!("{} / {} / {}", settings.depth.as_str(), settings.strategy.as_str(), settings.concurrency)),
+            (
+                "Depth / strategy / concurrency".into(),
+                format!(
+                    "{} / {} / {}",
+                    settings.depth.as_str(),
+                    settings.strategy.as_str(),
+                    settings.concurrency
+                ),
+            ),
         ],
     };
     let markdown = render_markdown(&report, &result, &details);
@@ -252,8 +362,18 @@ async fn run_async(globals: &Globals, settings: Settings, run_dir: PathBuf) -> R
     let json = serde_json::to_vec_pretty(&report).context("cannot serialise report.json")?;
     write_atomically(&json_path, &json)?;
     write_atomically(&settings.out, markdown.as_bytes())?;
-    store.put_meta("finished", &serde_json::json!({"report": out_abs, "at": utc_rfc3339(now_secs())})).await.context("cannot record completion")?;
-    let supported = report.claims.iter().filter(|c| c.verdict == deepr_evidence::report::Verdict::Supported).count();
+    store
+        .put_meta(
+            "finished",
+            &serde_json::json!({"report": out_abs, "at": utc_rfc3339(now_secs())}),
+        )
+        .await
+        .context("cannot record completion")?;
+    let supported = report
+        .claims
+        .iter()
+        .filter(|c| c.verdict == deepr_evidence::report::Verdict::Supported)
+        .count();
     reporter.say(&format!(
         "deepr: wrote {} and {} — {} claims ({} supported) from {} sources, {} LLM calls, {} tokens",
         settings.out.display(),

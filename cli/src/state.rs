@@ -19,15 +19,25 @@ pub fn resolve(flag: Option<&Path>) -> Result<PathBuf, Failure> {
     if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
         return Ok(PathBuf::from(home).join(".local/state/deepr"));
     }
-    Err(usage("no state dir: set --state-dir, DEEPR_STATE_DIR or HOME"))
+    Err(usage(
+        "no state dir: set --state-dir, DEEPR_STATE_DIR or HOME",
+    ))
 }
 
 /// Create the state dir and check it is writable.
 pub fn prepare(dir: &Path) -> Result<(), Failure> {
-    std::fs::create_dir_all(dir.join("runs"))
-        .map_err(|e| usage(format!("cannot create state dir {}: {e}; pass a writable --state-dir", dir.display())))?;
-    let probe = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| usage(format!("state dir {} is not writable: {e}; pass a writable --state-dir", dir.display())))?;
+    std::fs::create_dir_all(dir.join("runs")).map_err(|e| {
+        usage(format!(
+            "cannot create state dir {}: {e}; pass a writable --state-dir",
+            dir.display()
+        ))
+    })?;
+    let probe = tempfile::NamedTempFile::new_in(dir).map_err(|e| {
+        usage(format!(
+            "state dir {} is not writable: {e}; pass a writable --state-dir",
+            dir.display()
+        ))
+    })?;
     drop(probe);
     Ok(())
 }
@@ -37,7 +47,9 @@ pub fn check_run_id(id: &str) -> Result<(), Failure> {
     let ok = !id.is_empty()
         && id.len() <= 64
         && !id.starts_with('.')
-        && id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
     if ok {
         Ok(())
     } else {
@@ -47,7 +59,9 @@ pub fn check_run_id(id: &str) -> Result<(), Failure> {
 
 /// A fresh run id: UTC time plus a short random-ish suffix.
 pub fn new_run_id(topic: &str) -> String {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
     let mut hasher = blake3::Hasher::new();
     hasher.update(topic.as_bytes());
     hasher.update(&now.as_nanos().to_le_bytes());
@@ -59,8 +73,15 @@ pub fn new_run_id(topic: &str) -> String {
 /// A file-name slug of the topic: lower-case ASCII words joined by '-', ≤ 60 chars.
 pub fn slug(topic: &str) -> String {
     let mut out = String::new();
-    for word in topic.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
-        let word: String = word.chars().filter(char::is_ascii_alphanumeric).flat_map(|c| c.to_lowercase()).collect();
+    for word in topic
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let word: String = word
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .flat_map(|c| c.to_lowercase())
+            .collect();
         if word.is_empty() {
             continue;
         }
@@ -72,7 +93,11 @@ pub fn slug(topic: &str) -> String {
         }
         out.push_str(&word);
     }
-    if out.is_empty() { "report".into() } else { out }
+    if out.is_empty() {
+        "report".into()
+    } else {
+        out
+    }
 }
 
 #[cfg(test)]
@@ -81,7 +106,15 @@ mod tests {
 
     #[test]
     fn run_ids_must_be_safe_names() {
-        for bad in ["", "../x", "a/b", "a\\b", ".hidden", "sp ace", &"x".repeat(65)] {
+        for bad in [
+            "",
+            "../x",
+            "a/b",
+            "a\\b",
+            ".hidden",
+            "sp ace",
+            &"x".repeat(65),
+        ] {
             assert!(check_run_id(bad).is_err(), "{bad:?}");
         }
         for good in ["nightly-1", "a.b_c", "X9"] {
@@ -91,7 +124,10 @@ mod tests {
 
     #[test]
     fn slugs() {
-        assert_eq!(slug("How does SQLite guarantee atomic commits?"), "how-does-sqlite-guarantee-atomic-commits");
+        assert_eq!(
+            slug("How does SQLite guarantee atomic commits?"),
+            "how-does-sqlite-guarantee-atomic-commits"
+        );
         assert_eq!(slug("数据库"), "report");
     }
 }

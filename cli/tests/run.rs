@@ -70,12 +70,27 @@ fn run_fixture(extra: &[&str]) -> Run {
     let out = home_path.join("reports/nested/report.md");
     let state = home_path.join("state");
     let corpus = fixture_corpus();
-    let mut args = vec!["--state-dir", state.to_str().expect("utf-8"), "run", TOPIC, "--corpus", corpus.to_str().expect("utf-8"), "--out", out.to_str().expect("utf-8")];
+    let mut args = vec![
+        "--state-dir",
+        state.to_str().expect("utf-8"),
+        "run",
+        TOPIC,
+        "--corpus",
+        corpus.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+    ];
     args.extend_from_slice(extra);
     let output = deepr(&home_path, &args);
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "deepr run failed: {stderr}");
-    Run { _home: home, home: home_path, out, state, stderr }
+    Run {
+        _home: home,
+        home: home_path,
+        out,
+        state,
+        stderr,
+    }
 }
 
 #[test]
@@ -85,7 +100,11 @@ fn fixture_run_keeps_every_invariant() {
     let markdown = std::fs::read_to_string(&run.out).expect("report.md");
     assert_eq!(report["schema"], "deepr.report.v1");
     assert!(run.stderr.contains("fixture-1"), "prints the run id");
-    assert!(run.stderr.contains("skipped broken.txt"), "bad file reported: {}", run.stderr);
+    assert!(
+        run.stderr.contains("skipped broken.txt"),
+        "bad file reported: {}",
+        run.stderr
+    );
 
     // Verbatim: every quote is an exact slice of its archived text, hashed correctly,
     // and also present in the original file through an independent text path.
@@ -93,22 +112,56 @@ fn fixture_run_keeps_every_invariant() {
     let mut checked = 0;
     for claim in report["claims"].as_array().expect("claims") {
         for citation in claim["citations"].as_array().expect("citations") {
-            let source = sources.iter().find(|s| s["id"] == citation["source"]).expect("citation names a listed source");
+            let source = sources
+                .iter()
+                .find(|s| s["id"] == citation["source"])
+                .expect("citation names a listed source");
             let sha = source["content_sha256"].as_str().expect("sha");
-            let archived = std::fs::read_to_string(run.state.join("archive").join(&sha[..2]).join(format!("{sha}.txt"))).expect("archived text");
-            assert_eq!(sha256_hex(archived.as_bytes()), sha, "content_sha256 matches the archive");
+            let archived = std::fs::read_to_string(
+                run.state
+                    .join("archive")
+                    .join(&sha[..2])
+                    .join(format!("{sha}.txt")),
+            )
+            .expect("archived text");
+            assert_eq!(
+                sha256_hex(archived.as_bytes()),
+                sha,
+                "content_sha256 matches the archive"
+            );
             let quote = citation["quote"].as_str().expect("quote");
-            assert!(archived.contains(quote), "quote {quote:?} is an exact slice of {}", source["locator"]);
-            assert_eq!(citation["quote_sha256"], deepr_evidence::quote_sha256(quote));
-            let original = std::fs::read_to_string(fixture_corpus().join(source["locator"].as_str().expect("locator"))).expect("original");
-            let independent = if source["locator"].as_str().is_some_and(|l| l.ends_with(".html")) { crude_html_text(&original) } else { original };
+            assert!(
+                archived.contains(quote),
+                "quote {quote:?} is an exact slice of {}",
+                source["locator"]
+            );
+            assert_eq!(
+                citation["quote_sha256"],
+                deepr_evidence::quote_sha256(quote)
+            );
+            let original = std::fs::read_to_string(
+                fixture_corpus().join(source["locator"].as_str().expect("locator")),
+            )
+            .expect("original");
+            let independent = if source["locator"]
+                .as_str()
+                .is_some_and(|l| l.ends_with(".html"))
+            {
+                crude_html_text(&original)
+            } else {
+                original
+            };
             assert!(
                 deepr_evidence::normalise(&independent).contains(&deepr_evidence::normalise(quote)),
                 "quote {quote:?} is in the original file {}",
                 source["locator"]
             );
             // The markdown footnote carries the same quote.
-            assert!(markdown.contains(&format!("\"{}\" — {}", quote.split_whitespace().collect::<Vec<_>>().join(" "), source["locator"].as_str().unwrap_or(""))));
+            assert!(markdown.contains(&format!(
+                "\"{}\" — {}",
+                quote.split_whitespace().collect::<Vec<_>>().join(" "),
+                source["locator"].as_str().unwrap_or("")
+            )));
             checked += 1;
         }
     }
@@ -117,36 +170,79 @@ fn fixture_run_keeps_every_invariant() {
     // The planted contradiction (4096 vs 1024 bytes) is found and reported.
     let conflicts = report["conflicts"].as_array().expect("conflicts");
     assert!(
-        conflicts.iter().any(|c| c["summary"].as_str().is_some_and(|s| s.contains("4096") && s.contains("1024"))),
+        conflicts.iter().any(|c| c["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("4096") && s.contains("1024"))),
         "planted contradiction in conflicts[]: {conflicts:?}"
     );
-    let disagree = markdown.split("## Where sources disagree").nth(1).expect("section").split("## References").next().unwrap_or("");
-    assert!(disagree.contains("4096") && disagree.contains("1024"), "planted contradiction in the markdown section");
+    let disagree = markdown
+        .split("## Where sources disagree")
+        .nth(1)
+        .expect("section")
+        .split("## References")
+        .next()
+        .unwrap_or("");
+    assert!(
+        disagree.contains("4096") && disagree.contains("1024"),
+        "planted contradiction in the markdown section"
+    );
 
     // The thin subquestion (lighthouse keepers) triggers a deepen round at standard depth.
-    let rounds: Vec<u64> = report["subquestions"].as_array().expect("subquestions").iter().filter_map(|s| s["round"].as_u64()).collect();
-    assert!(rounds.contains(&0) && rounds.contains(&1), "round 1 exists: {rounds:?}");
-    assert!(rounds.iter().all(|r| *r <= 1), "standard depth allows at most one extra round");
+    let rounds: Vec<u64> = report["subquestions"]
+        .as_array()
+        .expect("subquestions")
+        .iter()
+        .filter_map(|s| s["round"].as_u64())
+        .collect();
+    assert!(
+        rounds.contains(&0) && rounds.contains(&1),
+        "round 1 exists: {rounds:?}"
+    );
+    assert!(
+        rounds.iter().all(|r| *r <= 1),
+        "standard depth allows at most one extra round"
+    );
 
     // Judge calls = ceil(claims / 8) per round.
-    let round_of = |subq: &str| report["subquestions"].as_array().and_then(|a| a.iter().find(|s| s["id"] == subq)).and_then(|s| s["round"].as_u64()).expect("round");
+    let round_of = |subq: &str| {
+        report["subquestions"]
+            .as_array()
+            .and_then(|a| a.iter().find(|s| s["id"] == subq))
+            .and_then(|s| s["round"].as_u64())
+            .expect("round")
+    };
     let mut per_round = [0u64; 2];
     for claim in report["claims"].as_array().expect("claims") {
         per_round[round_of(claim["subquestion"].as_str().expect("subq")) as usize] += 1;
     }
     let expected_judge_calls: u64 = per_round.iter().map(|n| n.div_ceil(8)).sum();
-    assert_eq!(report["usage"]["by_stage"]["judge"]["calls"].as_u64(), Some(expected_judge_calls));
+    assert_eq!(
+        report["usage"]["by_stage"]["judge"]["calls"].as_u64(),
+        Some(expected_judge_calls)
+    );
 
     // Sections in order, run-specific facts only under Run details.
-    let order = ["# ", "## Summary", "## 1. ", "## Where sources disagree", "## References", "## Run details"];
+    let order = [
+        "# ",
+        "## Summary",
+        "## 1. ",
+        "## Where sources disagree",
+        "## References",
+        "## Run details",
+    ];
     let mut at = 0;
     for heading in order {
-        let found = markdown[at..].find(heading).unwrap_or_else(|| panic!("section {heading} in order"));
+        let found = markdown[at..]
+            .find(heading)
+            .unwrap_or_else(|| panic!("section {heading} in order"));
         at += found + heading.len();
     }
     let above = markdown.split("\n## Run details").next().expect("above");
     for private in ["fixture-1", run.home.to_str().expect("utf-8"), "report.md"] {
-        assert!(!above.contains(private), "{private:?} must not appear above Run details");
+        assert!(
+            !above.contains(private),
+            "{private:?} must not appear above Run details"
+        );
     }
 
     // Every node left a checkpoint, and the run log exists.
@@ -168,9 +264,23 @@ fn bundled_corpus_meets_the_quality_bar() {
     let corpus = root().join("examples/sqlite-docs");
     let output = deepr(
         home.path(),
-        &["--quiet", "--state-dir", state.to_str().expect("utf-8"), "run", "How does SQLite guarantee atomic commits, and what changes in WAL mode?", "--corpus", corpus.to_str().expect("utf-8"), "--out", out.to_str().expect("utf-8")],
+        &[
+            "--quiet",
+            "--state-dir",
+            state.to_str().expect("utf-8"),
+            "run",
+            "How does SQLite guarantee atomic commits, and what changes in WAL mode?",
+            "--corpus",
+            corpus.to_str().expect("utf-8"),
+            "--out",
+            out.to_str().expect("utf-8"),
+        ],
     );
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(output.stderr.is_empty(), "--quiet prints nothing");
     let report = read_json(&out.with_extension("json"));
     let mut sentences = std::collections::BTreeSet::new();
@@ -180,9 +290,17 @@ fn bundled_corpus_meets_the_quality_bar() {
         }
     }
     let docs: std::collections::BTreeSet<_> = sentences.iter().map(|(s, _)| s.clone()).collect();
-    assert!(sentences.len() >= 15 && docs.len() >= 5, "{} sentences from {} documents", sentences.len(), docs.len());
+    assert!(
+        sentences.len() >= 15 && docs.len() >= 5,
+        "{} sentences from {} documents",
+        sentences.len(),
+        docs.len()
+    );
     let markdown = std::fs::read_to_string(&out).expect("md");
-    assert!(markdown.contains("Deepening: "), "says whether and why it deepened");
+    assert!(
+        markdown.contains("Deepening: "),
+        "says whether and why it deepened"
+    );
 }
 
 #[test]
@@ -195,8 +313,29 @@ fn bad_input_is_a_usage_error_that_damages_nothing() {
     let c = corpus.to_str().expect("utf-8").to_string();
     // A first good run whose state must survive every bad invocation.
     let good_out = h.join("good.md");
-    let ok = deepr(h, &["--quiet", "--state-dir", &s, "run", "rollback journal", "--corpus", &c, "--out", good_out.to_str().expect("utf-8"), "--run-id", "keep", "--depth", "quick"]);
-    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let ok = deepr(
+        h,
+        &[
+            "--quiet",
+            "--state-dir",
+            &s,
+            "run",
+            "rollback journal",
+            "--corpus",
+            &c,
+            "--out",
+            good_out.to_str().expect("utf-8"),
+            "--run-id",
+            "keep",
+            "--depth",
+            "quick",
+        ],
+    );
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
     let before = std::fs::read(h.join("good.json")).expect("json");
 
     let empty_dir = h.join("empty");
@@ -209,18 +348,113 @@ fn bad_input_is_a_usage_error_that_damages_nothing() {
     let blocked_out = h.join("a-file/sub/report.md");
     let unwritable_state = h.join("a-file/state");
     let cases: Vec<(&str, Vec<String>)> = vec![
-        ("empty topic", vec!["run".into(), "".into(), "--corpus".into(), c.clone()]),
-        ("whitespace topic", vec!["run".into(), "  \t ".into(), "--corpus".into(), c.clone()]),
-        ("topic too long", vec!["run".into(), long_topic.clone(), "--corpus".into(), c.clone()]),
-        ("unknown depth", vec!["run".into(), "t".into(), "--corpus".into(), c.clone(), "--depth".into(), "huge".into()]),
-        ("unknown flag", vec!["run".into(), "t".into(), "--corpus".into(), c.clone(), "--frobnicate".into()]),
-        ("missing corpus", vec!["run".into(), "t".into(), "--corpus".into(), h.join("nope").to_string_lossy().into()]),
-        ("corpus is a file", vec!["run".into(), "t".into(), "--corpus".into(), h.join("a-file").to_string_lossy().into()]),
-        ("empty corpus", vec!["run".into(), "t".into(), "--corpus".into(), empty_dir.to_string_lossy().into()]),
-        ("only binary files", vec!["run".into(), "t".into(), "--corpus".into(), binary_dir.to_string_lossy().into()]),
-        ("out folder cannot be created", vec!["run".into(), "t".into(), "--corpus".into(), c.clone(), "--out".into(), blocked_out.to_string_lossy().into()]),
-        ("unsafe run id", vec!["run".into(), "t".into(), "--corpus".into(), c.clone(), "--run-id".into(), "../evil".into()]),
-        ("existing run id", vec!["run".into(), "t".into(), "--corpus".into(), c.clone(), "--run-id".into(), "keep".into()]),
+        (
+            "empty topic",
+            vec!["run".into(), "".into(), "--corpus".into(), c.clone()],
+        ),
+        (
+            "whitespace topic",
+            vec!["run".into(), "  \t ".into(), "--corpus".into(), c.clone()],
+        ),
+        (
+            "topic too long",
+            vec![
+                "run".into(),
+                long_topic.clone(),
+                "--corpus".into(),
+                c.clone(),
+            ],
+        ),
+        (
+            "unknown depth",
+            vec![
+                "run".into(),
+                "t".into(),
+                "--corpus".into(),
+                c.clone(),
+                "--depth".into(),
+                "huge".into(),
+            ],
+        ),
+        (
+            "unknown flag",
+            vec![
+                "run".into(),
+                "t".into(),
+                "--corpus".into(),
+                c.clone(),
+                "--frobnicate".into(),
+            ],
+        ),
+        (
+            "missing corpus",
+            vec![
+                "run".into(),
+                "t".into(),
+                "--corpus".into(),
+                h.join("nope").to_string_lossy().into(),
+            ],
+        ),
+        (
+            "corpus is a file",
+            vec![
+                "run".into(),
+                "t".into(),
+                "--corpus".into(),
+                h.join("a-file").to_string_lossy().into(),
+            ],
+        ),
+        (
+            "empty corpus",
+            vec![
+                "run".into(),
+                "t".into(),
+                "--corpus".into(),
+                empty_dir.to_string_lossy().into(),
+            ],
+        ),
+        (
+            "only binary files",
+            vec![
+                "run".into(),
+                "t".into(),
+                "--corpus".into(),
+                binary_dir.to_string_lossy().into(),
+            ],
+        ),
+        (
+            "out folder cannot be created",
+            vec![
+                "run".into(),
+                "t".into(),
+                "--corpus".into(),
+                c.clone(),
+                "--out".into(),
+                blocked_out.to_string_lossy().into(),
+            ],
+        ),
+        (
+            "unsafe run id",
+            vec![
+                "run".into(),
+                "t".into(),
+                "--corpus".into(),
+                c.clone(),
+                "--run-id".into(),
+                "../evil".into(),
+            ],
+        ),
+        (
+            "existing run id",
+            vec![
+                "run".into(),
+                "t".into(),
+                "--corpus".into(),
+                c.clone(),
+                "--run-id".into(),
+                "keep".into(),
+            ],
+        ),
         ("no sources", vec!["run".into(), "t".into()]),
     ];
     for (why, args) in cases {
@@ -229,18 +463,49 @@ fn bad_input_is_a_usage_error_that_damages_nothing() {
         let refs: Vec<&str> = full.iter().map(String::as_str).collect();
         let output = deepr(h, &refs);
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{why}: exit 2, got {:?}: {stderr}", output.status.code());
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{why}: exit 2, got {:?}: {stderr}",
+            output.status.code()
+        );
         assert!(!stderr.contains("panicked"), "{why}: no panic: {stderr}");
         if why != "unknown flag" && why != "unknown depth" {
-            assert_eq!(stderr.trim().lines().count(), 1, "{why}: one-line error: {stderr}");
+            assert_eq!(
+                stderr.trim().lines().count(),
+                1,
+                "{why}: one-line error: {stderr}"
+            );
         }
     }
     // Unwritable state dir.
-    let output = deepr(h, &["--state-dir", unwritable_state.to_str().expect("utf-8"), "run", "t", "--corpus", &c]);
-    assert_eq!(output.status.code(), Some(2), "unwritable state dir: {}", String::from_utf8_lossy(&output.stderr));
+    let output = deepr(
+        h,
+        &[
+            "--state-dir",
+            unwritable_state.to_str().expect("utf-8"),
+            "run",
+            "t",
+            "--corpus",
+            &c,
+        ],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "unwritable state dir: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 
-    assert_eq!(std::fs::read(h.join("good.json")).expect("json"), before, "the earlier run's report is untouched");
-    assert!(state.join("runs/keep/checkpoints.sled").exists(), "the earlier run's checkpoints are untouched");
+    assert_eq!(
+        std::fs::read(h.join("good.json")).expect("json"),
+        before,
+        "the earlier run's report is untouched"
+    );
+    assert!(
+        state.join("runs/keep/checkpoints.sled").exists(),
+        "the earlier run's checkpoints are untouched"
+    );
 }
 
 #[test]
@@ -252,11 +517,26 @@ fn default_out_is_a_slug_in_the_current_folder() {
         .env("HOME", home.path())
         .env("XDG_STATE_HOME", home.path().join("xdg"))
         .env_remove("DEEPR_STATE_DIR")
-        .args(["--quiet", "run", "Rollback journal basics?", "--depth", "quick", "--corpus", corpus.to_str().expect("utf-8")])
+        .args([
+            "--quiet",
+            "run",
+            "Rollback journal basics?",
+            "--depth",
+            "quick",
+            "--corpus",
+            corpus.to_str().expect("utf-8"),
+        ])
         .output()
         .expect("run");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(home.path().join("rollback-journal-basics.md").exists());
     assert!(home.path().join("rollback-journal-basics.json").exists());
-    assert!(home.path().join("xdg/deepr/runs").exists(), "default state dir is the XDG state dir");
+    assert!(
+        home.path().join("xdg/deepr/runs").exists(),
+        "default state dir is the XDG state dir"
+    );
 }

@@ -183,8 +183,14 @@ impl Executor {
         for (index, deps) in &dag.external {
             for dep in deps {
                 if !done.contains_key(dep) {
-                    let node = dag.graph[*index].as_ref().map(|s| s.id.clone()).unwrap_or_default();
-                    return Err(ExecutorError::UnknownDependency { node, dependency: dep.clone() });
+                    let node = dag.graph[*index]
+                        .as_ref()
+                        .map(|s| s.id.clone())
+                        .unwrap_or_default();
+                    return Err(ExecutorError::UnknownDependency {
+                        node,
+                        dependency: dep.clone(),
+                    });
                 }
             }
         }
@@ -199,7 +205,12 @@ impl Executor {
         let mut waiting: BTreeMap<NodeIndex, usize> = dag
             .graph
             .node_indices()
-            .map(|i| (i, dag.graph.neighbors_directed(i, Direction::Incoming).count()))
+            .map(|i| {
+                (
+                    i,
+                    dag.graph.neighbors_directed(i, Direction::Incoming).count(),
+                )
+            })
             .collect();
         // Ready nodes ordered by ID, so start order is deterministic too.
         let mut ready: BTreeSet<(String, NodeIndex)> = BTreeSet::new();
@@ -215,12 +226,21 @@ impl Executor {
 
         loop {
             while running.len() < cap && !self.stop.load(Ordering::SeqCst) {
-                let Some((_, index)) = ready.pop_first() else { break };
-                let Some(spec) = dag.graph[index].take() else { continue };
+                let Some((_, index)) = ready.pop_first() else {
+                    break;
+                };
+                let Some(spec) = dag.graph[index].take() else {
+                    continue;
+                };
                 let mut dep_ids: Vec<String> = dag
                     .graph
                     .neighbors_directed(index, Direction::Incoming)
-                    .filter_map(|d| dag.by_id.iter().find(|(_, i)| **i == d).map(|(id, _)| id.clone()))
+                    .filter_map(|d| {
+                        dag.by_id
+                            .iter()
+                            .find(|(_, i)| **i == d)
+                            .map(|(id, _)| id.clone())
+                    })
                     .collect();
                 dep_ids.extend(dag.external.get(&index).cloned().unwrap_or_default());
                 dep_ids.sort();
@@ -229,7 +249,10 @@ impl Executor {
                 let mut inputs = BTreeMap::new();
                 for dep in &dep_ids {
                     let Some(node) = done.get(dep) else {
-                        return Err(ExecutorError::UnknownDependency { node: spec.id, dependency: dep.clone() });
+                        return Err(ExecutorError::UnknownDependency {
+                            node: spec.id,
+                            dependency: dep.clone(),
+                        });
                     };
                     dep_keys.push((dep.as_str(), node.key.as_str()));
                     inputs.insert(dep.clone(), Arc::clone(&node.output));
@@ -239,41 +262,79 @@ impl Executor {
 
                 if let Some(record) = self.store.get_node(&spec.id)? {
                     if record.key == key {
-                        let tokens = record.calls.iter().map(|c| c.prompt_tokens + c.completion_tokens).sum();
+                        let tokens = record
+                            .calls
+                            .iter()
+                            .map(|c| c.prompt_tokens + c.completion_tokens)
+                            .sum();
                         for call in record.calls {
-                            self.ledger.record(LedgerEntry { cache_hit: true, ..call });
+                            self.ledger.record(LedgerEntry {
+                                cache_hit: true,
+                                ..call
+                            });
                         }
                         self.progress.finished(&spec.stage, &spec.id, true, tokens);
                         done.insert(
                             spec.id.clone(),
-                            DoneNode { key, stage: spec.stage.clone(), output: Arc::new(record.output), restored: true },
+                            DoneNode {
+                                key,
+                                stage: spec.stage.clone(),
+                                output: Arc::new(record.output),
+                                restored: true,
+                            },
                         );
                         release(&dag, index, &mut waiting, &mut ready);
                         continue;
                     }
                 }
-                let context = NodeContext { node_id: spec.id.clone(), key: key.clone(), inputs };
+                let context = NodeContext {
+                    node_id: spec.id.clone(),
+                    key: key.clone(),
+                    inputs,
+                };
                 let future = (spec.run)(context);
                 let (id, stage) = (spec.id, spec.stage);
                 running.spawn(async move { (index, id, stage, future.await) });
                 dag.keys.insert(index, key);
             }
 
-            let Some(joined) = running.join_next().await else { break };
+            let Some(joined) = running.join_next().await else {
+                break;
+            };
             let (index, id, stage, result) = joined.map_err(|e| ExecutorError::Node {
                 node: "<task>".into(),
                 message: format!("task panicked or was cancelled: {e}"),
             })?;
-            let result = result.map_err(|message| ExecutorError::Node { node: id.clone(), message })?;
+            let result = result.map_err(|message| ExecutorError::Node {
+                node: id.clone(),
+                message,
+            })?;
             let key = dag.keys.remove(&index).unwrap_or_default();
-            let record = NodeRecord { key: key.clone(), stage: stage.clone(), output: result.output, calls: result.calls };
+            let record = NodeRecord {
+                key: key.clone(),
+                stage: stage.clone(),
+                output: result.output,
+                calls: result.calls,
+            };
             self.store.put_node(&id, &record).await?;
-            let tokens = record.calls.iter().map(|c| c.prompt_tokens + c.completion_tokens).sum();
+            let tokens = record
+                .calls
+                .iter()
+                .map(|c| c.prompt_tokens + c.completion_tokens)
+                .sum();
             for call in &record.calls {
                 self.ledger.record(call.clone());
             }
             self.progress.finished(&stage, &id, false, tokens);
-            done.insert(id, DoneNode { key, stage, output: Arc::new(record.output), restored: false });
+            done.insert(
+                id,
+                DoneNode {
+                    key,
+                    stage,
+                    output: Arc::new(record.output),
+                    restored: false,
+                },
+            );
             release(&dag, index, &mut waiting, &mut ready);
         }
 

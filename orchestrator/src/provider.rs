@@ -142,7 +142,9 @@ impl ArchivedText {
 
     /// The exact text of sentence `index`, if it exists.
     pub fn sentence(&self, index: u32) -> Option<&str> {
-        self.sentences.get(index as usize).and_then(|s| s.text(&self.text))
+        self.sentences
+            .get(index as usize)
+            .and_then(|s| s.text(&self.text))
     }
 }
 

@@ -27,7 +27,9 @@ pub enum StoreError {
     Locked(String),
     #[error("checkpoint store is damaged: {0}")]
     Damaged(String),
-    #[error("checkpoint store schema {found} is not supported (expected {expected}); start a new run")]
+    #[error(
+        "checkpoint store schema {found} is not supported (expected {expected}); start a new run"
+    )]
     Schema { found: String, expected: String },
     #[error("checkpoint store I/O failed: {0}")]
     Io(String),

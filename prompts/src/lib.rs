@@ -52,8 +52,12 @@ impl Prompt {
     /// Fill the template. Values are inserted as data: a value containing `{{x}}` is
     /// not expanded again.
     pub fn render(&self, values: &[(&str, &str)]) -> Result<Rendered, PromptError> {
-        let (system, user) = split_blocks(self.template).ok_or_else(|| PromptError::Malformed(self.id.into()))?;
-        Ok(Rendered { system: fill(self.id, system, values)?, user: fill(self.id, user, values)? })
+        let (system, user) =
+            split_blocks(self.template).ok_or_else(|| PromptError::Malformed(self.id.into()))?;
+        Ok(Rendered {
+            system: fill(self.id, system, values)?,
+            user: fill(self.id, user, values)?,
+        })
     }
 }
 
@@ -79,7 +83,10 @@ fn fill(prompt: &str, template: &str, values: &[(&str, &str)]) -> Result<String,
             .iter()
             .find(|(k, _)| *k == name)
             .map(|(_, v)| *v)
-            .ok_or_else(|| PromptError::MissingValue { prompt: prompt.into(), name: name.into() })?;
+            .ok_or_else(|| PromptError::MissingValue {
+                prompt: prompt.into(),
+                name: name.into(),
+            })?;
         out.push_str(value);
         rest = &after[end + 2..];
     }
@@ -158,7 +165,9 @@ prompt!(SYNTHESIZE, "synthesize", 1, || json!({
 }));
 
 /// Every prompt, in pipeline order.
-pub const ALL: [Prompt; 7] = [DECOMPOSE, SUBQUERY, EXTRACT, JUDGE, CONFLICT, DEEPEN, SYNTHESIZE];
+pub const ALL: [Prompt; 7] = [
+    DECOMPOSE, SUBQUERY, EXTRACT, JUDGE, CONFLICT, DEEPEN, SYNTHESIZE,
+];
 
 #[cfg(test)]
 mod tests {
@@ -168,7 +177,11 @@ mod tests {
     fn every_prompt_renders_and_hashes_distinctly() {
         let mut hashes = std::collections::BTreeSet::new();
         for prompt in ALL {
-            assert!(split_blocks(prompt.template).is_some(), "{} has system/user blocks", prompt.id);
+            assert!(
+                split_blocks(prompt.template).is_some(),
+                "{} has system/user blocks",
+                prompt.id
+            );
             assert!(hashes.insert(prompt.hash()), "{} hash is unique", prompt.id);
             assert_eq!(prompt.schema()["type"], "object");
         }
@@ -177,12 +190,19 @@ mod tests {
     #[test]
     fn values_are_data_not_templates() {
         let rendered = EXTRACT
-            .render(&[("subquestion", "{{candidates}}"), ("candidates", "[c1] x"), ("max_claims", "3")])
+            .render(&[
+                ("subquestion", "{{candidates}}"),
+                ("candidates", "[c1] x"),
+                ("max_claims", "3"),
+            ])
             .expect("render");
         assert!(rendered.user.contains("{{candidates}}"));
         assert_eq!(
             EXTRACT.render(&[]),
-            Err(PromptError::MissingValue { prompt: "extract".into(), name: "subquestion".into() })
+            Err(PromptError::MissingValue {
+                prompt: "extract".into(),
+                name: "subquestion".into()
+            })
         );
     }
 }

@@ -4,8 +4,10 @@
 use std::collections::BTreeSet;
 
 use deepr_evidence::report::Coverage;
-use deepr_orchestrator::terms::{content_terms, words, is_stop_word};
-use deepr_orchestrator::{ArchivedText, Fetcher, LedgerEntry, LlmProvider, SearchProvider, TextArchive, Tier};
+use deepr_orchestrator::terms::{content_terms, is_stop_word, words};
+use deepr_orchestrator::{
+    ArchivedText, Fetcher, LedgerEntry, LlmProvider, SearchProvider, TextArchive, Tier,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -31,7 +33,8 @@ pub async fn scout(
     fetcher: &dyn Fetcher,
     archive: &dyn TextArchive,
 ) -> (ScoutOut, Vec<LedgerEntry>) {
-    let (retrieved, calls) = crate::retrieve::search_all(node_id, "scout", &[topic.to_string()], search, 10).await;
+    let (retrieved, calls) =
+        crate::retrieve::search_all(node_id, "scout", &[topic.to_string()], search, 10).await;
     let mut docs = Vec::new();
     let mut headings = Vec::new();
     let mut seen = BTreeSet::new();
@@ -49,7 +52,14 @@ pub async fn scout(
         docs.push(doc);
     }
     let coverage: Vec<Coverage> = retrieved.coverage;
-    (ScoutOut { docs, headings, coverage }, calls)
+    (
+        ScoutOut {
+            docs,
+            headings,
+            coverage,
+        },
+        calls,
+    )
 }
 
 /// Heading-like lines of an archived text: short, no final punctuation, mostly
@@ -57,15 +67,25 @@ pub async fn scout(
 pub fn heading_lines(text: &ArchivedText) -> Vec<String> {
     let mut out = Vec::new();
     for index in 0..text.sentences.len() {
-        let Some(sentence) = text.sentence(u32::try_from(index).unwrap_or(u32::MAX)) else { continue };
+        let Some(sentence) = text.sentence(u32::try_from(index).unwrap_or(u32::MAX)) else {
+            continue;
+        };
         let line = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
-        let line = line.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ').to_string();
+        let line = line
+            .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
+            .to_string();
         let word_count = line.split_whitespace().count();
         if !(2..=8).contains(&word_count) || line.ends_with(['.', ':', ';', ',', '?', '!', ')']) {
             continue;
         }
-        let capitalised = line.split_whitespace().filter(|w| w.chars().next().is_some_and(char::is_uppercase)).count();
-        if capitalised * 2 >= word_count && content_terms(&line).len() >= 2 && line.chars().all(|c| !c.is_control()) {
+        let capitalised = line
+            .split_whitespace()
+            .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+            .count();
+        if capitalised * 2 >= word_count
+            && content_terms(&line).len() >= 2
+            && line.chars().all(|c| !c.is_control())
+        {
             out.push(line);
         }
     }
@@ -92,7 +112,12 @@ pub async fn run(
     let headings = if scout.headings.is_empty() {
         "(the first search found no documents)".to_string()
     } else {
-        scout.headings.iter().map(|h| format!("- {h}")).collect::<Vec<_>>().join("\n")
+        scout
+            .headings
+            .iter()
+            .map(|h| format!("- {h}"))
+            .collect::<Vec<_>>()
+            .join("\n")
     };
     let task_input = json!({"topic": topic, "min": min, "max": max, "target": target, "headings": scout.headings});
     let result = call_task::<Answer, _>(
@@ -102,13 +127,24 @@ pub async fn run(
             stage: "decompose",
             prompt: &deepr_prompts::DECOMPOSE,
             tier: Tier::Strong,
-            values: vec![("topic", topic.to_string()), ("min", min.to_string()), ("max", max.to_string()), ("headings", headings)],
+            values: vec![
+                ("topic", topic.to_string()),
+                ("min", min.to_string()),
+                ("max", max.to_string()),
+                ("headings", headings),
+            ],
             task_input,
         },
         |answer: &Answer| {
-            let usable = answer.subquestions.iter().filter(|q| !q.trim().is_empty()).count();
+            let usable = answer
+                .subquestions
+                .iter()
+                .filter(|q| !q.trim().is_empty())
+                .count();
             if usable < min || usable > max {
-                Err(format!("expected {min} to {max} subquestions, got {usable}"))
+                Err(format!(
+                    "expected {min} to {max} subquestions, got {usable}"
+                ))
             } else {
                 Ok(())
             }
@@ -124,16 +160,34 @@ pub async fn run(
         .filter(|q| !q.is_empty() && seen.insert(q.to_lowercase()))
         .take(max)
         .enumerate()
-        .map(|(i, text)| Subq { id: format!("q{}", i + 1), text, round: 0, parent: None })
+        .map(|(i, text)| Subq {
+            id: format!("q{}", i + 1),
+            text,
+            round: 0,
+            parent: None,
+        })
         .collect();
-    (DecomposeOut { subquestions, degraded: result.degraded }, result.calls)
+    (
+        DecomposeOut {
+            subquestions,
+            degraded: result.degraded,
+        },
+        result.calls,
+    )
 }
 
 /// One line, bounded length, no control characters: model text is data.
 pub fn clean_question(text: &str) -> String {
     let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let line = line.trim_start_matches(|c: char| c == '-' || c == '*' || c.is_ascii_digit() || c == '.' || c == ')' || c == ' ');
-    line.chars().filter(|c| !c.is_control()).take(300).collect::<String>().trim().to_string()
+    let line = line.trim_start_matches(|c: char| {
+        c == '-' || c == '*' || c.is_ascii_digit() || c == '.' || c == ')' || c == ' '
+    });
+    line.chars()
+        .filter(|c| !c.is_control())
+        .take(300)
+        .collect::<String>()
+        .trim()
+        .to_string()
 }
 
 // ---------------------------------------------------------------- offline heuristic
@@ -146,14 +200,20 @@ pub fn offline_answer(input: &Value) -> Value {
     let min = input["min"].as_u64().unwrap_or(5) as usize;
     let max = input["max"].as_u64().unwrap_or(10) as usize;
     let target = (input["target"].as_u64().unwrap_or(min as u64) as usize).clamp(min, max);
-    let headings: Vec<String> =
-        input["headings"].as_array().map(|a| a.iter().filter_map(|h| h.as_str().map(String::from)).collect()).unwrap_or_default();
+    let headings: Vec<String> = input["headings"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|h| h.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
 
     let mut questions: Vec<String> = Vec::new();
     let mut seen_terms: Vec<BTreeSet<String>> = Vec::new();
     let mut push = |q: String, questions: &mut Vec<String>| {
         let terms: BTreeSet<String> = content_terms(&q).into_iter().collect();
-        if terms.is_empty() || seen_terms.iter().any(|t| *t == terms) || questions.len() >= max {
+        if terms.is_empty() || seen_terms.contains(&terms) || questions.len() >= max {
             return;
         }
         seen_terms.push(terms);
@@ -164,14 +224,20 @@ pub fn offline_answer(input: &Value) -> Value {
     for clause in &clauses {
         push(as_question(clause), &mut questions);
     }
-    let focus = clauses.first().map(|c| strip_question_words(c)).unwrap_or_else(|| topic.to_string());
+    let focus = clauses
+        .first()
+        .map(|c| strip_question_words(c))
+        .unwrap_or_else(|| topic.to_string());
     let topic_terms: BTreeSet<String> = content_terms(topic).into_iter().collect();
 
     let mut ranked: Vec<(usize, usize, &String)> = headings
         .iter()
         .enumerate()
         .map(|(i, h)| {
-            let overlap = content_terms(h).iter().filter(|t| topic_terms.contains(*t)).count();
+            let overlap = content_terms(h)
+                .iter()
+                .filter(|t| topic_terms.contains(*t))
+                .count();
             (overlap, i, h)
         })
         .collect();
@@ -180,10 +246,21 @@ pub fn offline_answer(input: &Value) -> Value {
         if questions.len() >= target {
             break;
         }
-        push(format!("What does the documentation say about “{heading}”?"), &mut questions);
+        push(
+            format!("What does the documentation say about “{heading}”?"),
+            &mut questions,
+        );
     }
-    let key_terms: Vec<String> = words(topic).into_iter().filter(|w| !is_stop_word(w) && w.len() > 2).collect();
-    let probes = ["What are the limits and failure cases of", "How is performance affected by", "What are the alternatives to", "How is it configured:"];
+    let key_terms: Vec<String> = words(topic)
+        .into_iter()
+        .filter(|w| !is_stop_word(w) && w.len() > 2)
+        .collect();
+    let probes = [
+        "What are the limits and failure cases of",
+        "How is performance affected by",
+        "What are the alternatives to",
+        "How is it configured:",
+    ];
     'outer: for probe in probes {
         for term in &key_terms {
             if questions.len() >= min {
@@ -204,7 +281,15 @@ pub fn offline_answer(input: &Value) -> Value {
 pub fn topic_clauses(topic: &str) -> Vec<String> {
     let mut clauses = Vec::new();
     for part in topic.split(['?', ';', '\n']) {
-        for piece in part.split(", and ").flat_map(|p| p.split(" and what ").enumerate().map(|(i, s)| if i > 0 { format!("what {s}") } else { s.to_string() })) {
+        for piece in part.split(", and ").flat_map(|p| {
+            p.split(" and what ").enumerate().map(|(i, s)| {
+                if i > 0 {
+                    format!("what {s}")
+                } else {
+                    s.to_string()
+                }
+            })
+        }) {
             let piece = piece.trim().trim_matches(',').trim();
             if !content_terms(piece).is_empty() {
                 clauses.push(piece.to_string());
@@ -219,14 +304,36 @@ pub fn topic_clauses(topic: &str) -> Vec<String> {
 
 fn as_question(clause: &str) -> String {
     let mut chars = clause.chars();
-    let first: String = chars.next().map(|c| c.to_uppercase().collect()).unwrap_or_default();
+    let first: String = chars
+        .next()
+        .map(|c| c.to_uppercase().collect())
+        .unwrap_or_default();
     let body = format!("{first}{}", chars.as_str());
-    if body.ends_with('?') { body } else { format!("{body}?") }
+    if body.ends_with('?') {
+        body
+    } else {
+        format!("{body}?")
+    }
 }
 
 fn strip_question_words(clause: &str) -> String {
     let lowered = clause.to_lowercase();
-    for prefix in ["how does ", "how do ", "how is ", "how are ", "what is ", "what are ", "what does ", "why does ", "why is ", "when does ", "which ", "what ", "how ", "why "] {
+    for prefix in [
+        "how does ",
+        "how do ",
+        "how is ",
+        "how are ",
+        "what is ",
+        "what are ",
+        "what does ",
+        "why does ",
+        "why is ",
+        "when does ",
+        "which ",
+        "what ",
+        "how ",
+        "why ",
+    ] {
         if lowered.starts_with(prefix) {
             return clause[prefix.len()..].trim().to_string();
         }
@@ -241,8 +348,13 @@ mod tests {
     #[test]
     fn clauses_split_compound_topics() {
         assert_eq!(
-            topic_clauses("How does SQLite guarantee atomic commits, and what changes in WAL mode?"),
-            ["How does SQLite guarantee atomic commits", "what changes in WAL mode"]
+            topic_clauses(
+                "How does SQLite guarantee atomic commits, and what changes in WAL mode?"
+            ),
+            [
+                "How does SQLite guarantee atomic commits",
+                "what changes in WAL mode"
+            ]
         );
     }
 
@@ -250,7 +362,9 @@ mod tests {
     fn plan_size_follows_depth() {
         for depth in ["quick", "standard", "deep"] {
             let (min, max, target) = bounds(depth);
-            let answer = offline_answer(&json!({"topic": "rollback journal durability", "min": min, "max": max, "target": target, "headings": []}));
+            let answer = offline_answer(
+                &json!({"topic": "rollback journal durability", "min": min, "max": max, "target": target, "headings": []}),
+            );
             let n = answer["subquestions"].as_array().map(Vec::len).unwrap_or(0);
             assert!((min..=max).contains(&n), "{depth}: {n}");
         }
@@ -258,14 +372,33 @@ mod tests {
 
     #[test]
     fn two_topics_over_one_corpus_get_different_plans() {
-        let headings = json!(["Hot Rollback Journals", "Write-Ahead Log Checkpoints", "Page Cache Spill", "Locking States"]);
-        let plan = |topic: &str| offline_answer(&json!({"topic": topic, "min": 5, "max": 10, "target": 6, "headings": headings}));
+        let headings = json!([
+            "Hot Rollback Journals",
+            "Write-Ahead Log Checkpoints",
+            "Page Cache Spill",
+            "Locking States"
+        ]);
+        let plan = |topic: &str| {
+            offline_answer(
+                &json!({"topic": topic, "min": 5, "max": 10, "target": 6, "headings": headings}),
+            )
+        };
         let a = plan("How are hot rollback journals replayed?");
         let b = plan("When does a write-ahead log checkpoint run?");
         assert_ne!(a, b);
         // Headings related to the topic come first.
-        assert!(a["subquestions"][1].as_str().is_some_and(|q| q.contains("Hot Rollback Journals")), "{a}");
-        assert!(b["subquestions"][1].as_str().is_some_and(|q| q.contains("Write-Ahead Log Checkpoints")), "{b}");
+        assert!(
+            a["subquestions"][1]
+                .as_str()
+                .is_some_and(|q| q.contains("Hot Rollback Journals")),
+            "{a}"
+        );
+        assert!(
+            b["subquestions"][1]
+                .as_str()
+                .is_some_and(|q| q.contains("Write-Ahead Log Checkpoints")),
+            "{b}"
+        );
     }
 
     #[test]

@@ -57,35 +57,79 @@ pub async fn run(
 ) -> (DeepenOut, Vec<LedgerEntry>) {
     let mut gaps: Vec<(Subq, String)> = Vec::new();
     for subq in subquestions {
-        let supported = claims.iter().filter(|(c, v)| c.subquestion == subq.id && *v == Verdict::Supported).count();
+        let supported = claims
+            .iter()
+            .filter(|(c, v)| c.subquestion == subq.id && *v == Verdict::Supported)
+            .count();
         if let Some(conflict) = conflicts.iter().find(|c| c.subquestion == subq.id) {
-            gaps.push((subq.clone(), format!("sources disagree: {}", conflict.summary)));
+            gaps.push((
+                subq.clone(),
+                format!("sources disagree: {}", conflict.summary),
+            ));
         } else if supported < MIN_SUPPORTED {
-            gaps.push((subq.clone(), format!("only {supported} supported claim(s), fewer than {MIN_SUPPORTED}")));
+            gaps.push((
+                subq.clone(),
+                format!("only {supported} supported claim(s), fewer than {MIN_SUPPORTED}"),
+            ));
         }
     }
     let limit = max_rounds(depth);
     if gaps.is_empty() {
         let reason = format!("no gaps after round {round}: every subquestion has at least {MIN_SUPPORTED} supported claims and no disagreement");
-        return (DeepenOut { followups: vec![], reason }, vec![]);
+        return (
+            DeepenOut {
+                followups: vec![],
+                reason,
+            },
+            vec![],
+        );
     }
-    let gap_list = gaps.iter().map(|(s, why)| format!("{}: {why}", s.id)).collect::<Vec<_>>().join("; ");
+    let gap_list = gaps
+        .iter()
+        .map(|(s, why)| format!("{}: {why}", s.id))
+        .collect::<Vec<_>>()
+        .join("; ");
     if round >= limit {
-        let reason = format!("depth {depth} allows {limit} extra round(s); gaps left open: {gap_list}");
-        return (DeepenOut { followups: vec![], reason }, vec![]);
+        let reason =
+            format!("depth {depth} allows {limit} extra round(s); gaps left open: {gap_list}");
+        return (
+            DeepenOut {
+                followups: vec![],
+                reason,
+            },
+            vec![],
+        );
     }
     gaps.truncate(MAX_FOLLOWUPS);
     let ids: BTreeSet<String> = gaps.iter().map(|(s, _)| s.id.clone()).collect();
-    let shown = gaps.iter().map(|(s, why)| format!("- {}: {} ({why})", s.id, s.text)).collect::<Vec<_>>().join("\n");
-    let items: Vec<Value> = gaps.iter().map(|(s, why)| json!({"id": s.id, "text": s.text, "why": why})).collect();
+    let shown = gaps
+        .iter()
+        .map(|(s, why)| format!("- {}: {} ({why})", s.id, s.text))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let items: Vec<Value> = gaps
+        .iter()
+        .map(|(s, why)| json!({"id": s.id, "text": s.text, "why": why}))
+        .collect();
     let result = call_task::<Answer, _>(
         llm,
-        TaskCall { node_id, stage: "deepen", prompt: &deepr_prompts::DEEPEN, tier: Tier::Cheap, values: vec![("topic", topic.to_string()), ("gaps", shown)], task_input: json!({"topic": topic, "gaps": items}) },
+        TaskCall {
+            node_id,
+            stage: "deepen",
+            prompt: &deepr_prompts::DEEPEN,
+            tier: Tier::Cheap,
+            values: vec![("topic", topic.to_string()), ("gaps", shown)],
+            task_input: json!({"topic": topic, "gaps": items}),
+        },
         |answer: &Answer| {
             if let Some(bad) = answer.followups.iter().find(|f| !ids.contains(&f.gap_id)) {
                 return Err(format!("follow-up for unknown gap ID {:?}", bad.gap_id));
             }
-            if answer.followups.iter().any(|f| f.question.trim().is_empty()) {
+            if answer
+                .followups
+                .iter()
+                .any(|f| f.question.trim().is_empty())
+            {
                 return Err("a follow-up question is empty".into());
             }
             Ok(())
@@ -95,10 +139,19 @@ pub async fn run(
     let mut followups: Vec<Subq> = Vec::new();
     for f in result.value.followups {
         let text = clean_question(&f.question);
-        if text.is_empty() || followups.iter().any(|s| s.parent.as_deref() == Some(f.gap_id.as_str())) {
+        if text.is_empty()
+            || followups
+                .iter()
+                .any(|s| s.parent.as_deref() == Some(f.gap_id.as_str()))
+        {
             continue;
         }
-        followups.push(Subq { id: format!("{}.r{}", f.gap_id, round + 1), text, round: round + 1, parent: Some(f.gap_id) });
+        followups.push(Subq {
+            id: format!("{}.r{}", f.gap_id, round + 1),
+            text,
+            round: round + 1,
+            parent: Some(f.gap_id),
+        });
     }
     followups.sort_by(|a, b| a.id.cmp(&b.id));
     let reason = format!("round {} follows up {}", round + 1, gap_list);

@@ -44,13 +44,20 @@ pub async fn run(
     archive: &dyn TextArchive,
     llm: &dyn LlmProvider,
 ) -> (ExtractOut, Vec<LedgerEntry>) {
-    let titles: BTreeMap<&str, &str> =
-        scored.sources.iter().map(|s| (s.doc.content_sha256.as_str(), s.doc.title.as_str())).collect();
+    let titles: BTreeMap<&str, &str> = scored
+        .sources
+        .iter()
+        .map(|s| (s.doc.content_sha256.as_str(), s.doc.title.as_str()))
+        .collect();
     let mut shown = Vec::new();
     let mut lines = Vec::new();
     for candidate in &scored.candidates {
-        let Some(text) = archive.get(&candidate.content_sha256) else { continue };
-        let Some(sentence) = text.sentence(candidate.sentence) else { continue };
+        let Some(text) = archive.get(&candidate.content_sha256) else {
+            continue;
+        };
+        let Some(sentence) = text.sentence(candidate.sentence) else {
+            continue;
+        };
         let one_line = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
         lines.push(format!("[{}] {}", candidate.cid, one_line));
         shown.push(json!({
@@ -59,7 +66,13 @@ pub async fn run(
         }));
     }
     if shown.is_empty() {
-        return (ExtractOut { claims: Vec::new(), degraded: None }, Vec::new());
+        return (
+            ExtractOut {
+                claims: Vec::new(),
+                degraded: None,
+            },
+            Vec::new(),
+        );
     }
     let known: BTreeSet<String> = scored.candidates.iter().map(|c| c.cid.clone()).collect();
     let result = call_task::<Answer, _>(
@@ -78,7 +91,15 @@ pub async fn run(
     let by_cid: BTreeMap<&str, SentenceRef> = scored
         .candidates
         .iter()
-        .map(|c| (c.cid.as_str(), SentenceRef { content_sha256: c.content_sha256.clone(), sentence: c.sentence }))
+        .map(|c| {
+            (
+                c.cid.as_str(),
+                SentenceRef {
+                    content_sha256: c.content_sha256.clone(),
+                    sentence: c.sentence,
+                },
+            )
+        })
         .collect();
     let mut claims = Vec::new();
     for claim in result.value.claims.iter().take(max_claims) {
@@ -90,20 +111,46 @@ pub async fn run(
                 }
             }
         }
-        let text: String = claim.text.split_whitespace().collect::<Vec<_>>().join(" ").chars().filter(|c| !c.is_control()).take(600).collect();
+        let text: String = claim
+            .text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(600)
+            .collect();
         if citations.is_empty() || text.is_empty() {
             continue;
         }
-        claims.push(ClaimDraft { id: format!("{}-c{}", subq.id, claims.len() + 1), subquestion: subq.id.clone(), text, citations });
+        claims.push(ClaimDraft {
+            id: format!("{}-c{}", subq.id, claims.len() + 1),
+            subquestion: subq.id.clone(),
+            text,
+            citations,
+        });
     }
-    (ExtractOut { claims, degraded: result.degraded }, result.calls)
+    (
+        ExtractOut {
+            claims,
+            degraded: result.degraded,
+        },
+        result.calls,
+    )
 }
 
 /// Meaning checks beyond the schema: every ID was shown, 1–3 IDs per claim, a claim
 /// text, at most `max_claims` claims.
-pub fn validate(answer: &Answer, known: &BTreeSet<String>, max_claims: usize) -> Result<(), String> {
+pub fn validate(
+    answer: &Answer,
+    known: &BTreeSet<String>,
+    max_claims: usize,
+) -> Result<(), String> {
     if answer.claims.len() > max_claims {
-        return Err(format!("at most {max_claims} claims allowed, got {}", answer.claims.len()));
+        return Err(format!(
+            "at most {max_claims} claims allowed, got {}",
+            answer.claims.len()
+        ));
     }
     for (i, claim) in answer.claims.iter().enumerate() {
         if claim.text.trim().is_empty() {
@@ -113,7 +160,10 @@ pub fn validate(answer: &Answer, known: &BTreeSet<String>, max_claims: usize) ->
             return Err(format!("claim {} must cite 1 to 3 sentence IDs", i + 1));
         }
         if let Some(unknown) = claim.sentence_ids.iter().find(|id| !known.contains(*id)) {
-            return Err(format!("claim {} cites unknown sentence ID {unknown:?}", i + 1));
+            return Err(format!(
+                "claim {} cites unknown sentence ID {unknown:?}",
+                i + 1
+            ));
         }
     }
     Ok(())
@@ -134,7 +184,13 @@ pub fn offline_answer(input: &Value) -> Value {
                 .map(|c| {
                     let text = c["text"].as_str().unwrap_or_default().to_string();
                     let terms = content_terms(&text).into_iter().collect();
-                    (c["id"].as_str().unwrap_or_default().to_string(), text, c["weight"].as_f64().unwrap_or(0.0), c["doc"].as_str().unwrap_or_default().to_string(), terms)
+                    (
+                        c["id"].as_str().unwrap_or_default().to_string(),
+                        text,
+                        c["weight"].as_f64().unwrap_or(0.0),
+                        c["doc"].as_str().unwrap_or_default().to_string(),
+                        terms,
+                    )
                 })
                 .collect()
         })
@@ -147,7 +203,10 @@ pub fn offline_answer(input: &Value) -> Value {
             if chosen.contains(&i) {
                 continue;
             }
-            let redundancy = chosen.iter().map(|&j| jaccard(&candidate.4, &candidates[j].4)).fold(0.0, f64::max);
+            let redundancy = chosen
+                .iter()
+                .map(|&j| jaccard(&candidate.4, &candidates[j].4))
+                .fold(0.0, f64::max);
             if redundancy > 0.6 {
                 continue;
             }
@@ -169,13 +228,16 @@ pub fn offline_answer(input: &Value) -> Value {
             // Corroboration only from a sentence that states the same numbers: a
             // near-twin with other figures is a disagreement, not support.
             let own_numbers = deepr_orchestrator::terms::numbers(text);
-            if let Some((other, ..)) = candidates
-                .iter()
-                .find(|c| &c.3 != doc && jaccard(terms, &c.4) >= 0.5 && deepr_orchestrator::terms::numbers(&c.1) == own_numbers)
-            {
+            if let Some((other, ..)) = candidates.iter().find(|c| {
+                &c.3 != doc
+                    && jaccard(terms, &c.4) >= 0.5
+                    && deepr_orchestrator::terms::numbers(&c.1) == own_numbers
+            }) {
                 ids.push(other.clone());
             }
-            let claim = text.trim_start_matches(|c: char| c == '-' || c == '*' || c == '•' || c == ' ').to_string();
+            let claim = text
+                .trim_start_matches(['-', '*', '•', ' '])
+                .to_string();
             json!({"text": claim, "sentence_ids": ids})
         })
         .collect();
@@ -198,11 +260,28 @@ mod tests {
     #[test]
     fn unknown_ids_are_invalid() {
         let known: BTreeSet<String> = ["c1".to_string()].into();
-        let bad = Answer { claims: vec![AnswerClaim { text: "x".into(), sentence_ids: vec!["c9".into()] }] };
-        assert!(validate(&bad, &known, 5).unwrap_err().contains("unknown sentence ID"));
-        let empty = Answer { claims: vec![AnswerClaim { text: "x".into(), sentence_ids: vec![] }] };
+        let bad = Answer {
+            claims: vec![AnswerClaim {
+                text: "x".into(),
+                sentence_ids: vec!["c9".into()],
+            }],
+        };
+        assert!(validate(&bad, &known, 5)
+            .unwrap_err()
+            .contains("unknown sentence ID"));
+        let empty = Answer {
+            claims: vec![AnswerClaim {
+                text: "x".into(),
+                sentence_ids: vec![],
+            }],
+        };
         assert!(validate(&empty, &known, 5).is_err());
-        let good = Answer { claims: vec![AnswerClaim { text: "x".into(), sentence_ids: vec!["c1".into()] }] };
+        let good = Answer {
+            claims: vec![AnswerClaim {
+                text: "x".into(),
+                sentence_ids: vec!["c1".into()],
+            }],
+        };
         assert!(validate(&good, &known, 5).is_ok());
     }
 
@@ -214,7 +293,14 @@ mod tests {
             {"id": "c3", "text": "WAL mode appends changes to a separate log file.", "weight": 0.5, "doc": "b"}
         ]});
         let answer = offline_answer(&input);
-        let ids: Vec<&str> = answer["claims"].as_array().map(|a| a.iter().filter_map(|c| c["sentence_ids"][0].as_str()).collect()).unwrap_or_default();
+        let ids: Vec<&str> = answer["claims"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|c| c["sentence_ids"][0].as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
         assert_eq!(ids, ["c1", "c3"]);
     }
 }

@@ -12,7 +12,11 @@ pub const STAGE_VERSION: u32 = 1;
 /// Documents fetched per subquestion.
 pub const DOCS_PER_SUBQUESTION: usize = 8;
 
-pub async fn run(node_id: &str, retrieved: &RetrieveOut, fetcher: &dyn Fetcher) -> (FetchOut, Vec<LedgerEntry>) {
+pub async fn run(
+    node_id: &str,
+    retrieved: &RetrieveOut,
+    fetcher: &dyn Fetcher,
+) -> (FetchOut, Vec<LedgerEntry>) {
     let mut docs = Vec::new();
     let mut failures = Vec::new();
     let mut calls = Vec::new();

@@ -35,11 +35,20 @@ pub fn quotes(claim: &ClaimDraft, archive: &dyn TextArchive) -> Vec<String> {
     claim
         .citations
         .iter()
-        .filter_map(|c| archive.get(&c.content_sha256).and_then(|t| t.sentence(c.sentence).map(str::to_string)))
+        .filter_map(|c| {
+            archive
+                .get(&c.content_sha256)
+                .and_then(|t| t.sentence(c.sentence).map(str::to_string))
+        })
         .collect()
 }
 
-pub async fn run(node_id: &str, claims: &[ClaimDraft], archive: &dyn TextArchive, llm: &dyn LlmProvider) -> (JudgeOut, Vec<LedgerEntry>) {
+pub async fn run(
+    node_id: &str,
+    claims: &[ClaimDraft],
+    archive: &dyn TextArchive,
+    llm: &dyn LlmProvider,
+) -> (JudgeOut, Vec<LedgerEntry>) {
     let mut verdicts: BTreeMap<String, Verdict> = BTreeMap::new();
     let mut calls = Vec::new();
     let mut degraded = Vec::new();
@@ -53,7 +62,16 @@ pub async fn run(node_id: &str, claims: &[ClaimDraft], archive: &dyn TextArchive
         let shown = batch
             .iter()
             .map(|c| {
-                let q = quotes(c, archive).iter().map(|q| format!("  quote: \"{}\"", q.split_whitespace().collect::<Vec<_>>().join(" "))).collect::<Vec<_>>().join("\n");
+                let q = quotes(c, archive)
+                    .iter()
+                    .map(|q| {
+                        format!(
+                            "  quote: \"{}\"",
+                            q.split_whitespace().collect::<Vec<_>>().join(" ")
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
                 format!("claim {}: {}\n{q}", c.id, c.text)
             })
             .collect::<Vec<_>>()
@@ -87,11 +105,25 @@ pub async fn run(node_id: &str, claims: &[ClaimDraft], archive: &dyn TextArchive
         .iter()
         .map(|c| {
             let verdict = verdicts.get(&c.id).copied().unwrap_or(Verdict::Unjudged);
-            (c.id.clone(), apply_floor(verdict, &c.text, &quotes(c, archive)))
+            (
+                c.id.clone(),
+                apply_floor(verdict, &c.text, &quotes(c, archive)),
+            )
         })
         .collect();
-    let degraded = if degraded.is_empty() { None } else { Some(degraded.join("; ")) };
-    (JudgeOut { verdicts, calls: batches, degraded }, calls)
+    let degraded = if degraded.is_empty() {
+        None
+    } else {
+        Some(degraded.join("; "))
+    };
+    (
+        JudgeOut {
+            verdicts,
+            calls: batches,
+            degraded,
+        },
+        calls,
+    )
 }
 
 fn parse_verdict(text: &str) -> Verdict {
@@ -109,13 +141,22 @@ pub fn validate(answer: &Answer, ids: &BTreeSet<String>) -> Result<(), String> {
         if !ids.contains(&v.claim_id) {
             return Err(format!("verdict for unknown claim ID {:?}", v.claim_id));
         }
-        if !["supported", "partial", "unsupported"].contains(&v.verdict.trim().to_ascii_lowercase().as_str()) {
-            return Err(format!("verdict {:?} is not supported|partial|unsupported", v.verdict));
+        if !["supported", "partial", "unsupported"]
+            .contains(&v.verdict.trim().to_ascii_lowercase().as_str())
+        {
+            return Err(format!(
+                "verdict {:?} is not supported|partial|unsupported",
+                v.verdict
+            ));
         }
         seen.insert(v.claim_id.clone());
     }
     if seen.len() != ids.len() {
-        return Err(format!("expected one verdict for each of {} claims, got {}", ids.len(), seen.len()));
+        return Err(format!(
+            "expected one verdict for each of {} claims, got {}",
+            ids.len(),
+            seen.len()
+        ));
     }
     Ok(())
 }
@@ -126,8 +167,14 @@ pub fn apply_floor(verdict: Verdict, claim: &str, quotes: &[String]) -> Verdict 
         return verdict;
     }
     let claim_terms: BTreeSet<String> = content_terms(claim).into_iter().collect();
-    let shares = quotes.iter().any(|q| content_terms(q).iter().any(|t| claim_terms.contains(t)));
-    if shares { verdict } else { Verdict::Unsupported }
+    let shares = quotes
+        .iter()
+        .any(|q| content_terms(q).iter().any(|t| claim_terms.contains(t)));
+    if shares {
+        verdict
+    } else {
+        Verdict::Unsupported
+    }
 }
 
 /// Offline judge: share of the claim's content words found in its quotes, and every
@@ -140,14 +187,32 @@ pub fn offline_answer(input: &Value) -> Value {
                 .iter()
                 .map(|c| {
                     let claim = c["text"].as_str().unwrap_or_default();
-                    let quotes: Vec<&str> = c["quotes"].as_array().map(|q| q.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+                    let quotes: Vec<&str> = c["quotes"]
+                        .as_array()
+                        .map(|q| q.iter().filter_map(Value::as_str).collect())
+                        .unwrap_or_default();
                     let joined = quotes.join(" ");
-                    let quote_terms: BTreeSet<String> = content_terms(&joined).into_iter().collect();
+                    let quote_terms: BTreeSet<String> =
+                        content_terms(&joined).into_iter().collect();
                     let claim_terms: BTreeSet<String> = content_terms(claim).into_iter().collect();
-                    let share = if claim_terms.is_empty() { 0.0 } else { claim_terms.iter().filter(|t| quote_terms.contains(*t)).count() as f64 / claim_terms.len() as f64 };
+                    let share = if claim_terms.is_empty() {
+                        0.0
+                    } else {
+                        claim_terms
+                            .iter()
+                            .filter(|t| quote_terms.contains(*t))
+                            .count() as f64
+                            / claim_terms.len() as f64
+                    };
                     let quote_numbers = numbers(&joined);
                     let numbers_ok = numbers(claim).iter().all(|n| quote_numbers.contains(n));
-                    let verdict = if share >= 0.6 && numbers_ok { "supported" } else if share >= 0.3 { "partial" } else { "unsupported" };
+                    let verdict = if share >= 0.6 && numbers_ok {
+                        "supported"
+                    } else if share >= 0.3 {
+                        "partial"
+                    } else {
+                        "unsupported"
+                    };
                     json!({"claim_id": c["id"], "verdict": verdict})
                 })
                 .collect()
@@ -163,17 +228,42 @@ mod tests {
     #[test]
     fn floor_overrides_a_supported_verdict_without_shared_words() {
         let quotes = vec!["WAL mode appends changes to a log.".to_string()];
-        assert_eq!(apply_floor(Verdict::Supported, "Bananas are yellow.", &quotes), Verdict::Unsupported);
-        assert_eq!(apply_floor(Verdict::Supported, "WAL appends changes.", &quotes), Verdict::Supported);
-        assert_eq!(apply_floor(Verdict::Partial, "Bananas.", &quotes), Verdict::Partial);
+        assert_eq!(
+            apply_floor(Verdict::Supported, "Bananas are yellow.", &quotes),
+            Verdict::Unsupported
+        );
+        assert_eq!(
+            apply_floor(Verdict::Supported, "WAL appends changes.", &quotes),
+            Verdict::Supported
+        );
+        assert_eq!(
+            apply_floor(Verdict::Partial, "Bananas.", &quotes),
+            Verdict::Partial
+        );
     }
 
     #[test]
     fn validation_requires_one_verdict_per_claim() {
         let ids: BTreeSet<String> = ["a".to_string(), "b".to_string()].into();
-        let one = Answer { verdicts: vec![AnswerVerdict { claim_id: "a".into(), verdict: "supported".into() }] };
+        let one = Answer {
+            verdicts: vec![AnswerVerdict {
+                claim_id: "a".into(),
+                verdict: "supported".into(),
+            }],
+        };
         assert!(validate(&one, &ids).is_err());
-        let odd = Answer { verdicts: vec![AnswerVerdict { claim_id: "a".into(), verdict: "maybe".into() }, AnswerVerdict { claim_id: "b".into(), verdict: "partial".into() }] };
+        let odd = Answer {
+            verdicts: vec![
+                AnswerVerdict {
+                    claim_id: "a".into(),
+                    verdict: "maybe".into(),
+                },
+                AnswerVerdict {
+                    claim_id: "b".into(),
+                    verdict: "partial".into(),
+                },
+            ],
+        };
         assert!(validate(&odd, &ids).is_err());
     }
 }

@@ -22,4 +22,6 @@ pub mod subquery;
 pub mod synthesize;
 pub mod types;
 
-pub use pipeline::{run_research, Depth, ResearchConfig, ResearchError, ResearchProviders, ResearchResult, Strategy};
+pub use pipeline::{
+    run_research, Depth, ResearchConfig, ResearchError, ResearchProviders, ResearchResult, Strategy,
+};

@@ -60,15 +60,22 @@ pub fn parse_json_object(text: &str) -> Result<Value, String> {
         return Ok(value);
     }
     let start = trimmed.find('{').ok_or("answer contains no JSON object")?;
-    let end = trimmed.rfind('}').ok_or("answer contains no complete JSON object")?;
+    let end = trimmed
+        .rfind('}')
+        .ok_or("answer contains no complete JSON object")?;
     if end <= start {
         return Err("answer contains no complete JSON object".into());
     }
-    serde_json::from_str(&trimmed[start..=end]).map_err(|e| format!("answer is not valid JSON: {e}"))
+    serde_json::from_str(&trimmed[start..=end])
+        .map_err(|e| format!("answer is not valid JSON: {e}"))
 }
 
 /// Run a task. Never fails: an unusable model degrades to the offline heuristic.
-pub async fn call_task<T, V>(llm: &dyn LlmProvider, call: TaskCall<'_>, validate: V) -> TaskResult<T>
+pub async fn call_task<T, V>(
+    llm: &dyn LlmProvider,
+    call: TaskCall<'_>,
+    validate: V,
+) -> TaskResult<T>
 where
     T: DeserializeOwned + Default,
     V: Fn(&T) -> Result<(), String>,
@@ -103,7 +110,10 @@ where
             }
             Ok(response) => {
                 let parsed = parse_json_object(&response.text)
-                    .and_then(|v| serde_json::from_value::<T>(v).map_err(|e| format!("answer does not match the schema: {e}")))
+                    .and_then(|v| {
+                        serde_json::from_value::<T>(v)
+                            .map_err(|e| format!("answer does not match the schema: {e}"))
+                    })
                     .and_then(|t| validate(&t).map(|()| t));
                 let status = match &parsed {
                     Ok(_) if attempt == 0 => "ok".to_string(),
@@ -118,7 +128,13 @@ where
                 done.latency_ms = latency_ms;
                 calls.push(done);
                 match parsed {
-                    Ok(value) => return TaskResult { value, calls, degraded: None },
+                    Ok(value) => {
+                        return TaskResult {
+                            value,
+                            calls,
+                            degraded: None,
+                        }
+                    }
                     Err(error) => {
                         last_error = error.clone();
                         request.user = format!(
@@ -130,16 +146,32 @@ where
             }
         }
     }
-    degrade(&call, calls, format!("model answer invalid after repair: {last_error}"))
+    degrade(
+        &call,
+        calls,
+        format!("model answer invalid after repair: {last_error}"),
+    )
 }
 
-fn degrade<T: DeserializeOwned + Default>(call: &TaskCall<'_>, calls: Vec<LedgerEntry>, why: String) -> TaskResult<T> {
+fn degrade<T: DeserializeOwned + Default>(
+    call: &TaskCall<'_>,
+    calls: Vec<LedgerEntry>,
+    why: String,
+) -> TaskResult<T> {
     let answer = crate::offline::answer(call.prompt.id, &call.task_input);
     match serde_json::from_value::<T>(answer) {
-        Ok(value) => TaskResult { value, calls, degraded: Some(why) },
+        Ok(value) => TaskResult {
+            value,
+            calls,
+            degraded: Some(why),
+        },
         // The offline heuristics always produce their own schema; should one ever not,
         // the node degrades to an empty answer rather than aborting the run.
-        Err(error) => TaskResult { value: T::default(), calls, degraded: Some(format!("{why}; offline fallback failed: {error}")) },
+        Err(error) => TaskResult {
+            value: T::default(),
+            calls,
+            degraded: Some(format!("{why}; offline fallback failed: {error}")),
+        },
     }
 }
 

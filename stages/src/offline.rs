@@ -39,11 +39,17 @@ impl LlmProvider for OfflineModel {
     async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
         let value = answer(&request.prompt_id, &request.task_input);
         if value.is_null() {
-            return Err(LlmError::Call { status: CallStatus::BadResponse, message: format!("offline model has no task {:?}", request.prompt_id) });
+            return Err(LlmError::Call {
+                status: CallStatus::BadResponse,
+                message: format!("offline model has no task {:?}", request.prompt_id),
+            });
         }
         let text = value.to_string();
         Ok(LlmResponse {
-            prompt_tokens: count_chat_tokens(&[("system", &request.system), ("user", &request.user)]),
+            prompt_tokens: count_chat_tokens(&[
+                ("system", &request.system),
+                ("user", &request.user),
+            ]),
             completion_tokens: count_tokens(&text),
             cached_tokens: 0,
             cost_usd: 0.0,

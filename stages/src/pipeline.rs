@@ -17,7 +17,10 @@ use std::sync::Arc;
 
 use deepr_evidence::report::{Conflict, Coverage, Verdict};
 use deepr_orchestrator::executor::{Dag, DoneNode, NodeResult};
-use deepr_orchestrator::{Executor, ExecutorError, Fetcher, LedgerEntry, LlmProvider, NodeContext, NodeSpec, SearchProvider, TextArchive};
+use deepr_orchestrator::{
+    Executor, ExecutorError, Fetcher, LedgerEntry, LlmProvider, NodeContext, NodeSpec,
+    SearchProvider, TextArchive,
+};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -111,17 +114,28 @@ pub struct ResearchResult {
 }
 
 fn read<T: DeserializeOwned>(inputs: &BTreeMap<String, Arc<Value>>, id: &str) -> Result<T, String> {
-    let value = inputs.get(id).ok_or_else(|| format!("missing input {id}"))?;
+    let value = inputs
+        .get(id)
+        .ok_or_else(|| format!("missing input {id}"))?;
     serde_json::from_value(Value::clone(value)).map_err(|e| format!("input {id} unreadable: {e}"))
 }
 
-fn done_output<T: DeserializeOwned>(done: &BTreeMap<String, DoneNode>, id: &str) -> Result<T, ResearchError> {
-    let node = done.get(id).ok_or_else(|| ResearchError::Output(format!("node {id} did not finish")))?;
-    serde_json::from_value(Value::clone(&node.output)).map_err(|e| ResearchError::Output(format!("{id}: {e}")))
+fn done_output<T: DeserializeOwned>(
+    done: &BTreeMap<String, DoneNode>,
+    id: &str,
+) -> Result<T, ResearchError> {
+    let node = done
+        .get(id)
+        .ok_or_else(|| ResearchError::Output(format!("node {id} did not finish")))?;
+    serde_json::from_value(Value::clone(&node.output))
+        .map_err(|e| ResearchError::Output(format!("{id}: {e}")))
 }
 
 fn finish<T: Serialize>(output: T, calls: Vec<LedgerEntry>) -> Result<NodeResult, String> {
-    Ok(NodeResult { output: serde_json::to_value(output).map_err(|e| e.to_string())?, calls })
+    Ok(NodeResult {
+        output: serde_json::to_value(output).map_err(|e| e.to_string())?,
+        calls,
+    })
 }
 
 fn spec<F, Fut>(id: String, stage: &str, key_material: Value, f: F) -> NodeSpec
@@ -129,7 +143,12 @@ where
     F: FnOnce(NodeContext) -> Fut + Send + 'static,
     Fut: std::future::Future<Output = Result<NodeResult, String>> + Send + 'static,
 {
-    NodeSpec { id, stage: stage.to_string(), key_material, run: Box::new(move |ctx| Box::pin(f(ctx))) }
+    NodeSpec {
+        id,
+        stage: stage.to_string(),
+        key_material,
+        run: Box::new(move |ctx| Box::pin(f(ctx))),
+    }
 }
 
 /// Run the whole pipeline. Finished nodes are restored from the executor's store.
@@ -170,7 +189,10 @@ pub async fn run_research(
     let decomposed: DecomposeOut = done_output(&done, "r0/decompose")?;
     let scout: ScoutOut = done_output(&done, "r0/scout")?;
 
-    let mut result = ResearchResult { coverage: scout.coverage.clone(), ..Default::default() };
+    let mut result = ResearchResult {
+        coverage: scout.coverage.clone(),
+        ..Default::default()
+    };
     if let Some(why) = &decomposed.degraded {
         result.degraded.push(("r0/decompose".into(), why.clone()));
     }
@@ -187,8 +209,13 @@ pub async fn run_research(
         let mut score_ids = Vec::new();
         for subq in &round_subqs {
             let base = format!("r{round}/{}", subq.id);
-            let (sq_id, rt_id, ft_id, sc_id, ex_id) =
-                (format!("{base}/subquery"), format!("{base}/retrieve"), format!("{base}/fetch"), format!("{base}/score"), format!("{base}/extract"));
+            let (sq_id, rt_id, ft_id, sc_id, ex_id) = (
+                format!("{base}/subquery"),
+                format!("{base}/retrieve"),
+                format!("{base}/fetch"),
+                format!("{base}/score"),
+                format!("{base}/extract"),
+            );
             let p = providers.clone();
             let (t, s) = (topic.clone(), subq.clone());
             dag.add(
@@ -224,17 +251,28 @@ pub async fn run_research(
             let mut score_deps = vec![ft_id.clone(), sq_id.clone()];
             score_deps.extend(previous_extracts.iter().cloned());
             dag.add(
-                spec(sc_id.clone(), "score", json!({"v": crate::score::STAGE_VERSION, "max": crate::score::MAX_CANDIDATES}), move |ctx| async move {
-                    let fetched: FetchOut = read(&ctx.inputs, &ft)?;
-                    let plan: SubqueryOut = read(&ctx.inputs, &sq)?;
-                    let mut exclude = BTreeSet::new();
-                    for id in &previous_extracts {
-                        let extracted: ExtractOut = read(&ctx.inputs, id)?;
-                        exclude.extend(extracted.claims.into_iter().flat_map(|c| c.citations));
-                    }
-                    let out = crate::score::run(&fetched, &plan.ranking_question, &plan.queries, &exclude, p.archive.as_ref());
-                    finish(out, vec![])
-                }),
+                spec(
+                    sc_id.clone(),
+                    "score",
+                    json!({"v": crate::score::STAGE_VERSION, "max": crate::score::MAX_CANDIDATES}),
+                    move |ctx| async move {
+                        let fetched: FetchOut = read(&ctx.inputs, &ft)?;
+                        let plan: SubqueryOut = read(&ctx.inputs, &sq)?;
+                        let mut exclude = BTreeSet::new();
+                        for id in &previous_extracts {
+                            let extracted: ExtractOut = read(&ctx.inputs, id)?;
+                            exclude.extend(extracted.claims.into_iter().flat_map(|c| c.citations));
+                        }
+                        let out = crate::score::run(
+                            &fetched,
+                            &plan.ranking_question,
+                            &plan.queries,
+                            &exclude,
+                            p.archive.as_ref(),
+                        );
+                        finish(out, vec![])
+                    },
+                ),
                 &score_deps,
             )?;
             let p = providers.clone();
@@ -304,7 +342,14 @@ pub async fn run_research(
 
         let deepen_id = format!("r{round}/deepen");
         let p = providers.clone();
-        let (ex, jd, cf, t, d, subqs) = (extract_ids.clone(), judge_id.clone(), conflict_id.clone(), topic.clone(), depth.clone(), round_subqs.clone());
+        let (ex, jd, cf, t, d, subqs) = (
+            extract_ids.clone(),
+            judge_id.clone(),
+            conflict_id.clone(),
+            topic.clone(),
+            depth.clone(),
+            round_subqs.clone(),
+        );
         let mut deps = vec![judge_id.clone(), conflict_id.clone()];
         deps.extend(extract_ids.iter().cloned());
         dag.add(
@@ -343,21 +388,30 @@ pub async fn run_research(
             result.fetch_failures.extend(fetched.failures);
             let scored: ScoreOut = done_output(&done, &format!("{base}/score"))?;
             for source in scored.sources {
-                let entry = result.sources.entry(source.doc.content_sha256.clone()).or_insert_with(|| source.clone());
+                let entry = result
+                    .sources
+                    .entry(source.doc.content_sha256.clone())
+                    .or_insert_with(|| source.clone());
                 if source.score > entry.score {
                     *entry = source;
                 }
             }
             for stage in ["subquery", "extract"] {
                 let id = format!("{base}/{stage}");
-                let node = done.get(&id).map(|n| Value::clone(&n.output)).unwrap_or(Value::Null);
+                let node = done
+                    .get(&id)
+                    .map(|n| Value::clone(&n.output))
+                    .unwrap_or(Value::Null);
                 if let Some(why) = node.get("degraded").and_then(Value::as_str) {
                     result.degraded.push((id, why.to_string()));
                 }
             }
             let extracted: ExtractOut = done_output(&done, &format!("{base}/extract"))?;
             for claim in extracted.claims {
-                let verdict = verdicts.get(&claim.id).copied().unwrap_or(Verdict::Unjudged);
+                let verdict = verdicts
+                    .get(&claim.id)
+                    .copied()
+                    .unwrap_or(Verdict::Unjudged);
                 result.claims.push((claim, verdict));
             }
         }
@@ -377,8 +431,17 @@ pub async fn run_research(
     // ---- phase: write
     let mut write = Dag::new();
     let p = providers.clone();
-    let (t, subqs, claims, conflicts) = (topic.clone(), result.subquestions.clone(), result.claims.clone(), result.conflicts.clone());
-    let deps: Vec<String> = done.keys().filter(|id| id.ends_with("/deepen")).cloned().collect();
+    let (t, subqs, claims, conflicts) = (
+        topic.clone(),
+        result.subquestions.clone(),
+        result.claims.clone(),
+        result.conflicts.clone(),
+    );
+    let deps: Vec<String> = done
+        .keys()
+        .filter(|id| id.ends_with("/deepen"))
+        .cloned()
+        .collect();
     write.add(
         spec("synthesize".into(), "synthesize", json!({"v": crate::synthesize::STAGE_VERSION, "llm": prompt_key(&deepr_prompts::SYNTHESIZE, providers.strong.as_ref())}), move |ctx| async move {
             let (out, calls) = crate::synthesize::run(&ctx.node_id, &t, &subqs, &claims, &conflicts, p.strong.as_ref()).await;
@@ -392,7 +455,9 @@ pub async fn run_research(
         result.degraded.push(("synthesize".into(), why));
     }
     result.summary = synthesized.summary;
-    result.coverage.sort_by(|a, b| (&a.provider, &a.query).cmp(&(&b.provider, &b.query)));
+    result
+        .coverage
+        .sort_by(|a, b| (&a.provider, &a.query).cmp(&(&b.provider, &b.query)));
     result.coverage.dedup();
     result.restored_nodes = done.values().filter(|n| n.restored).count();
     result.executed_nodes = done.len() - result.restored_nodes;

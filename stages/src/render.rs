@@ -11,7 +11,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use deepr_evidence::report::{Citation, Claim, Report, Source, Subquestion, Usage, Verdict, REPORT_SCHEMA};
+use deepr_evidence::report::{
+    Citation, Claim, Report, Source, Subquestion, Usage, Verdict, REPORT_SCHEMA,
+};
 use deepr_orchestrator::TextArchive;
 
 use crate::pipeline::{ResearchConfig, ResearchResult};
@@ -34,8 +36,16 @@ pub struct Completion {
 /// Source ids by content hash: S1… by (score desc, locator).
 fn source_ids(result: &ResearchResult) -> BTreeMap<String, String> {
     let mut ordered: Vec<_> = result.sources.values().collect();
-    ordered.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.doc.locator.cmp(&b.doc.locator)));
-    ordered.iter().enumerate().map(|(i, s)| (s.doc.content_sha256.clone(), format!("S{}", i + 1))).collect()
+    ordered.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.doc.locator.cmp(&b.doc.locator))
+    });
+    ordered
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.doc.content_sha256.clone(), format!("S{}", i + 1)))
+        .collect()
 }
 
 pub fn build_report(
@@ -59,7 +69,10 @@ pub fn build_report(
                 .citations
                 .iter()
                 .filter_map(|c| {
-                    let quote = archive.get(&c.content_sha256)?.sentence(c.sentence)?.to_string();
+                    let quote = archive
+                        .get(&c.content_sha256)?
+                        .sentence(c.sentence)?
+                        .to_string();
                     Some(Citation {
                         source: ids.get(&c.content_sha256)?.clone(),
                         sentence: c.sentence,
@@ -84,7 +97,11 @@ pub fn build_report(
             })
         })
         .collect();
-    sources.sort_by_key(|s| s.id.trim_start_matches('S').parse::<u64>().unwrap_or(u64::MAX));
+    sources.sort_by_key(|s| {
+        s.id.trim_start_matches('S')
+            .parse::<u64>()
+            .unwrap_or(u64::MAX)
+    });
     Report {
         schema: REPORT_SCHEMA.into(),
         run_id: run_id.into(),
@@ -93,7 +110,15 @@ pub fn build_report(
         strategy: config.strategy.as_str().into(),
         complete: completion.complete,
         incomplete_reason: completion.incomplete_reason.clone(),
-        subquestions: result.subquestions.iter().map(|s| Subquestion { id: s.id.clone(), text: s.text.clone(), round: s.round }).collect(),
+        subquestions: result
+            .subquestions
+            .iter()
+            .map(|s| Subquestion {
+                id: s.id.clone(),
+                text: s.text.clone(),
+                round: s.round,
+            })
+            .collect(),
         claims,
         conflicts: result.conflicts.clone(),
         sources,
@@ -115,14 +140,22 @@ impl Footnotes {
         if let Some(n) = self.numbers.get(&key) {
             return *n;
         }
-        self.order.push((citation.source.clone(), citation.sentence, citation.quote.clone()));
+        self.order.push((
+            citation.source.clone(),
+            citation.sentence,
+            citation.quote.clone(),
+        ));
         let n = self.order.len();
         self.numbers.insert(key, n);
         n
     }
 
     fn refs(&mut self, claim: &Claim) -> String {
-        claim.citations.iter().map(|c| format!("[^{}]", self.cite(c))).collect()
+        claim
+            .citations
+            .iter()
+            .map(|c| format!("[^{}]", self.cite(c)))
+            .collect()
     }
 }
 
@@ -134,7 +167,10 @@ fn one_line(text: &str) -> String {
 /// (headings, footnote definitions, HTML).
 fn md_text(text: &str) -> String {
     let line = one_line(text);
-    let line = line.replace('<', "&lt;").replace('>', "&gt;").replace("[^", "[\\^");
+    let line = line
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace("[^", "[\\^");
     match line.chars().next() {
         Some('#' | '>' | '|' | '-' | '+' | '*') => format!("\\{line}"),
         _ => line,
@@ -145,25 +181,43 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
     let mut out = String::new();
     let mut notes = Footnotes::default();
     let claims: BTreeMap<&str, &Claim> = report.claims.iter().map(|c| (c.id.as_str(), c)).collect();
-    let locators: BTreeMap<&str, &Source> = report.sources.iter().map(|s| (s.id.as_str(), s)).collect();
+    let locators: BTreeMap<&str, &Source> =
+        report.sources.iter().map(|s| (s.id.as_str(), s)).collect();
 
     let _ = writeln!(out, "# {}\n", md_text(&report.topic));
     if !report.complete {
         let _ = writeln!(
             out,
             "> **Incomplete report.** {}\n",
-            md_text(report.incomplete_reason.as_deref().unwrap_or("The run stopped before finishing."))
+            md_text(
+                report
+                    .incomplete_reason
+                    .as_deref()
+                    .unwrap_or("The run stopped before finishing.")
+            )
         );
     }
     let _ = writeln!(out, "## Summary\n");
     if result.summary.is_empty() {
-        let _ = writeln!(out, "No supported claims were found in the searched sources.\n");
+        let _ = writeln!(
+            out,
+            "No supported claims were found in the searched sources.\n"
+        );
     }
     for point in &result.summary {
-        let refs: String = point.claim_ids.iter().filter_map(|id| claims.get(id.as_str())).map(|c| notes.refs(c)).collect();
+        let refs: String = point
+            .claim_ids
+            .iter()
+            .filter_map(|id| claims.get(id.as_str()))
+            .map(|c| notes.refs(c))
+            .collect();
         let _ = writeln!(out, "- {}{refs}", md_text(&point.text));
     }
-    let supported = report.claims.iter().filter(|c| c.verdict == Verdict::Supported).count();
+    let supported = report
+        .claims
+        .iter()
+        .filter(|c| c.verdict == Verdict::Supported)
+        .count();
     let _ = writeln!(
         out,
         "\n{} subquestions over {} research round(s); {} claims, {} supported; {} sources cited. Deepening: {}\n",
@@ -176,20 +230,38 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
     );
 
     for (n, subq) in report.subquestions.iter().enumerate() {
-        let follow = if subq.round > 0 { format!(" (follow-up, round {})", subq.round) } else { String::new() };
+        let follow = if subq.round > 0 {
+            format!(" (follow-up, round {})", subq.round)
+        } else {
+            String::new()
+        };
         let _ = writeln!(out, "## {}. {}{follow}\n", n + 1, md_text(&subq.text));
-        let own: Vec<&Claim> = report.claims.iter().filter(|c| c.subquestion == subq.id).collect();
+        let own: Vec<&Claim> = report
+            .claims
+            .iter()
+            .filter(|c| c.subquestion == subq.id)
+            .collect();
         if own.is_empty() {
             let failed: Vec<String> = report
                 .coverage
                 .iter()
-                .filter(|c| c.status != deepr_evidence::report::CallStatus::Ok && c.status != deepr_evidence::report::CallStatus::NoResults)
+                .filter(|c| {
+                    c.status != deepr_evidence::report::CallStatus::Ok
+                        && c.status != deepr_evidence::report::CallStatus::NoResults
+                })
                 .map(|c| format!("{} ({})", c.provider, c.status.as_str()))
                 .collect();
             if failed.is_empty() {
-                let _ = writeln!(out, "_No evidence for this subquestion was found in the searched sources._\n");
+                let _ = writeln!(
+                    out,
+                    "_No evidence for this subquestion was found in the searched sources._\n"
+                );
             } else {
-                let _ = writeln!(out, "_No evidence found; some searches failed: {}._\n", failed.join(", "));
+                let _ = writeln!(
+                    out,
+                    "_No evidence found; some searches failed: {}._\n",
+                    failed.join(", ")
+                );
             }
             continue;
         }
@@ -203,9 +275,15 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
                 let _ = writeln!(out, "- {}{}{tag}", md_text(&claim.text), notes.refs(claim));
             }
         }
-        let rejected: Vec<&&Claim> = own.iter().filter(|c| c.verdict == Verdict::Unsupported).collect();
+        let rejected: Vec<&&Claim> = own
+            .iter()
+            .filter(|c| c.verdict == Verdict::Unsupported)
+            .collect();
         if !rejected.is_empty() {
-            let _ = writeln!(out, "\nNot supported by their own quotes (kept for transparency):");
+            let _ = writeln!(
+                out,
+                "\nNot supported by their own quotes (kept for transparency):"
+            );
             for claim in rejected {
                 let _ = writeln!(out, "- ~~{}~~{}", md_text(&claim.text), notes.refs(claim));
             }
@@ -215,14 +293,29 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
 
     let _ = writeln!(out, "## Where sources disagree\n");
     if report.conflicts.is_empty() {
-        let _ = writeln!(out, "No disagreements were found among the extracted claims.\n");
+        let _ = writeln!(
+            out,
+            "No disagreements were found among the extracted claims.\n"
+        );
     }
     for conflict in &report.conflicts {
-        let _ = writeln!(out, "- **{}** ({})", md_text(&conflict.summary), conflict.subquestion);
+        let _ = writeln!(
+            out,
+            "- **{}** ({})",
+            md_text(&conflict.summary),
+            conflict.subquestion
+        );
         for id in &conflict.claims {
             if let Some(claim) = claims.get(id.as_str()) {
-                let sources: Vec<&str> = claim.citations.iter().map(|c| c.source.as_str()).collect();
-                let _ = writeln!(out, "  - {} — {}{}", sources.join(", "), md_text(&claim.text), notes.refs(claim));
+                let sources: Vec<&str> =
+                    claim.citations.iter().map(|c| c.source.as_str()).collect();
+                let _ = writeln!(
+                    out,
+                    "  - {} — {}{}",
+                    sources.join(", "),
+                    md_text(&claim.text),
+                    notes.refs(claim)
+                );
             }
         }
     }
@@ -232,15 +325,37 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
 
     let _ = writeln!(out, "## References\n");
     for source in &report.sources {
-        let _ = writeln!(out, "- **{}** {} — `{}` (score {:.2}, {})", source.id, md_text(&source.title), source.locator.replace('`', "'"), source.score, source.status);
+        let _ = writeln!(
+            out,
+            "- **{}** {} — `{}` (score {:.2}, {})",
+            source.id,
+            md_text(&source.title),
+            source.locator.replace('`', "'"),
+            source.score,
+            source.status
+        );
     }
-    let _ = writeln!(out, "\n### Search coverage\n\n| provider | query | status | hits |\n|---|---|---|---|");
+    let _ = writeln!(
+        out,
+        "\n### Search coverage\n\n| provider | query | status | hits |\n|---|---|---|---|"
+    );
     for c in &report.coverage {
-        let _ = writeln!(out, "| {} | {} | {} | {} |", c.provider, md_text(&c.query).replace('|', "\\|"), c.status.as_str(), c.hits);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            c.provider,
+            md_text(&c.query).replace('|', "\\|"),
+            c.status.as_str(),
+            c.hits
+        );
     }
     if !result.fetch_failures.is_empty() {
         let _ = writeln!(out, "\nSources that could not be read:");
-        let mut failures: Vec<_> = result.fetch_failures.iter().map(|f| (f.locator.clone(), f.status.clone())).collect();
+        let mut failures: Vec<_> = result
+            .fetch_failures
+            .iter()
+            .map(|f| (f.locator.clone(), f.status.clone()))
+            .collect();
         failures.sort();
         failures.dedup();
         for (locator, status) in failures {
@@ -248,14 +363,20 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
         }
     }
     if !result.degraded.is_empty() {
-        let _ = writeln!(out, "\nNodes where the model's answer was unusable and the offline heuristic answered:");
+        let _ = writeln!(
+            out,
+            "\nNodes where the model's answer was unusable and the offline heuristic answered:"
+        );
         for (node, why) in &result.degraded {
             let _ = writeln!(out, "- {node}: {}", md_text(why));
         }
     }
     let _ = writeln!(out, "\n### Quotes\n");
     for (n, (source, _, quote)) in notes.order.iter().enumerate() {
-        let locator = locators.get(source.as_str()).map(|s| s.locator.as_str()).unwrap_or(source);
+        let locator = locators
+            .get(source.as_str())
+            .map(|s| s.locator.as_str())
+            .unwrap_or(source);
         let _ = writeln!(out, "[^{}]: \"{}\" — {}", n + 1, one_line(quote), locator);
     }
 
@@ -265,12 +386,27 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
         let _ = writeln!(out, "- {k}: {v}");
     }
     let u = &report.usage;
-    let _ = writeln!(out, "- LLM calls: {} ({} prompt + {} completion tokens, {} cached, ${:.4})", u.calls, u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.cost_usd);
+    let _ = writeln!(
+        out,
+        "- LLM calls: {} ({} prompt + {} completion tokens, {} cached, ${:.4})",
+        u.calls, u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.cost_usd
+    );
     let _ = writeln!(out, "- Judge calls per round: {:?}", result.judge_calls);
-    let _ = writeln!(out, "- Nodes run now: {}, restored from checkpoints: {}", result.executed_nodes, result.restored_nodes);
-    let _ = writeln!(out, "\n| stage | calls | prompt tokens | completion tokens | cost |\n|---|---|---|---|---|");
+    let _ = writeln!(
+        out,
+        "- Nodes run now: {}, restored from checkpoints: {}",
+        result.executed_nodes, result.restored_nodes
+    );
+    let _ = writeln!(
+        out,
+        "\n| stage | calls | prompt tokens | completion tokens | cost |\n|---|---|---|---|---|"
+    );
     for (stage, t) in &u.by_stage {
-        let _ = writeln!(out, "| {stage} | {} | {} | {} | ${:.4} |", t.calls, t.prompt_tokens, t.completion_tokens, t.cost_usd);
+        let _ = writeln!(
+            out,
+            "| {stage} | {} | {} | {} | ${:.4} |",
+            t.calls, t.prompt_tokens, t.completion_tokens, t.cost_usd
+        );
     }
     out
 }
@@ -278,5 +414,8 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
 /// The part of a markdown report above `## Run details` (what must be identical
 /// between an interrupted-and-resumed run and an uninterrupted one).
 pub fn above_run_details(markdown: &str) -> &str {
-    markdown.split("\n## Run details").next().unwrap_or(markdown)
+    markdown
+        .split("\n## Run details")
+        .next()
+        .unwrap_or(markdown)
 }

@@ -35,8 +35,17 @@ pub async fn search_all(
             let hits = u32::try_from(outcome.hits.len()).unwrap_or(u32::MAX);
             // A provider that says ok but returns nothing is "no-results"; a failure is
             // never reported as "nothing found".
-            let status = if outcome.status == CallStatus::Ok && hits == 0 { CallStatus::NoResults } else { outcome.status };
-            coverage.push(Coverage { provider: provider.name(), query: query.clone(), status, hits });
+            let status = if outcome.status == CallStatus::Ok && hits == 0 {
+                CallStatus::NoResults
+            } else {
+                outcome.status
+            };
+            coverage.push(Coverage {
+                provider: provider.name(),
+                query: query.clone(),
+                status,
+                hits,
+            });
             calls.push(LedgerEntry {
                 node: node_id.to_string(),
                 stage: stage.to_string(),
@@ -56,7 +65,13 @@ pub async fn search_all(
         }
     }
     coverage.sort_by(|a, b| (&a.provider, &a.query).cmp(&(&b.provider, &b.query)));
-    (RetrieveOut { hits: fuse(&streams), coverage }, calls)
+    (
+        RetrieveOut {
+            hits: fuse(&streams),
+            coverage,
+        },
+        calls,
+    )
 }
 
 /// Weighted reciprocal rank fusion of ranked streams (rank is 1-based).
@@ -68,11 +83,18 @@ pub fn fuse(streams: &[(f64, Vec<SearchHit>)]) -> Vec<FusedHit> {
             fused
                 .entry(hit.doc_key.clone())
                 .and_modify(|f| f.rrf += contribution)
-                .or_insert_with(|| FusedHit { hit: hit.clone(), rrf: contribution });
+                .or_insert_with(|| FusedHit {
+                    hit: hit.clone(),
+                    rrf: contribution,
+                });
         }
     }
     let mut out: Vec<FusedHit> = fused.into_values().collect();
-    out.sort_by(|a, b| b.rrf.total_cmp(&a.rrf).then_with(|| a.hit.doc_key.cmp(&b.hit.doc_key)));
+    out.sort_by(|a, b| {
+        b.rrf
+            .total_cmp(&a.rrf)
+            .then_with(|| a.hit.doc_key.cmp(&b.hit.doc_key))
+    });
     out
 }
 
@@ -81,12 +103,22 @@ mod tests {
     use super::*;
 
     fn hit(key: &str) -> SearchHit {
-        SearchHit { doc_key: key.into(), locator: key.into(), title: key.into(), score: 1.0, snippet: String::new() }
+        SearchHit {
+            doc_key: key.into(),
+            locator: key.into(),
+            title: key.into(),
+            score: 1.0,
+            snippet: String::new(),
+        }
     }
 
     #[test]
     fn rrf_sums_streams_and_breaks_ties_by_key() {
-        let fused = fuse(&[(1.0, vec![hit("b"), hit("a")]), (1.0, vec![hit("a"), hit("b")]), (1.0, vec![hit("c")])]);
+        let fused = fuse(&[
+            (1.0, vec![hit("b"), hit("a")]),
+            (1.0, vec![hit("a"), hit("b")]),
+            (1.0, vec![hit("c")]),
+        ]);
         let keys: Vec<&str> = fused.iter().map(|f| f.hit.doc_key.as_str()).collect();
         assert_eq!(keys, ["a", "b", "c"]);
         assert!((fused[0].rrf - (1.0 / 61.0 + 1.0 / 62.0)).abs() < 1e-12);

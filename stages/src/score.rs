@@ -33,16 +33,36 @@ pub fn run(
     for query in queries {
         query_terms.extend(content_terms(query));
     }
-    let max_rrf = fetched.docs.iter().map(|(_, rrf)| *rrf).fold(0.0_f64, f64::max);
-    let newest_year = fetched.docs.iter().filter_map(|(d, _)| year(d.date.as_deref())).max();
+    let max_rrf = fetched
+        .docs
+        .iter()
+        .map(|(_, rrf)| *rrf)
+        .fold(0.0_f64, f64::max);
+    let newest_year = fetched
+        .docs
+        .iter()
+        .filter_map(|(d, _)| year(d.date.as_deref()))
+        .max();
 
     let mut sources = Vec::new();
     let mut texts = BTreeMap::new();
     for (doc, rrf) in &fetched.docs {
-        let Some(text) = archive.get(&doc.content_sha256) else { continue };
-        let doc_terms: BTreeSet<String> = content_terms(&doc.title).into_iter().chain(content_terms(&text.text)).collect();
-        let matched = query_terms.iter().filter(|t| doc_terms.contains(*t)).count();
-        let term_share = if query_terms.is_empty() { 0.0 } else { matched as f64 / query_terms.len() as f64 };
+        let Some(text) = archive.get(&doc.content_sha256) else {
+            continue;
+        };
+        let doc_terms: BTreeSet<String> = content_terms(&doc.title)
+            .into_iter()
+            .chain(content_terms(&text.text))
+            .collect();
+        let matched = query_terms
+            .iter()
+            .filter(|t| doc_terms.contains(*t))
+            .count();
+        let term_share = if query_terms.is_empty() {
+            0.0
+        } else {
+            matched as f64 / query_terms.len() as f64
+        };
         let rank_share = if max_rrf > 0.0 { rrf / max_rrf } else { 0.0 };
         let relevance = 0.5 * rank_share + 0.5 * term_share;
         let recency = match (year(doc.date.as_deref()), newest_year) {
@@ -51,21 +71,40 @@ pub fn run(
         };
         let authority = doc.authority.clamp(0.0, 1.0);
         let score = round4(0.6 * relevance + 0.25 * authority + 0.15 * recency);
-        sources.push(ScoredSource { doc: doc.clone(), relevance: round4(relevance), authority, recency: round4(recency), score });
+        sources.push(ScoredSource {
+            doc: doc.clone(),
+            relevance: round4(relevance),
+            authority,
+            recency: round4(recency),
+            score,
+        });
         texts.insert(doc.content_sha256.clone(), text);
     }
-    sources.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.doc.doc_key.cmp(&b.doc.doc_key)));
+    sources.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.doc.doc_key.cmp(&b.doc.doc_key))
+    });
 
     let mut scored: Vec<(f64, String, u32)> = Vec::new();
     for source in &sources {
-        let Some(text) = texts.get(&source.doc.content_sha256) else { continue };
+        let Some(text) = texts.get(&source.doc.content_sha256) else {
+            continue;
+        };
         for sentence in text.sentences.iter() {
-            let Some(body) = sentence.text(&text.text) else { continue };
+            let Some(body) = sentence.text(&text.text) else {
+                continue;
+            };
             let chars = body.chars().count();
-            if !(MIN_SENTENCE_CHARS..=MAX_SENTENCE_CHARS).contains(&chars) || !ends_like_sentence(body) {
+            if !(MIN_SENTENCE_CHARS..=MAX_SENTENCE_CHARS).contains(&chars)
+                || !ends_like_sentence(body)
+            {
                 continue;
             }
-            let reference = SentenceRef { content_sha256: source.doc.content_sha256.clone(), sentence: sentence.index };
+            let reference = SentenceRef {
+                content_sha256: source.doc.content_sha256.clone(),
+                sentence: sentence.index,
+            };
             if exclude.contains(&reference) {
                 continue;
             }
@@ -76,18 +115,31 @@ pub fn run(
             }
             let share = overlap as f64 / question_terms.len().max(1) as f64;
             let informative = if numbers(body).is_empty() { 0.0 } else { 0.1 };
-            let weight = round4((share + informative) * (0.5 + source.score) * pointer_penalty(body));
+            let weight =
+                round4((share + informative) * (0.5 + source.score) * pointer_penalty(body));
             scored.push((weight, source.doc.content_sha256.clone(), sentence.index));
         }
     }
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    scored.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then_with(|| a.1.cmp(&b.1))
+            .then(a.2.cmp(&b.2))
+    });
     let candidates = scored
         .into_iter()
         .take(MAX_CANDIDATES)
         .enumerate()
-        .map(|(i, (weight, content_sha256, sentence))| Candidate { cid: format!("c{}", i + 1), content_sha256, sentence, weight })
+        .map(|(i, (weight, content_sha256, sentence))| Candidate {
+            cid: format!("c{}", i + 1),
+            content_sha256,
+            sentence,
+            weight,
+        })
         .collect();
-    ScoreOut { sources, candidates }
+    ScoreOut {
+        sources,
+        candidates,
+    }
 }
 
 /// Sentences that point elsewhere ("see section 3 above") say little on their own.
@@ -95,12 +147,25 @@ fn pointer_penalty(text: &str) -> f64 {
     let lower = text.to_lowercase();
     let pointer = lower.starts_with('(')
         || lower.starts_with("see ")
-        || ["section", " above", " below", "this document", "this article"].iter().any(|p| lower.contains(p));
-    if pointer { 0.4 } else { 1.0 }
+        || [
+            "section",
+            " above",
+            " below",
+            "this document",
+            "this article",
+        ]
+        .iter()
+        .any(|p| lower.contains(p));
+    if pointer {
+        0.4
+    } else {
+        1.0
+    }
 }
 
 fn ends_like_sentence(text: &str) -> bool {
-    text.trim_end_matches(['"', '\'', ')', '”', '’']).ends_with(['.', '!', '?', '。', '！', '？'])
+    text.trim_end_matches(['"', '\'', ')', '”', '’'])
+        .ends_with(['.', '!', '?', '。', '！', '？'])
 }
 
 fn year(date: Option<&str>) -> Option<u32> {

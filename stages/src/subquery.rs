@@ -18,7 +18,12 @@ pub struct Answer {
     pub ranking_question: String,
 }
 
-pub async fn run(node_id: &str, topic: &str, subq: &Subq, llm: &dyn LlmProvider) -> (SubqueryOut, Vec<LedgerEntry>) {
+pub async fn run(
+    node_id: &str,
+    topic: &str,
+    subq: &Subq,
+    llm: &dyn LlmProvider,
+) -> (SubqueryOut, Vec<LedgerEntry>) {
     let result = call_task::<Answer, _>(
         llm,
         TaskCall {
@@ -26,7 +31,10 @@ pub async fn run(node_id: &str, topic: &str, subq: &Subq, llm: &dyn LlmProvider)
             stage: "subquery",
             prompt: &deepr_prompts::SUBQUERY,
             tier: Tier::Cheap,
-            values: vec![("topic", topic.to_string()), ("subquestion", subq.text.clone())],
+            values: vec![
+                ("topic", topic.to_string()),
+                ("subquestion", subq.text.clone()),
+            ],
             task_input: json!({"topic": topic, "subquestion": subq.text}),
         },
         |a: &Answer| {
@@ -40,7 +48,14 @@ pub async fn run(node_id: &str, topic: &str, subq: &Subq, llm: &dyn LlmProvider)
     .await;
     let mut queries: Vec<String> = Vec::new();
     for query in &result.value.queries {
-        let query: String = query.split_whitespace().collect::<Vec<_>>().join(" ").chars().filter(|c| !c.is_control()).take(200).collect();
+        let query: String = query
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(200)
+            .collect();
         if !query.is_empty() && !queries.contains(&query) {
             queries.push(query);
         }
@@ -51,9 +66,21 @@ pub async fn run(node_id: &str, topic: &str, subq: &Subq, llm: &dyn LlmProvider)
     let ranking_question = if result.value.ranking_question.trim().is_empty() {
         subq.text.clone()
     } else {
-        result.value.ranking_question.split_whitespace().collect::<Vec<_>>().join(" ")
+        result
+            .value
+            .ranking_question
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
     };
-    (SubqueryOut { queries, ranking_question, degraded: result.degraded }, result.calls)
+    (
+        SubqueryOut {
+            queries,
+            ranking_question,
+            degraded: result.degraded,
+        },
+        result.calls,
+    )
 }
 
 /// Offline: the subquestion's keywords; a quoted heading as its own query; the
@@ -62,7 +89,10 @@ pub fn offline_answer(input: &Value) -> Value {
     let subquestion = input["subquestion"].as_str().unwrap_or_default();
     let topic = input["topic"].as_str().unwrap_or_default();
     let keywords = |text: &str| -> Vec<String> {
-        words(text).into_iter().filter(|w| !is_stop_word(w) && w.chars().any(char::is_alphanumeric)).collect()
+        words(text)
+            .into_iter()
+            .filter(|w| !is_stop_word(w) && w.chars().any(char::is_alphanumeric))
+            .collect()
     };
     let own = keywords(subquestion);
     let mut queries = vec![own.join(" ")];
@@ -74,9 +104,17 @@ pub fn offline_answer(input: &Value) -> Value {
             }
         }
     }
-    let extra: Vec<String> = keywords(topic).into_iter().filter(|w| !own.contains(w)).take(3).collect();
+    let extra: Vec<String> = keywords(topic)
+        .into_iter()
+        .filter(|w| !own.contains(w))
+        .take(3)
+        .collect();
     if !extra.is_empty() && queries.len() < 3 {
-        queries.push(format!("{} {}", own.iter().take(4).cloned().collect::<Vec<_>>().join(" "), extra.join(" ")));
+        queries.push(format!(
+            "{} {}",
+            own.iter().take(4).cloned().collect::<Vec<_>>().join(" "),
+            extra.join(" ")
+        ));
     }
     queries.retain(|q| !q.trim().is_empty());
     queries.dedup();

@@ -28,9 +28,18 @@ pub async fn run(
     conflicts: &[Conflict],
     llm: &dyn LlmProvider,
 ) -> (SynthesizeOut, Vec<LedgerEntry>) {
-    let usable: Vec<&(ClaimDraft, Verdict)> = claims.iter().filter(|(_, v)| matches!(v, Verdict::Supported | Verdict::Unjudged)).collect();
+    let usable: Vec<&(ClaimDraft, Verdict)> = claims
+        .iter()
+        .filter(|(_, v)| matches!(v, Verdict::Supported | Verdict::Unjudged))
+        .collect();
     if usable.is_empty() {
-        return (SynthesizeOut { summary: vec![], degraded: None }, vec![]);
+        return (
+            SynthesizeOut {
+                summary: vec![],
+                degraded: None,
+            },
+            vec![],
+        );
     }
     let groups: Vec<Value> = subquestions
         .iter()
@@ -39,12 +48,25 @@ pub async fn run(
     let shown_claims = subquestions
         .iter()
         .map(|s| {
-            let lines = usable.iter().filter(|(c, _)| c.subquestion == s.id).map(|(c, _)| format!("  [{}] {}", c.id, c.text)).collect::<Vec<_>>().join("\n");
+            let lines = usable
+                .iter()
+                .filter(|(c, _)| c.subquestion == s.id)
+                .map(|(c, _)| format!("  [{}] {}", c.id, c.text))
+                .collect::<Vec<_>>()
+                .join("\n");
             format!("{}: {}\n{lines}", s.id, s.text)
         })
         .collect::<Vec<_>>()
         .join("\n");
-    let shown_conflicts = if conflicts.is_empty() { "(none)".to_string() } else { conflicts.iter().map(|c| format!("- {} [{}]", c.summary, c.claims.join(", "))).collect::<Vec<_>>().join("\n") };
+    let shown_conflicts = if conflicts.is_empty() {
+        "(none)".to_string()
+    } else {
+        conflicts
+            .iter()
+            .map(|c| format!("- {} [{}]", c.summary, c.claims.join(", ")))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
     let ids: BTreeSet<String> = usable.iter().map(|(c, _)| c.id.clone()).collect();
     let result = call_task::<Answer, _>(
         llm,
@@ -53,12 +75,19 @@ pub async fn run(
             stage: "synthesize",
             prompt: &deepr_prompts::SYNTHESIZE,
             tier: Tier::Strong,
-            values: vec![("topic", topic.to_string()), ("claims", shown_claims), ("conflicts", shown_conflicts)],
+            values: vec![
+                ("topic", topic.to_string()),
+                ("claims", shown_claims),
+                ("conflicts", shown_conflicts),
+            ],
             task_input: json!({"topic": topic, "subquestions": groups, "conflicts": conflicts}),
         },
         |answer: &Answer| {
             if answer.summary.is_empty() || answer.summary.len() > MAX_POINTS {
-                return Err(format!("expected 1 to {MAX_POINTS} summary points, got {}", answer.summary.len()));
+                return Err(format!(
+                    "expected 1 to {MAX_POINTS} summary points, got {}",
+                    answer.summary.len()
+                ));
             }
             for point in &answer.summary {
                 if point.text.trim().is_empty() || point.claim_ids.is_empty() {
@@ -78,12 +107,30 @@ pub async fn run(
         .into_iter()
         .take(MAX_POINTS)
         .map(|p| SummaryPoint {
-            text: p.text.split_whitespace().collect::<Vec<_>>().join(" ").chars().filter(|c| !c.is_control()).take(500).collect(),
-            claim_ids: p.claim_ids.into_iter().filter(|id| ids.contains(id)).collect(),
+            text: p
+                .text
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .chars()
+                .filter(|c| !c.is_control())
+                .take(500)
+                .collect(),
+            claim_ids: p
+                .claim_ids
+                .into_iter()
+                .filter(|id| ids.contains(id))
+                .collect(),
         })
         .filter(|p| !p.text.is_empty() && !p.claim_ids.is_empty())
         .collect();
-    (SynthesizeOut { summary, degraded: result.degraded }, result.calls)
+    (
+        SynthesizeOut {
+            summary,
+            degraded: result.degraded,
+        },
+        result.calls,
+    )
 }
 
 /// Offline: the first claim of each subquestion, in plan order, as a summary point.
@@ -91,13 +138,19 @@ pub fn offline_answer(input: &Value) -> Value {
     let mut points = Vec::new();
     let mut used: Vec<String> = Vec::new();
     for group in input["subquestions"].as_array().into_iter().flatten() {
-        let fresh = group["claims"].as_array().and_then(|c| c.iter().find(|claim| !used.contains(&claim["text"].to_string())));
+        let fresh = group["claims"].as_array().and_then(|c| {
+            c.iter()
+                .find(|claim| !used.contains(&claim["text"].to_string()))
+        });
         if let Some(claim) = fresh {
             used.push(claim["text"].to_string());
             let text = claim["text"].as_str().unwrap_or_default();
             let short: String = if text.chars().count() > 220 {
                 let cut: String = text.chars().take(220).collect();
-                format!("{}…", cut.rsplit_once(' ').map(|(head, _)| head).unwrap_or(&cut))
+                format!(
+                    "{}…",
+                    cut.rsplit_once(' ').map(|(head, _)| head).unwrap_or(&cut)
+                )
             } else {
                 text.to_string()
             };

@@ -11,10 +11,15 @@ use std::time::Duration;
 use async_trait::async_trait;
 use deepr_checkpoints::{FileArchive, SledStore};
 use deepr_orchestrator::executor::NoProgress;
-use deepr_orchestrator::{Executor, LlmError, LlmProvider, LlmRequest, LlmResponse, SearchOutcome, SearchProvider, UsageLedger};
+use deepr_orchestrator::{
+    Executor, LlmError, LlmProvider, LlmRequest, LlmResponse, SearchOutcome, SearchProvider,
+    UsageLedger,
+};
 use deepr_providers::{CorpusFetcher, CorpusIndex, CorpusSearch};
 use deepr_stages::offline::OfflineModel;
-use deepr_stages::render::{above_run_details, build_report, render_markdown, Completion, RunDetails};
+use deepr_stages::render::{
+    above_run_details, build_report, render_markdown, Completion, RunDetails,
+};
 use deepr_stages::{run_research, Depth, ResearchConfig, ResearchProviders, Strategy};
 
 fn delay(seed: u64, key: &str) -> Duration {
@@ -57,7 +62,10 @@ async fn run_once(seed: u64, state: &Path, run: &str) -> (String, usize, u64) {
     let providers = ResearchProviders {
         strong: Arc::clone(&llm),
         cheap: llm,
-        search: vec![Arc::new(SlowSearch(seed, Arc::new(CorpusSearch(Arc::clone(&index)))))],
+        search: vec![Arc::new(SlowSearch(
+            seed,
+            Arc::new(CorpusSearch(Arc::clone(&index))),
+        ))],
         fetcher: Arc::new(CorpusFetcher(index)),
         archive: archive.clone(),
     };
@@ -67,13 +75,44 @@ async fn run_once(seed: u64, state: &Path, run: &str) -> (String, usize, u64) {
         strategy: Strategy::Linear,
         search_fingerprint: "fixture".into(),
     };
-    let store = SledStore::open(&state.join("runs").join(run)).await.expect("store");
+    let store = SledStore::open(&state.join("runs").join(run))
+        .await
+        .expect("store");
     let ledger = Arc::new(UsageLedger::default());
-    let executor = Executor { store: Arc::new(store), ledger: Arc::clone(&ledger), progress: Arc::new(NoProgress), concurrency: 4, stop: Arc::new(AtomicBool::new(false)) };
-    let result = run_research(&config, &providers, &executor).await.expect("research");
-    let report = build_report(&config, &result, archive.as_ref(), run, ledger.usage(), &Completion { complete: true, incomplete_reason: None });
-    let markdown = render_markdown(&report, &result, &RunDetails { run_id: run.into(), lines: vec![("Seed".into(), seed.to_string())] });
-    (above_run_details(&markdown).to_string(), result.restored_nodes, ledger.live_tokens())
+    let executor = Executor {
+        store: Arc::new(store),
+        ledger: Arc::clone(&ledger),
+        progress: Arc::new(NoProgress),
+        concurrency: 4,
+        stop: Arc::new(AtomicBool::new(false)),
+    };
+    let result = run_research(&config, &providers, &executor)
+        .await
+        .expect("research");
+    let report = build_report(
+        &config,
+        &result,
+        archive.as_ref(),
+        run,
+        ledger.usage(),
+        &Completion {
+            complete: true,
+            incomplete_reason: None,
+        },
+    );
+    let markdown = render_markdown(
+        &report,
+        &result,
+        &RunDetails {
+            run_id: run.into(),
+            lines: vec![("Seed".into(), seed.to_string())],
+        },
+    );
+    (
+        above_run_details(&markdown).to_string(),
+        result.restored_nodes,
+        ledger.live_tokens(),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
