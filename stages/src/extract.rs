@@ -235,9 +235,7 @@ pub fn offline_answer(input: &Value) -> Value {
             }) {
                 ids.push(other.clone());
             }
-            let claim = text
-                .trim_start_matches(['-', '*', '•', ' '])
-                .to_string();
+            let claim = text.trim_start_matches(['-', '*', '•', ' ']).to_string();
             json!({"text": claim, "sentence_ids": ids})
         })
         .collect();
