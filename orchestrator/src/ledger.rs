@@ -24,6 +24,32 @@ pub struct LedgerEntry {
     pub status: String,
 }
 
+impl LedgerEntry {
+    /// An entry for a search or fetch call (no tokens, no cost).
+    pub fn io_call(
+        node: &str,
+        stage: &str,
+        kind: &str,
+        provider: String,
+        latency_ms: u64,
+        status: &str,
+    ) -> Self {
+        Self {
+            node: node.to_string(),
+            stage: stage.to_string(),
+            kind: kind.to_string(),
+            provider,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            cached_tokens: 0,
+            cost_usd: 0.0,
+            latency_ms,
+            cache_hit: false,
+            status: status.to_string(),
+        }
+    }
+}
+
 /// Thread-safe accumulator of ledger entries for one run.
 #[derive(Default, Debug)]
 pub struct UsageLedger {

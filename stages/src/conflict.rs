@@ -108,15 +108,7 @@ pub async fn run(
             claim_ids.dedup();
             let first = claim_ids.first()?;
             let subquestion = subquestion_of.get(first.as_str())?.to_string();
-            let summary: String = c
-                .summary
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .chars()
-                .filter(|c| !c.is_control())
-                .take(400)
-                .collect();
+            let summary: String = crate::llm::clean_model_text(&c.summary, 400);
             (claim_ids.len() >= 2).then_some(Conflict {
                 subquestion,
                 summary,

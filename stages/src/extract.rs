@@ -111,15 +111,7 @@ pub async fn run(
                 }
             }
         }
-        let text: String = claim
-            .text
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .chars()
-            .filter(|c| !c.is_control())
-            .take(600)
-            .collect();
+        let text: String = crate::llm::clean_model_text(&claim.text, 600);
         if citations.is_empty() || text.is_empty() {
             continue;
         }

@@ -23,19 +23,14 @@ pub async fn run(
     for fused in retrieved.hits.iter().take(DOCS_PER_SUBQUESTION) {
         let started = Instant::now();
         let outcome = fetcher.fetch(&fused.hit).await;
-        calls.push(LedgerEntry {
-            node: node_id.to_string(),
-            stage: "fetch".into(),
-            kind: "fetch".into(),
-            provider: "fetch".into(),
-            prompt_tokens: 0,
-            completion_tokens: 0,
-            cached_tokens: 0,
-            cost_usd: 0.0,
-            latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            cache_hit: false,
-            status: outcome.status.as_str().to_string(),
-        });
+        calls.push(LedgerEntry::io_call(
+            node_id,
+            "fetch",
+            "fetch",
+            "fetch".into(),
+            u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            outcome.status.as_str(),
+        ));
         match (outcome.status, outcome.doc) {
             (CallStatus::Ok, Some(doc)) => docs.push((doc, fused.rrf)),
             (status, _) => failures.push(FetchFailure {

@@ -52,6 +52,18 @@ fn entry(call: &TaskCall<'_>, provider: String, status: String) -> LedgerEntry {
     }
 }
 
+/// Model text made safe to store and show: one line (whitespace runs folded), no
+/// control characters, at most `max_chars` characters.
+pub fn clean_model_text(text: &str, max_chars: usize) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(max_chars)
+        .collect()
+}
+
 /// Extract the first JSON object from a model answer (models wrap JSON in prose or
 /// code fences).
 pub fn parse_json_object(text: &str) -> Result<Value, String> {

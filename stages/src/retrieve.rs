@@ -46,19 +46,14 @@ pub async fn search_all(
                 status,
                 hits,
             });
-            calls.push(LedgerEntry {
-                node: node_id.to_string(),
-                stage: stage.to_string(),
-                kind: "search".into(),
-                provider: provider.name(),
-                prompt_tokens: 0,
-                completion_tokens: 0,
-                cached_tokens: 0,
-                cost_usd: 0.0,
-                latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                cache_hit: false,
-                status: status.as_str().to_string(),
-            });
+            calls.push(LedgerEntry::io_call(
+                node_id,
+                stage,
+                "search",
+                provider.name(),
+                u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                status.as_str(),
+            ));
             if status == CallStatus::Ok {
                 streams.push((provider.weight(), outcome.hits));
             }

@@ -48,14 +48,7 @@ pub async fn run(
     .await;
     let mut queries: Vec<String> = Vec::new();
     for query in &result.value.queries {
-        let query: String = query
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .chars()
-            .filter(|c| !c.is_control())
-            .take(200)
-            .collect();
+        let query: String = crate::llm::clean_model_text(query, 200);
         if !query.is_empty() && !queries.contains(&query) {
             queries.push(query);
         }

@@ -107,15 +107,7 @@ pub async fn run(
         .into_iter()
         .take(MAX_POINTS)
         .map(|p| SummaryPoint {
-            text: p
-                .text
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .chars()
-                .filter(|c| !c.is_control())
-                .take(500)
-                .collect(),
+            text: crate::llm::clean_model_text(&p.text, 500),
             claim_ids: p
                 .claim_ids
                 .into_iter()
