@@ -30,7 +30,6 @@ impl Reporter {
         let mode = if quiet {
             Mode::Quiet
         } else if std::io::stderr().is_terminal()
-            && std::env::var_os("NO_COLOR").is_none_or(|_| true)
             && std::env::var("TERM").map(|t| t != "dumb").unwrap_or(true)
         {
             Mode::Bars

@@ -101,7 +101,8 @@ pub enum ExecutorError {
 pub struct Dag {
     graph: DiGraph<Option<NodeSpec>, ()>,
     by_id: BTreeMap<String, NodeIndex>,
-    external: BTreeMap<NodeIndex, Vec<String>>,
+    /// Every node's dependency IDs (sorted, deduplicated): in this DAG or done earlier.
+    deps: BTreeMap<NodeIndex, Vec<String>>,
     /// Keys of nodes currently running.
     keys: BTreeMap<NodeIndex, String>,
 }
@@ -119,16 +120,15 @@ impl Dag {
         }
         let id = spec.id.clone();
         let index = self.graph.add_node(Some(spec));
-        let mut external = Vec::new();
-        for dep in deps {
-            match self.by_id.get(dep) {
-                Some(&dep_index) => {
-                    self.graph.add_edge(dep_index, index, ());
-                }
-                None => external.push(dep.clone()),
+        let mut dep_ids: Vec<String> = deps.to_vec();
+        dep_ids.sort();
+        dep_ids.dedup();
+        for dep in &dep_ids {
+            if let Some(&dep_index) = self.by_id.get(dep) {
+                self.graph.add_edge(dep_index, index, ());
             }
         }
-        self.external.insert(index, external);
+        self.deps.insert(index, dep_ids);
         self.by_id.insert(id, index);
         Ok(())
     }
@@ -180,9 +180,9 @@ impl Executor {
         if petgraph::algo::is_cyclic_directed(&dag.graph) {
             return Err(ExecutorError::Cycle);
         }
-        for (index, deps) in &dag.external {
+        for (index, deps) in &dag.deps {
             for dep in deps {
-                if !done.contains_key(dep) {
+                if !dag.by_id.contains_key(dep) && !done.contains_key(dep) {
                     let node = dag.graph[*index]
                         .as_ref()
                         .map(|s| s.id.clone())
@@ -232,19 +232,7 @@ impl Executor {
                 let Some(spec) = dag.graph[index].take() else {
                     continue;
                 };
-                let mut dep_ids: Vec<String> = dag
-                    .graph
-                    .neighbors_directed(index, Direction::Incoming)
-                    .filter_map(|d| {
-                        dag.by_id
-                            .iter()
-                            .find(|(_, i)| **i == d)
-                            .map(|(id, _)| id.clone())
-                    })
-                    .collect();
-                dep_ids.extend(dag.external.get(&index).cloned().unwrap_or_default());
-                dep_ids.sort();
-                dep_ids.dedup();
+                let dep_ids = dag.deps.get(&index).cloned().unwrap_or_default();
                 let mut dep_keys = Vec::with_capacity(dep_ids.len());
                 let mut inputs = BTreeMap::new();
                 for dep in &dep_ids {
@@ -360,5 +348,210 @@ fn release(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Mutex;
+
+    use async_trait::async_trait;
+    use serde_json::json;
+
+    use super::*;
+
+    /// An in-memory checkpoint store for executor tests.
+    #[derive(Default)]
+    struct MemoryStore {
+        nodes: Mutex<BTreeMap<String, NodeRecord>>,
+    }
+
+    #[async_trait]
+    impl CheckpointStore for MemoryStore {
+        fn get_node(&self, node_id: &str) -> Result<Option<NodeRecord>, StoreError> {
+            Ok(self
+                .nodes
+                .lock()
+                .map_err(|e| StoreError::Io(e.to_string()))?
+                .get(node_id)
+                .cloned())
+        }
+        async fn put_node(&self, node_id: &str, record: &NodeRecord) -> Result<(), StoreError> {
+            self.nodes
+                .lock()
+                .map_err(|e| StoreError::Io(e.to_string()))?
+                .insert(node_id.into(), record.clone());
+            Ok(())
+        }
+        async fn put_meta(&self, _: &str, _: &Value) -> Result<(), StoreError> {
+            Ok(())
+        }
+        fn get_meta(&self, _: &str) -> Result<Option<Value>, StoreError> {
+            Ok(None)
+        }
+        fn finished_nodes(&self) -> Result<Vec<String>, StoreError> {
+            Ok(self
+                .nodes
+                .lock()
+                .map_err(|e| StoreError::Io(e.to_string()))?
+                .keys()
+                .cloned()
+                .collect())
+        }
+    }
+
+    fn executor(store: Arc<MemoryStore>) -> Executor {
+        Executor {
+            store,
+            ledger: Arc::new(UsageLedger::default()),
+            progress: Arc::new(NoProgress),
+            concurrency: 3,
+            stop: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// a → (b, c) → d; each node's output is the sum of its inputs plus its own value,
+    /// and every run is counted.
+    fn diamond(material: Value, runs: &Arc<AtomicUsize>) -> Dag {
+        let mut dag = Dag::new();
+        let node = |id: &str, own: i64, deps: Vec<&'static str>| {
+            let runs = Arc::clone(runs);
+            NodeSpec {
+                id: id.into(),
+                stage: "test".into(),
+                key_material: if id == "c" {
+                    material.clone()
+                } else {
+                    json!(own)
+                },
+                run: Box::new(move |ctx: NodeContext| {
+                    Box::pin(async move {
+                        runs.fetch_add(1, Ordering::SeqCst);
+                        let sum: i64 = deps
+                            .iter()
+                            .map(|d| ctx.inputs[*d].as_i64().unwrap_or(0))
+                            .sum();
+                        Ok(NodeResult {
+                            output: json!(sum + own),
+                            calls: vec![],
+                        })
+                    })
+                }),
+            }
+        };
+        for (id, own, deps) in [
+            ("a", 1, vec![]),
+            ("b", 10, vec!["a"]),
+            ("c", 100, vec!["a"]),
+            ("d", 1000, vec!["b", "c"]),
+        ] {
+            let dep_ids: Vec<String> = deps.iter().map(|d| d.to_string()).collect();
+            dag.add(node(id, own, deps), &dep_ids).expect("add");
+        }
+        dag
+    }
+
+    #[tokio::test]
+    async fn runs_in_dependency_order_and_restores_matching_keys() {
+        let store = Arc::new(MemoryStore::default());
+        let runs = Arc::new(AtomicUsize::new(0));
+        let mut done = BTreeMap::new();
+        executor(Arc::clone(&store))
+            .run(diamond(json!("v1"), &runs), &mut done)
+            .await
+            .expect("run");
+        assert_eq!(*done["d"].output, json!(1 + 10 + 1 + 100 + 1000));
+        assert_eq!(runs.load(Ordering::SeqCst), 4);
+        assert_eq!(store.finished_nodes().expect("list"), ["a", "b", "c", "d"]);
+
+        // Same inputs: every node restored, nothing runs again.
+        let mut again = BTreeMap::new();
+        executor(Arc::clone(&store))
+            .run(diamond(json!("v1"), &runs), &mut again)
+            .await
+            .expect("rerun");
+        assert_eq!(runs.load(Ordering::SeqCst), 4, "no node ran twice");
+        assert!(again.values().all(|n| n.restored));
+        assert_eq!(again["d"].output, done["d"].output);
+
+        // Change c's key material: exactly c and its dependant d recompute.
+        let mut changed = BTreeMap::new();
+        executor(Arc::clone(&store))
+            .run(diamond(json!("v2"), &runs), &mut changed)
+            .await
+            .expect("drift");
+        assert_eq!(runs.load(Ordering::SeqCst), 6);
+        let recomputed: Vec<&str> = changed
+            .iter()
+            .filter(|(_, n)| !n.restored)
+            .map(|(id, _)| id.as_str())
+            .collect();
+        assert_eq!(recomputed, ["c", "d"]);
+    }
+
+    #[tokio::test]
+    async fn unknown_dependencies_duplicates_and_stops_are_errors() {
+        let store = Arc::new(MemoryStore::default());
+        let ok = || NodeSpec {
+            id: "x".into(),
+            stage: "test".into(),
+            key_material: json!(0),
+            run: Box::new(|_| {
+                Box::pin(async {
+                    Ok(NodeResult {
+                        output: json!(0),
+                        calls: vec![],
+                    })
+                })
+            }),
+        };
+        let mut dag = Dag::new();
+        dag.add(ok(), &["missing".to_string()]).expect("add");
+        let result = executor(Arc::clone(&store))
+            .run(dag, &mut BTreeMap::new())
+            .await;
+        assert!(matches!(
+            result,
+            Err(ExecutorError::UnknownDependency { .. })
+        ));
+
+        let mut dag = Dag::new();
+        dag.add(ok(), &[]).expect("add");
+        assert!(matches!(
+            dag.add(ok(), &[]),
+            Err(ExecutorError::DuplicateNode(_))
+        ));
+
+        let stopped = executor(Arc::clone(&store));
+        stopped.stop.store(true, Ordering::SeqCst);
+        let result = stopped.run(dag, &mut BTreeMap::new()).await;
+        assert!(matches!(result, Err(ExecutorError::Stopped(_))));
+        assert!(
+            store.finished_nodes().expect("list").is_empty(),
+            "a stopped run starts nothing"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failing_node_is_named() {
+        let mut dag = Dag::new();
+        dag.add(
+            NodeSpec {
+                id: "bad".into(),
+                stage: "test".into(),
+                key_material: json!(0),
+                run: Box::new(|_| Box::pin(async { Err("boom".to_string()) })),
+            },
+            &[],
+        )
+        .expect("add");
+        let result = executor(Arc::new(MemoryStore::default()))
+            .run(dag, &mut BTreeMap::new())
+            .await;
+        assert!(
+            matches!(result, Err(ExecutorError::Node { ref node, .. }) if node == "bad"),
+            "{result:?}"
+        );
     }
 }

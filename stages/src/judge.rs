@@ -53,16 +53,19 @@ pub async fn run(
     let mut calls = Vec::new();
     let mut degraded = Vec::new();
     let mut batches = 0;
-    for batch in claims.chunks(BATCH) {
+    // Each claim's quotes, looked up once: shown to the model and used by the floor.
+    let claim_quotes: Vec<Vec<String>> = claims.iter().map(|c| quotes(c, archive)).collect();
+    let judged: Vec<(&ClaimDraft, &Vec<String>)> = claims.iter().zip(&claim_quotes).collect();
+    for batch in judged.chunks(BATCH) {
         batches += 1;
         let items: Vec<Value> = batch
             .iter()
-            .map(|c| json!({"id": c.id, "text": c.text, "quotes": quotes(c, archive)}))
+            .map(|(c, q)| json!({"id": c.id, "text": c.text, "quotes": q}))
             .collect();
         let shown = batch
             .iter()
-            .map(|c| {
-                let q = quotes(c, archive)
+            .map(|(c, quotes)| {
+                let q = quotes
                     .iter()
                     .map(|q| {
                         format!(
@@ -76,7 +79,7 @@ pub async fn run(
             })
             .collect::<Vec<_>>()
             .join("\n\n");
-        let ids: BTreeSet<String> = batch.iter().map(|c| c.id.clone()).collect();
+        let ids: BTreeSet<String> = batch.iter().map(|(c, _)| c.id.clone()).collect();
         let result = call_task::<Answer, _>(
             llm,
             TaskCall {
@@ -101,14 +104,11 @@ pub async fn run(
         }
     }
     // Claims the model skipped stay unjudged; the floor applies to every verdict.
-    let verdicts = claims
+    let verdicts = judged
         .iter()
-        .map(|c| {
+        .map(|(c, q)| {
             let verdict = verdicts.get(&c.id).copied().unwrap_or(Verdict::Unjudged);
-            (
-                c.id.clone(),
-                apply_floor(verdict, &c.text, &quotes(c, archive)),
-            )
+            (c.id.clone(), apply_floor(verdict, &c.text, q))
         })
         .collect();
     let degraded = if degraded.is_empty() {
