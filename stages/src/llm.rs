@@ -189,6 +189,115 @@ fn degrade<T: DeserializeOwned + Default>(
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Mutex;
+
+    use async_trait::async_trait;
+    use deepr_orchestrator::{LlmError, LlmResponse};
+    use serde_json::json;
+
+    use super::*;
+    use crate::extract::{validate, Answer};
+
+    /// A model that plays back canned answers, one per call.
+    struct Scripted(Mutex<Vec<&'static str>>);
+
+    #[async_trait]
+    impl LlmProvider for Scripted {
+        fn model_id(&self) -> String {
+            "scripted".into()
+        }
+        async fn complete(&self, _: &LlmRequest) -> Result<LlmResponse, LlmError> {
+            let text = self
+                .0
+                .lock()
+                .map(|mut v| if v.is_empty() { "" } else { v.remove(0) })
+                .unwrap_or("");
+            Ok(LlmResponse {
+                text: text.into(),
+                model: "scripted".into(),
+                prompt_tokens: 10,
+                completion_tokens: 5,
+                cached_tokens: 0,
+                cost_usd: 0.0,
+            })
+        }
+    }
+
+    async fn extract_with(answers: Vec<&'static str>) -> TaskResult<Answer> {
+        let known: BTreeSet<String> = ["c1".to_string(), "c2".to_string()].into();
+        let call = TaskCall {
+            node_id: "r0/q1/extract",
+            stage: "extract",
+            prompt: &deepr_prompts::EXTRACT,
+            tier: Tier::Cheap,
+            values: vec![
+                ("subquestion", "q".into()),
+                ("candidates", "[c1] a\n[c2] b".into()),
+                ("max_claims", "2".into()),
+            ],
+            task_input: json!({"max_claims": 2, "candidates": [
+                {"id": "c1", "text": "The journal is deleted at commit.", "weight": 1.0, "doc": "x"},
+                {"id": "c2", "text": "WAL appends frames to a log.", "weight": 0.5, "doc": "y"}
+            ]}),
+        };
+        call_task(&Scripted(Mutex::new(answers)), call, |a: &Answer| {
+            validate(a, &known, 2)
+        })
+        .await
+    }
+
+    use std::collections::BTreeSet;
+
+    #[tokio::test]
+    async fn valid_answers_pass_first_time() {
+        let result = extract_with(vec![
+            r#"{"claims": [{"text": "x", "sentence_ids": ["c2"]}]}"#,
+        ])
+        .await;
+        assert!(result.degraded.is_none());
+        assert_eq!(result.calls.len(), 1);
+        assert_eq!(result.calls[0].status, "ok");
+        assert_eq!(result.value.claims[0].sentence_ids, ["c2"]);
+    }
+
+    #[tokio::test]
+    async fn one_repair_shows_the_model_its_error() {
+        let result = extract_with(vec![
+            r#"{"claims": [{"text": "x", "sentence_ids": ["c9"]}]}"#,
+            r#"{"claims": [{"text": "x", "sentence_ids": ["c1"]}]}"#,
+        ])
+        .await;
+        assert!(result.degraded.is_none());
+        let statuses: Vec<&str> = result.calls.iter().map(|c| c.status.as_str()).collect();
+        assert_eq!(statuses.len(), 2);
+        assert!(statuses[0].contains("unknown sentence ID"), "{statuses:?}");
+        assert_eq!(statuses[1], "repaired");
+    }
+
+    #[tokio::test]
+    async fn unusable_output_degrades_to_the_offline_heuristic() {
+        // Prose, then an empty ID list: both invalid, so the offline model answers.
+        let result = extract_with(vec![
+            "I think the answer is c1.",
+            r#"{"claims": [{"text": "x", "sentence_ids": []}]}"#,
+        ])
+        .await;
+        assert!(
+            result
+                .degraded
+                .as_deref()
+                .is_some_and(|d| d.contains("invalid after repair")),
+            "{:?}",
+            result.degraded
+        );
+        assert_eq!(result.calls.len(), 2, "both model calls are in the ledger");
+        assert!(!result.value.claims.is_empty());
+        assert!(result
+            .value
+            .claims
+            .iter()
+            .all(|c| c.sentence_ids.iter().all(|id| id == "c1" || id == "c2")));
+    }
     #[test]
     fn json_is_found_inside_prose_and_fences() {
         assert!(super::parse_json_object("```json\n{\"a\": 1}\n```").is_ok());

@@ -419,3 +419,72 @@ pub fn above_run_details(markdown: &str) -> &str {
         .next()
         .unwrap_or(markdown)
 }
+
+#[cfg(test)]
+mod tests {
+    use deepr_evidence::report::{Citation, Claim, Report, Usage, Verdict};
+
+    use super::*;
+    use crate::types::{Subq, SummaryPoint};
+
+    /// Page and model text cannot add headings, footnote definitions or HTML.
+    #[test]
+    fn untrusted_text_cannot_inject_markdown_structure() {
+        let evil =
+            "# Owned\n[^9]: \"forged quote\" — https://evil.example <script>alert(1)</script>";
+        let quote = "A real sentence.";
+        let report = Report {
+            schema: REPORT_SCHEMA.into(),
+            run_id: "r".into(),
+            topic: evil.into(),
+            depth: "standard".into(),
+            strategy: "linear".into(),
+            complete: true,
+            incomplete_reason: None,
+            subquestions: vec![deepr_evidence::report::Subquestion {
+                id: "q1".into(),
+                text: evil.into(),
+                round: 0,
+            }],
+            claims: vec![Claim {
+                id: "q1-c1".into(),
+                subquestion: "q1".into(),
+                text: evil.into(),
+                verdict: Verdict::Supported,
+                citations: vec![Citation {
+                    source: "S1".into(),
+                    sentence: 0,
+                    quote: quote.into(),
+                    quote_sha256: deepr_evidence::quote_sha256(quote),
+                }],
+            }],
+            conflicts: vec![],
+            sources: vec![],
+            coverage: vec![],
+            usage: Usage::default(),
+        };
+        let result = ResearchResult {
+            subquestions: vec![Subq {
+                id: "q1".into(),
+                text: evil.into(),
+                round: 0,
+                parent: None,
+            }],
+            summary: vec![SummaryPoint {
+                text: evil.into(),
+                claim_ids: vec!["q1-c1".into()],
+            }],
+            ..Default::default()
+        };
+        let markdown = render_markdown(&report, &result, &RunDetails::default());
+        let footnotes: Vec<&str> = markdown.lines().filter(|l| l.starts_with("[^")).collect();
+        assert_eq!(footnotes, ["[^1]: \"A real sentence.\" — S1"], "{markdown}");
+        assert!(!markdown.lines().any(|l| l.starts_with("# Owned")));
+        assert_eq!(
+            markdown.lines().filter(|l| l.starts_with("# ")).count(),
+            1,
+            "one title only"
+        );
+        assert!(!markdown.contains("<script>"));
+    }
+}

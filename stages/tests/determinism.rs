@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use deepr_checkpoints::{FileArchive, SledStore};
+use deepr_evidence::report::CallStatus;
 use deepr_orchestrator::executor::NoProgress;
 use deepr_orchestrator::{
     Executor, LlmError, LlmProvider, LlmRequest, LlmResponse, SearchOutcome, SearchProvider,
@@ -54,6 +55,33 @@ impl SearchProvider for SlowSearch {
 }
 
 async fn run_once(seed: u64, state: &Path, run: &str) -> (String, usize, u64) {
+    let (markdown, _, restored, live) = run_with(seed, state, run, vec![]).await;
+    (markdown, restored, live)
+}
+
+/// A search provider that is always rate-limited.
+struct RateLimited;
+
+#[async_trait]
+impl SearchProvider for RateLimited {
+    fn name(&self) -> String {
+        "flaky".into()
+    }
+    async fn search(&self, _: &str, _: usize) -> SearchOutcome {
+        SearchOutcome {
+            status: CallStatus::RateLimited,
+            hits: vec![],
+            detail: Some("429".into()),
+        }
+    }
+}
+
+async fn run_with(
+    seed: u64,
+    state: &Path,
+    run: &str,
+    extra: Vec<Arc<dyn SearchProvider>>,
+) -> (String, deepr_evidence::report::Report, usize, u64) {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test_data/contradiction");
     let archive = Arc::new(FileArchive::open(state).expect("archive"));
     let (index, _) = CorpusIndex::open(&corpus, state, &archive).expect("index");
@@ -62,10 +90,12 @@ async fn run_once(seed: u64, state: &Path, run: &str) -> (String, usize, u64) {
     let providers = ResearchProviders {
         strong: Arc::clone(&llm),
         cheap: llm,
-        search: vec![Arc::new(SlowSearch(
+        search: std::iter::once(Arc::new(SlowSearch(
             seed,
             Arc::new(CorpusSearch(Arc::clone(&index))),
-        ))],
+        )) as Arc<dyn SearchProvider>)
+        .chain(extra)
+        .collect(),
         fetcher: Arc::new(CorpusFetcher(index)),
         archive: archive.clone(),
     };
@@ -110,9 +140,35 @@ async fn run_once(seed: u64, state: &Path, run: &str) -> (String, usize, u64) {
     );
     (
         above_run_details(&markdown).to_string(),
+        report,
         result.restored_nodes,
         ledger.live_tokens(),
     )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_source_is_reported_as_failed_and_never_aborts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (markdown, report, _, _) =
+        run_with(7, dir.path(), "flaky", vec![Arc::new(RateLimited)]).await;
+    let flaky: Vec<_> = report
+        .coverage
+        .iter()
+        .filter(|c| c.provider == "flaky")
+        .collect();
+    assert!(
+        !flaky.is_empty(),
+        "every call of the failing provider is in coverage"
+    );
+    assert!(flaky
+        .iter()
+        .all(|c| c.status == CallStatus::RateLimited && c.hits == 0));
+    assert!(report
+        .coverage
+        .iter()
+        .any(|c| c.provider == "corpus" && c.status == CallStatus::Ok));
+    assert!(markdown.contains("| flaky |") && markdown.contains("| rate-limited |"));
+    assert!(!report.claims.is_empty(), "the other source still answers");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
