@@ -51,17 +51,12 @@ impl SledStore {
 fn classify(error: &sled::Error) -> StoreError {
     let text = error.to_string();
     match error {
+        // sled reports a held file lock as an I/O error (WouldBlock, "could not acquire lock").
         sled::Error::Io(io)
-            if io.kind() == std::io::ErrorKind::WouldBlock || text.contains("lock") =>
+            if io.kind() == std::io::ErrorKind::WouldBlock
+                || text.to_ascii_lowercase().contains("lock") =>
         {
             StoreError::Locked(text)
-        }
-        sled::Error::Io(_) => {
-            if text.to_ascii_lowercase().contains("lock") {
-                StoreError::Locked(text)
-            } else {
-                StoreError::Io(text)
-            }
         }
         sled::Error::Corruption { .. } | sled::Error::Unsupported(_) => StoreError::Damaged(text),
         _ => StoreError::Io(text),
@@ -186,12 +181,11 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("db");
         let _first = SledStore::open(&path).await.expect("open");
-        // sled refuses a second handle to a locked database.
-        if let Err(error) = SledStore::open(&path).await {
-            assert!(
-                matches!(error, StoreError::Locked(_) | StoreError::Io(_)),
-                "{error}"
-            );
+        // sled locks the database file; a second handle is refused with a clear error.
+        match SledStore::open(&path).await {
+            Err(StoreError::Locked(message)) => assert!(!message.is_empty()),
+            Err(other) => panic!("expected Locked, got {other}"),
+            Ok(_) => panic!("a second handle to a locked store must be refused"),
         }
     }
 }
