@@ -285,10 +285,16 @@ async fn run_async(globals: &Globals, settings: Settings, run_dir: PathBuf) -> R
     let index = Arc::new(index);
     let mut fingerprint = blake3::Hasher::new();
     for doc in index.documents() {
-        fingerprint.update(doc.doc_key.as_bytes());
-        fingerprint.update(b"\0");
-        fingerprint.update(doc.content_sha256.as_bytes());
-        fingerprint.update(b"\n");
+        // Everything a stage reads of a document: a changed title or date recomputes too.
+        for part in [
+            doc.doc_key.as_str(),
+            &doc.content_sha256,
+            &doc.title,
+            doc.date.as_deref().unwrap_or(""),
+        ] {
+            fingerprint.update(part.as_bytes());
+            fingerprint.update(b"\0");
+        }
     }
     let offline: Arc<dyn deepr_orchestrator::LlmProvider> =
         Arc::new(deepr_stages::offline::OfflineModel);

@@ -6,10 +6,17 @@
 //! itself. Quotes are later cut from this text by byte offsets, so nothing here may
 //! add characters the page does not have.
 //!
-//! Dates for recency come from the content (HTML metadata, or the first ISO date in
-//! the text) — never from file modification times.
+//! Dates for recency come from the content — HTML metadata, else a date the page marks
+//! as its own ("last modified on …"), else a date in its first line — never from file
+//! modification times, and never an unmarked date from the body (a release date is
+//! not the page's date).
 
 use thiserror::Error;
+
+/// Version of [`extract_text`]'s output (text, title, date). Bump it whenever that
+/// output can change: stored indexes and checkpoints built by another version are
+/// then rebuilt instead of reused.
+pub const EXTRACTOR_VERSION: u32 = 2;
 
 /// What kind of document the bytes are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -72,12 +79,12 @@ pub fn extract_text(bytes: &[u8], kind: DocKind) -> Result<Extracted, ExtractErr
         DocKind::Html => extract_html(text),
         DocKind::Markdown => Ok(Extracted {
             title: markdown_title(text),
-            date: find_iso_date(text),
+            date: content_date(text),
             text: text.to_string(),
         }),
         DocKind::Text => Ok(Extracted {
             title: first_line_title(text),
-            date: find_iso_date(text),
+            date: content_date(text),
             text: text.to_string(),
         }),
     }
@@ -102,7 +109,8 @@ fn extract_html(html: &str) -> Result<Extracted, ExtractError> {
         .as_deref()
         .or(article.modified_time.as_deref())
         .and_then(find_iso_date)
-        .or_else(|| find_iso_date(&text));
+        .or_else(|| content_date(html))
+        .or_else(|| content_date(&text));
     let title = if article.title.trim().is_empty() {
         first_line_title(&text)
     } else {
@@ -129,6 +137,47 @@ fn first_line_title(text: &str) -> String {
         .unwrap_or("");
     let line = line.trim_start_matches('#').trim();
     line.chars().take(120).collect()
+}
+
+/// Phrases that introduce the date a page was written or last changed.
+const DATE_MARKERS: &[&str] = &[
+    "last modified",
+    "last updated",
+    "updated on",
+    "updated:",
+    "published",
+    "modified on",
+    "date:",
+];
+
+/// The date a text states for itself: a date right after a marker such as "last
+/// modified on" (the last such marker wins: footers follow headers), else a date in the
+/// text's first 200 bytes (a dated header line). Other dates in the body — release
+/// dates, history — are not the page's date, so none is better than a wrong one.
+pub fn content_date(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let mut found = None;
+    for marker in DATE_MARKERS {
+        for (at, _) in lower.match_indices(marker) {
+            let start = at + marker.len();
+            let end = (start + 40).min(text.len());
+            if let Some(window) = text.get(start..end) {
+                if let Some(date) = find_iso_date(window) {
+                    if found.as_ref().is_none_or(|(pos, _)| start > *pos) {
+                        found = Some((start, date));
+                    }
+                }
+            }
+        }
+    }
+    if let Some((_, date)) = found {
+        return Some(date);
+    }
+    let head_end = (0..=200.min(text.len()))
+        .rev()
+        .find(|i| text.is_char_boundary(*i))
+        .unwrap_or(0);
+    find_iso_date(&text[..head_end])
 }
 
 /// The first plausible `YYYY-MM-DD` date in the text (years 1900–2199).
@@ -230,5 +279,26 @@ mod tests {
         assert_eq!(find_iso_date("v12024-01-159"), None);
         assert_eq!(find_iso_date("2024-13-01"), None);
         assert_eq!(find_iso_date("é2024-02-03"), Some("2024-02-03".into()));
+    }
+
+    #[test]
+    fn the_page_date_is_the_marked_one_not_the_first_mentioned() {
+        let page = "Version 3.7.9 (2011-11-01) changed this.\n... body ...\nThis page last modified on 2022-10-04 12:00";
+        let padded = format!("{}{page}", "x".repeat(300));
+        assert_eq!(content_date(&padded), Some("2022-10-04".into()));
+        assert_eq!(
+            content_date("Legacy notes, 2019-05-02\nbody"),
+            Some("2019-05-02".into())
+        );
+        let unmarked = format!("{} released 2011-11-01", "x".repeat(300));
+        assert_eq!(
+            content_date(&unmarked),
+            None,
+            "an unmarked date deep in the body is not the page date"
+        );
+        assert_eq!(
+            content_date("Updated: 2020-01-01 ... last updated 2023-05-06"),
+            Some("2023-05-06".into())
+        );
     }
 }

@@ -18,7 +18,7 @@ pub mod normalise;
 pub mod report;
 pub mod sentences;
 
-pub use extract::{extract_text, DocKind, ExtractError, Extracted};
+pub use extract::{extract_text, DocKind, ExtractError, Extracted, EXTRACTOR_VERSION};
 pub use hash::{content_sha256, quote_sha256, sha256_hex};
 pub use normalise::normalise;
 pub use sentences::{split_sentences, Sentence};

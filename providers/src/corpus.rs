@@ -119,7 +119,10 @@ pub enum CorpusError {
 /// The schema version of a corpus index folder (manifest layout, tantivy schema and
 /// analyzer output). A folder with another version is rebuilt.
 fn schema_version() -> String {
-    format!("deepr.corpus.v1+{TOKENIZER_NAME}.{ANALYZER_VERSION}")
+    format!(
+        "deepr.corpus.v1+{TOKENIZER_NAME}.{ANALYZER_VERSION}+extract.{}",
+        deepr_evidence::EXTRACTOR_VERSION
+    )
 }
 
 /// One indexed document, as remembered in the manifest.
