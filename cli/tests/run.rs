@@ -16,9 +16,11 @@ fn fixture_corpus() -> PathBuf {
     root().join("test_data/contradiction")
 }
 
+/// Run deepr with HOME at `home`, XDG dirs inside it, and `home` as the working folder.
 fn deepr(home: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_deepr"))
         .args(args)
+        .current_dir(home)
         .env("HOME", home)
         .env("XDG_STATE_HOME", home.join("xdg-state"))
         .env("XDG_CONFIG_HOME", home.join("xdg-config"))
@@ -512,12 +514,9 @@ fn bad_input_is_a_usage_error_that_damages_nothing() {
 fn default_out_is_a_slug_in_the_current_folder() {
     let home = tempfile::tempdir().expect("tempdir");
     let corpus = fixture_corpus();
-    let output = Command::new(env!("CARGO_BIN_EXE_deepr"))
-        .current_dir(home.path())
-        .env("HOME", home.path())
-        .env("XDG_STATE_HOME", home.path().join("xdg"))
-        .env_remove("DEEPR_STATE_DIR")
-        .args([
+    let output = deepr(
+        home.path(),
+        &[
             "--quiet",
             "run",
             "Rollback journal basics?",
@@ -525,9 +524,8 @@ fn default_out_is_a_slug_in_the_current_folder() {
             "quick",
             "--corpus",
             corpus.to_str().expect("utf-8"),
-        ])
-        .output()
-        .expect("run");
+        ],
+    );
     assert!(
         output.status.success(),
         "{}",
@@ -536,7 +534,7 @@ fn default_out_is_a_slug_in_the_current_folder() {
     assert!(home.path().join("rollback-journal-basics.md").exists());
     assert!(home.path().join("rollback-journal-basics.json").exists());
     assert!(
-        home.path().join("xdg/deepr/runs").exists(),
+        home.path().join("xdg-state/deepr/runs").exists(),
         "default state dir is the XDG state dir"
     );
 }
