@@ -19,6 +19,7 @@ fn checkpoint(c: &mut Criterion) {
     let record = NodeRecord {
         key: "k".repeat(64),
         stage: "extract".into(),
+        key_material: serde_json::Value::Null,
         output: serde_json::json!({"claims": vec!["x".repeat(200); 5]}),
         calls: vec![],
     };
@@ -51,6 +52,7 @@ fn executor(c: &mut Criterion) {
                         progress: Arc::new(NoProgress),
                         concurrency: 4,
                         stop: Arc::new(AtomicBool::new(false)),
+ budget: deepr_orchestrator::Budget::unlimited(),
                     };
                     let mut dag = Dag::new();
                     for i in 0..100 {

@@ -140,6 +140,7 @@ mod tests {
         NodeRecord {
             key: key.into(),
             stage: "extract".into(),
+            key_material: serde_json::Value::Null,
             output: serde_json::json!({"x": 1}),
             calls: vec![],
         }

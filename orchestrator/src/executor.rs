@@ -26,6 +26,7 @@ use serde_json::Value;
 use thiserror::Error;
 use tokio::task::JoinSet;
 
+use crate::budget::{Budget, BUDGET_REFUSED};
 use crate::ledger::{LedgerEntry, UsageLedger};
 use crate::store::{CheckpointStore, NodeRecord, StoreError};
 
@@ -103,8 +104,8 @@ pub struct Dag {
     by_id: BTreeMap<String, NodeIndex>,
     /// Every node's dependency IDs (sorted, deduplicated): in this DAG or done earlier.
     deps: BTreeMap<NodeIndex, Vec<String>>,
-    /// Keys of nodes currently running.
-    keys: BTreeMap<NodeIndex, String>,
+    /// Keys and key material of nodes currently running.
+    keys: BTreeMap<NodeIndex, (String, Value)>,
 }
 
 impl Dag {
@@ -150,6 +151,9 @@ pub struct Executor {
     pub concurrency: usize,
     /// Set to stop starting new nodes (Ctrl-C, budgets); running nodes finish.
     pub stop: Arc<AtomicBool>,
+    /// The run's limits. A node that met a refused call is not checkpointed and the
+    /// executor stops starting nodes.
+    pub budget: Arc<Budget>,
 }
 
 /// The key of a node: blake3 of its stage, key material and dependency keys.
@@ -223,6 +227,7 @@ impl Executor {
         }
         let mut running: JoinSet<Finished> = JoinSet::new();
         let cap = self.concurrency.max(1);
+        let mut discarded = false;
 
         loop {
             while running.len() < cap && !self.stop.load(Ordering::SeqCst) {
@@ -257,7 +262,7 @@ impl Executor {
                             .sum();
                         for call in record.calls {
                             self.ledger.record(LedgerEntry {
-                                cache_hit: true,
+                                restored: true,
                                 ..call
                             });
                         }
@@ -283,7 +288,7 @@ impl Executor {
                 let future = (spec.run)(context);
                 let (id, stage) = (spec.id, spec.stage);
                 running.spawn(async move { (index, id, stage, future.await) });
-                dag.keys.insert(index, key);
+                dag.keys.insert(index, (key, spec.key_material));
             }
 
             let Some(joined) = running.join_next().await else {
@@ -297,10 +302,21 @@ impl Executor {
                 node: id.clone(),
                 message,
             })?;
-            let key = dag.keys.remove(&index).unwrap_or_default();
+            let (key, key_material) = dag.keys.remove(&index).unwrap_or_default();
+            if result.calls.iter().any(|c| c.status.starts_with(BUDGET_REFUSED)) {
+                // Its output rests on a fallback for a call the budget refused: never
+                // checkpoint it; it runs again when the run resumes with more budget.
+                self.stop.store(true, Ordering::SeqCst);
+                discarded = true;
+                for call in result.calls.iter().filter(|c| !c.status.starts_with(BUDGET_REFUSED)) {
+                    self.ledger.record(call.clone());
+                }
+                continue;
+            }
             let record = NodeRecord {
                 key: key.clone(),
                 stage: stage.clone(),
+                key_material,
                 output: result.output,
                 calls: result.calls,
             };
@@ -326,8 +342,9 @@ impl Executor {
             release(&dag, index, &mut waiting, &mut ready);
         }
 
-        if dag.graph.node_weights().any(Option::is_some) {
-            return Err(ExecutorError::Stopped("stop requested".into()));
+        if discarded || dag.graph.node_weights().any(Option::is_some) {
+            let reason = self.budget.exhausted().unwrap_or_else(|| "interrupted".into());
+            return Err(ExecutorError::Stopped(reason));
         }
         Ok(())
     }
@@ -408,6 +425,7 @@ mod tests {
             progress: Arc::new(NoProgress),
             concurrency: 3,
             stop: Arc::new(AtomicBool::new(false)),
+            budget: Budget::unlimited(),
         }
     }
 

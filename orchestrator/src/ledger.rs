@@ -18,8 +18,12 @@ pub struct LedgerEntry {
     pub cached_tokens: u64,
     pub cost_usd: f64,
     pub latency_ms: u64,
-    /// True when the answer came from a checkpoint or cache and cost nothing now.
+    /// True when the answer came from the response cache and cost nothing.
     pub cache_hit: bool,
+    /// True when the call was made in an earlier session and its node was restored
+    /// from a checkpoint (it counts in the run's usage, not in this session's spend).
+    #[serde(default)]
+    pub restored: bool,
     /// `ok`, or why the call failed / degraded.
     pub status: String,
 }
@@ -45,6 +49,7 @@ impl LedgerEntry {
             cost_usd: 0.0,
             latency_ms,
             cache_hit: false,
+            restored: false,
             status: status.to_string(),
         }
     }
@@ -57,6 +62,11 @@ pub struct UsageLedger {
 }
 
 impl UsageLedger {
+    /// Calls served from the response cache.
+    pub fn cache_hits(&self) -> usize {
+        self.entries.lock().map(|e| e.iter().filter(|e| e.cache_hit).count()).unwrap_or(0)
+    }
+
     pub fn record(&self, entry: LedgerEntry) {
         if let Ok(mut entries) = self.entries.lock() {
             entries.push(entry);
@@ -70,25 +80,26 @@ impl UsageLedger {
         entries
     }
 
-    /// Tokens spent by calls that really ran (cache hits excluded).
+    /// Tokens spent in this session (cache hits and restored nodes excluded).
     pub fn live_tokens(&self) -> u64 {
         self.entries
             .lock()
             .map(|e| {
                 e.iter()
-                    .filter(|e| !e.cache_hit)
+                    .filter(|e| !e.cache_hit && !e.restored)
                     .map(|e| e.prompt_tokens + e.completion_tokens)
                     .sum()
             })
             .unwrap_or(0)
     }
 
-    /// LLM usage totals for the report: every call the run's answer rests on, whether it
-    /// ran in this process or was restored from a checkpoint.
+    /// LLM usage totals for the report: every model call the run's answer rests on,
+    /// whether it ran in this session or was restored from a checkpoint. Cache hits cost
+    /// nothing and are not counted.
     pub fn usage(&self) -> Usage {
         let mut by_stage: BTreeMap<String, UsageTotals> = BTreeMap::new();
         let mut total = UsageTotals::default();
-        for entry in self.entries().iter().filter(|e| e.kind == "llm") {
+        for entry in self.entries().iter().filter(|e| e.kind == "llm" && !e.cache_hit) {
             let call = UsageTotals {
                 calls: 1,
                 prompt_tokens: entry.prompt_tokens,

@@ -7,11 +7,13 @@
 //!   `deepr-checkpoints`; a Postgres one can follow).
 //! * [`executor`] — runs a petgraph DAG of nodes concurrently, checkpointing each
 //!   node's output under a key that chains its inputs, and merging results by node ID.
+//! * [`budget`] — token, dollar and time limits, and the LLM wrapper that enforces them.
 //! * [`ledger`] — one entry per provider call: stage, tokens, cost, latency, cache hit.
 //! * [`tokens`] — the o200k tokenizer used to count tokens for every model, including
 //!   the offline one, so token figures mean something without a key.
 //! * [`terms`] — content-word extraction shared by the offline model and scoring.
 
+pub mod budget;
 pub mod executor;
 pub mod ledger;
 pub mod provider;
@@ -19,6 +21,7 @@ pub mod store;
 pub mod terms;
 pub mod tokens;
 
+pub use budget::{Budget, BudgetedLlm, BUDGET_REFUSED};
 pub use executor::{Executor, ExecutorError, NodeContext, NodeFn, NodeSpec, Progress};
 pub use ledger::{LedgerEntry, UsageLedger};
 pub use provider::*;

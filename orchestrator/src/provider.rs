@@ -49,12 +49,18 @@ pub struct LlmResponse {
     pub completion_tokens: u64,
     pub cached_tokens: u64,
     pub cost_usd: f64,
+    /// True when the answer came from the response cache: nothing was spent now.
+    #[serde(default)]
+    pub cache_hit: bool,
 }
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum LlmError {
-    #[error("{status:?}: {message}")]
+    #[error("{}: {message}", status.as_str())]
     Call { status: CallStatus, message: String },
+    /// The run's budget is spent: the call was not started.
+    #[error("budget exhausted: {0}")]
+    Budget(String),
 }
 
 /// A chat model.

@@ -16,6 +16,9 @@ pub struct NodeRecord {
     /// The node's input key (chains stage version, prompt hash, model, config, upstream keys).
     pub key: String,
     pub stage: String,
+    /// The node's own key material, kept to explain drift ("prompt extract changed").
+    #[serde(default)]
+    pub key_material: Value,
     pub output: Value,
     /// The provider calls the node made when it ran.
     pub calls: Vec<LedgerEntry>,

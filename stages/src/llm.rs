@@ -48,6 +48,7 @@ fn entry(call: &TaskCall<'_>, provider: String, status: String) -> LedgerEntry {
         cost_usd: 0.0,
         latency_ms: 0,
         cache_hit: false,
+        restored: false,
         status,
     }
 }
@@ -133,11 +134,15 @@ where
                     Err(e) => format!("invalid: {e}"),
                 };
                 let mut done = entry(&call, response.model.clone(), status);
-                done.prompt_tokens = response.prompt_tokens;
-                done.completion_tokens = response.completion_tokens;
-                done.cached_tokens = response.cached_tokens;
-                done.cost_usd = response.cost_usd;
                 done.latency_ms = latency_ms;
+                // A cache hit cost nothing now: it is a zero-token ledger entry.
+                done.cache_hit = response.cache_hit;
+                if !response.cache_hit {
+                    done.prompt_tokens = response.prompt_tokens;
+                    done.completion_tokens = response.completion_tokens;
+                    done.cached_tokens = response.cached_tokens;
+                    done.cost_usd = response.cost_usd;
+                }
                 calls.push(done);
                 match parsed {
                     Ok(value) => {
@@ -219,6 +224,7 @@ mod tests {
                 completion_tokens: 5,
                 cached_tokens: 0,
                 cost_usd: 0.0,
+            cache_hit: false,
             })
         }
     }

@@ -53,6 +53,7 @@ impl LlmProvider for OfflineModel {
             completion_tokens: count_tokens(&text),
             cached_tokens: 0,
             cost_usd: 0.0,
+            cache_hit: false,
             model: MODEL_ID.to_string(),
             text,
         })

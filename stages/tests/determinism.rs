@@ -115,6 +115,7 @@ async fn run_with(
         progress: Arc::new(NoProgress),
         concurrency: 4,
         stop: Arc::new(AtomicBool::new(false)),
+ budget: deepr_orchestrator::Budget::unlimited(),
     };
     let result = run_research(&config, &providers, &executor)
         .await

@@ -1,0 +1,256 @@
+//! The response cache and the per-run call journal.
+//!
+//! The cache holds model answers as content-addressed files
+//! `cache/<bucket>/<aa>/<blake3 of the request>.json`, written by temp file + rename and
+//! synced as soon as the answer arrives, so a run killed a moment later finds it on
+//! resume and pays nothing for it again. Runs share the cache (two runs asking the
+//! identical question pay once); a namespace in the key can separate them (benchmarks
+//! that must not share answers across strategies).
+//!
+//! Only successful answers are cached. A failed call (timeout, rate limit, 5xx) is not,
+//! so a run that met an outage is repaired by resuming it later.
+//!
+//! The journal `runs/<id>/calls.jsonl` gets one line per model call as it completes —
+//! the authoritative record of what a run spent across all its sessions, used for
+//! budgets on resume and to prove that no completed call was ever paid twice.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use deepr_orchestrator::{LlmError, LlmProvider, LlmRequest, LlmResponse};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Content-addressed response files shared by runs.
+pub struct ResponseCache {
+    root: PathBuf,
+}
+
+impl ResponseCache {
+    /// Open (creating) the cache under `state_dir/cache`.
+    pub fn open(state_dir: &Path) -> std::io::Result<Self> {
+        let root = state_dir.join("cache");
+        std::fs::create_dir_all(&root)?;
+        Ok(Self { root })
+    }
+
+    fn path(&self, bucket: &str, key: &str) -> Option<PathBuf> {
+        let safe = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        (safe(bucket) && safe(key) && key.len() >= 4).then(|| self.root.join(bucket).join(&key[..2]).join(format!("{key}.json")))
+    }
+
+    /// A cached value; an unreadable or damaged entry is a miss.
+    pub fn get(&self, bucket: &str, key: &str) -> Option<Value> {
+        let bytes = std::fs::read(self.path(bucket, key)?).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// Store a value durably (temp file, fsync, rename).
+    pub fn put(&self, bucket: &str, key: &str, value: &Value) -> std::io::Result<()> {
+        let path = self.path(bucket, key).ok_or_else(|| std::io::Error::other("invalid cache key"))?;
+        let dir = path.parent().unwrap_or(&self.root);
+        std::fs::create_dir_all(dir)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+        tmp.write_all(&serde_json::to_vec(value).map_err(std::io::Error::other)?)?;
+        tmp.as_file().sync_all()?;
+        tmp.persist(&path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+/// One model call as recorded in the journal.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JournalEntry {
+    /// blake3 of the full request (the cache key).
+    pub request: String,
+    pub stage: String,
+    pub prompt_id: String,
+    pub model: String,
+    pub cache_hit: bool,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub cost_usd: f64,
+}
+
+/// Append-only per-run journal of model calls (`calls.jsonl`).
+pub struct CallJournal {
+    file: Mutex<std::fs::File>,
+}
+
+impl CallJournal {
+    pub fn open(path: &Path) -> std::io::Result<Self> {
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        Ok(Self { file: Mutex::new(file) })
+    }
+
+    /// Append one entry as a single write, so a kill leaves at most a torn last line.
+    pub fn append(&self, entry: &JournalEntry) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        let mut file = self.file.lock().map_err(|_| std::io::Error::other("journal lock poisoned"))?;
+        file.write_all(&line)
+    }
+
+    /// Every complete entry of a journal (a torn or damaged line is skipped).
+    pub fn read(path: &Path) -> Vec<JournalEntry> {
+        std::fs::read_to_string(path)
+            .map(|text| text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Tokens and dollars of the live (not cached) calls in a journal.
+    pub fn spent(path: &Path) -> (u64, f64) {
+        Self::read(path)
+            .iter()
+            .filter(|e| !e.cache_hit)
+            .fold((0, 0.0), |(t, c), e| (t + e.prompt_tokens + e.completion_tokens, c + e.cost_usd))
+    }
+}
+
+/// The cache key of an LLM request: blake3 over the namespace, the model and the whole
+/// request (prompt text, schema and structured input).
+pub fn llm_request_key(namespace: &str, model: &str, request: &LlmRequest) -> String {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(b"deepr.llm-request.v1\0");
+    hasher.update(namespace.as_bytes());
+    hasher.update(b"\0");
+    hasher.update(model.as_bytes());
+    hasher.update(b"\0");
+    hasher.update(&serde_json::to_vec(request).unwrap_or_default());
+    hasher.finalize().to_hex().to_string()
+}
+
+/// An LLM provider served from the response cache when it can be, journaling every call.
+pub struct CachedLlm {
+    pub inner: Arc<dyn LlmProvider>,
+    pub cache: Arc<ResponseCache>,
+    pub journal: Option<Arc<CallJournal>>,
+    pub namespace: String,
+}
+
+impl CachedLlm {
+    fn journal(&self, request: &LlmRequest, key: &str, response: &LlmResponse) {
+        if let Some(journal) = &self.journal {
+            let entry = JournalEntry {
+                request: key.to_string(),
+                stage: request.stage.clone(),
+                prompt_id: request.prompt_id.clone(),
+                model: response.model.clone(),
+                cache_hit: response.cache_hit,
+                prompt_tokens: if response.cache_hit { 0 } else { response.prompt_tokens },
+                completion_tokens: if response.cache_hit { 0 } else { response.completion_tokens },
+                cost_usd: if response.cache_hit { 0.0 } else { response.cost_usd },
+            };
+            // The journal is a record, not a dependency: a failed append never fails a call.
+            let _ = journal.append(&entry);
+        }
+    }
+}
+
+#[async_trait]
+impl LlmProvider for CachedLlm {
+    fn model_id(&self) -> String {
+        self.inner.model_id()
+    }
+
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        let key = llm_request_key(&self.namespace, &self.inner.model_id(), request);
+        if let Some(cached) = self.cache.get("llm", &key).and_then(|v| serde_json::from_value::<LlmResponse>(v).ok()) {
+            let response = LlmResponse { cache_hit: true, ..cached };
+            self.journal(request, &key, &response);
+            return Ok(response);
+        }
+        let response = self.inner.complete(request).await?;
+        if let Ok(value) = serde_json::to_value(&response) {
+            // A cache that cannot be written costs money on resume, never correctness.
+            let _ = self.cache.put("llm", &key, &value);
+        }
+        self.journal(request, &key, &response);
+        Ok(response)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use deepr_evidence::report::CallStatus;
+    use deepr_orchestrator::Tier;
+
+    use super::*;
+
+    struct Counting(AtomicUsize, bool);
+
+    #[async_trait]
+    impl LlmProvider for Counting {
+        fn model_id(&self) -> String {
+            "counting".into()
+        }
+        async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            if self.1 {
+                return Err(LlmError::Call { status: CallStatus::RateLimited, message: "429".into() });
+            }
+            Ok(LlmResponse { text: request.user.clone(), model: "counting".into(), prompt_tokens: 7, completion_tokens: 3, cached_tokens: 0, cost_usd: 0.01, cache_hit: false })
+        }
+    }
+
+    fn request(user: &str) -> LlmRequest {
+        LlmRequest {
+            stage: "extract".into(),
+            prompt_id: "extract".into(),
+            prompt_version: 1,
+            tier: Tier::Cheap,
+            system: "s".into(),
+            user: user.into(),
+            schema: Value::Null,
+            task_input: Value::Null,
+        }
+    }
+
+    #[tokio::test]
+    async fn answers_are_paid_once_and_failures_are_retried() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = Arc::new(ResponseCache::open(dir.path()).expect("cache"));
+        let journal_path = dir.path().join("calls.jsonl");
+        let journal = Arc::new(CallJournal::open(&journal_path).expect("journal"));
+        let inner = Arc::new(Counting(AtomicUsize::new(0), false));
+        let llm = CachedLlm { inner: inner.clone(), cache: Arc::clone(&cache), journal: Some(journal), namespace: String::new() };
+        let first = llm.complete(&request("a")).await.expect("first");
+        let second = llm.complete(&request("a")).await.expect("second");
+        assert!(!first.cache_hit && second.cache_hit);
+        assert_eq!(second.text, first.text);
+        assert_eq!(inner.0.load(Ordering::SeqCst), 1, "the second identical request is free");
+        llm.complete(&request("b")).await.expect("other request");
+        assert_eq!(inner.0.load(Ordering::SeqCst), 2);
+        assert_eq!(CallJournal::spent(&journal_path), (20, 0.02));
+        assert_eq!(CallJournal::read(&journal_path).iter().filter(|e| e.cache_hit).count(), 1);
+
+        // Another namespace does not share answers.
+        let other = CachedLlm { inner: inner.clone(), cache: Arc::clone(&cache), journal: None, namespace: "per-claim".into() };
+        assert!(!other.complete(&request("a")).await.expect("ns").cache_hit);
+
+        // A failure is not cached: the next attempt calls again.
+        let failing = Arc::new(Counting(AtomicUsize::new(0), true));
+        let flaky = CachedLlm { inner: failing.clone(), cache, journal: None, namespace: "x".into() };
+        assert!(flaky.complete(&request("c")).await.is_err());
+        assert!(flaky.complete(&request("c")).await.is_err());
+        assert_eq!(failing.0.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn torn_journal_lines_and_damaged_entries_are_skipped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("calls.jsonl");
+        std::fs::write(&path, "{\"request\":\"k\",\"stage\":\"s\",\"prompt_id\":\"p\",\"model\":\"m\",\"cache_hit\":false,\"prompt_tokens\":1,\"completion_tokens\":2,\"cost_usd\":0.0}\n{\"request\":\"tor").expect("write");
+        assert_eq!(CallJournal::read(&path).len(), 1);
+        let cache = ResponseCache::open(dir.path()).expect("cache");
+        let key = "abcdef0123";
+        std::fs::create_dir_all(dir.path().join("cache/llm/ab")).expect("mkdir");
+        std::fs::write(dir.path().join("cache/llm/ab/abcdef0123.json"), "garbage").expect("write");
+        assert!(cache.get("llm", key).is_none());
+        assert!(cache.get("llm", "../../x").is_none());
+    }
+}
