@@ -14,7 +14,7 @@ use thiserror::Error;
 pub struct Prompt {
     pub id: &'static str,
     pub version: u32,
-    template: &'static str,
+    template: std::borrow::Cow<'static, str>,
     schema: fn() -> Value,
 }
 
@@ -24,6 +24,8 @@ pub enum PromptError {
     MissingValue { prompt: String, name: String },
     #[error("prompt {0}: template has no `system:` / `user:` blocks")]
     Malformed(String),
+    #[error("no prompt is named {0:?} (prompts: decompose, subquery, extract, judge, conflict, deepen, synthesize)")]
+    Unknown(String),
 }
 
 /// A rendered prompt.
@@ -53,7 +55,7 @@ impl Prompt {
     /// not expanded again.
     pub fn render(&self, values: &[(&str, &str)]) -> Result<Rendered, PromptError> {
         let (system, user) =
-            split_blocks(self.template).ok_or_else(|| PromptError::Malformed(self.id.into()))?;
+            split_blocks(&self.template).ok_or_else(|| PromptError::Malformed(self.id.into()))?;
         Ok(Rendered {
             system: fill(self.id, system, values)?,
             user: fill(self.id, user, values)?,
@@ -99,7 +101,7 @@ macro_rules! prompt {
         pub const $name: Prompt = Prompt {
             id: $id,
             version: $version,
-            template: include_str!(concat!("../templates/", $id, ".txt")),
+            template: std::borrow::Cow::Borrowed(include_str!(concat!("../templates/", $id, ".txt"))),
             schema: $schema,
         };
     };
@@ -164,6 +166,79 @@ prompt!(SYNTHESIZE, "synthesize", 1, || json!({
     }}}
 }));
 
+/// The prompts a run uses: the built-in templates, optionally with some replaced by
+/// the user's own (`--prompts DIR`). A replaced template changes the prompt's hash, so
+/// exactly the nodes that use it — and their dependants — recompute on resume.
+#[derive(Clone, Debug)]
+pub struct PromptSet {
+    pub decompose: Prompt,
+    pub subquery: Prompt,
+    pub extract: Prompt,
+    pub judge: Prompt,
+    pub conflict: Prompt,
+    pub deepen: Prompt,
+    pub synthesize: Prompt,
+}
+
+impl Default for PromptSet {
+    fn default() -> Self {
+        Self {
+            decompose: DECOMPOSE,
+            subquery: SUBQUERY,
+            extract: EXTRACT,
+            judge: JUDGE,
+            conflict: CONFLICT,
+            deepen: DEEPEN,
+            synthesize: SYNTHESIZE,
+        }
+    }
+}
+
+impl PromptSet {
+    /// Replace the template of prompt `id` (the schema and version stay). The template
+    /// must have `system:` and `user:` blocks and only placeholders the task fills.
+    pub fn set_template(&mut self, id: &str, template: String) -> Result<(), PromptError> {
+        let builtin = ALL.iter().find(|p| p.id == id).ok_or_else(|| PromptError::Unknown(id.to_string()))?;
+        let candidate = Prompt { template: std::borrow::Cow::Owned(template), ..builtin.clone() };
+        let (system, user) = split_blocks(&candidate.template).ok_or_else(|| PromptError::Malformed(id.to_string()))?;
+        let allowed = placeholders(&builtin.template);
+        for name in placeholders(system).into_iter().chain(placeholders(user)) {
+            if !allowed.contains(&name) {
+                return Err(PromptError::MissingValue { prompt: id.to_string(), name });
+            }
+        }
+        let slot = match id {
+            "decompose" => &mut self.decompose,
+            "subquery" => &mut self.subquery,
+            "extract" => &mut self.extract,
+            "judge" => &mut self.judge,
+            "conflict" => &mut self.conflict,
+            "deepen" => &mut self.deepen,
+            _ => &mut self.synthesize,
+        };
+        *slot = candidate;
+        Ok(())
+    }
+
+    /// Every prompt of the set, in pipeline order.
+    pub fn all(&self) -> [&Prompt; 7] {
+        [&self.decompose, &self.subquery, &self.extract, &self.judge, &self.conflict, &self.deepen, &self.synthesize]
+    }
+}
+
+/// Names of the `{{name}}` placeholders in a template.
+fn placeholders(template: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("}}") else { break };
+        names.push(after[..end].trim().to_string());
+        rest = &after[end + 2..];
+    }
+    names
+}
+
 /// Every prompt, in pipeline order.
 pub const ALL: [Prompt; 7] = [
     DECOMPOSE, SUBQUERY, EXTRACT, JUDGE, CONFLICT, DEEPEN, SYNTHESIZE,
@@ -178,13 +253,26 @@ mod tests {
         let mut hashes = std::collections::BTreeSet::new();
         for prompt in ALL {
             assert!(
-                split_blocks(prompt.template).is_some(),
+                split_blocks(&prompt.template).is_some(),
                 "{} has system/user blocks",
                 prompt.id
             );
             assert!(hashes.insert(prompt.hash()), "{} hash is unique", prompt.id);
             assert_eq!(prompt.schema()["type"], "object");
         }
+    }
+
+    #[test]
+    fn overrides_change_the_hash_and_are_checked() {
+        let mut set = PromptSet::default();
+        let before = set.extract.hash();
+        let edited = format!("{}\nBe brief.", EXTRACT.template);
+        set.set_template("extract", edited).expect("valid override");
+        assert_ne!(set.extract.hash(), before);
+        assert_eq!(set.judge.hash(), JUDGE.hash(), "other prompts keep their hash");
+        assert!(matches!(set.set_template("extract", "no blocks".into()), Err(PromptError::Malformed(_))));
+        assert!(matches!(set.set_template("extract", "system:\nx\nuser:\n{{nope}}".into()), Err(PromptError::MissingValue { .. })));
+        assert!(matches!(set.set_template("essay", "system:\nx\nuser:\ny".into()), Err(PromptError::Unknown(_))));
     }
 
     #[test]

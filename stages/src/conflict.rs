@@ -32,6 +32,7 @@ pub struct Answer {
 /// `claims`: the round's claims with their verdicts and source titles.
 pub async fn run(
     node_id: &str,
+    prompt: &deepr_prompts::Prompt,
     claims: &[(ClaimDraft, Verdict, String)],
     llm: &dyn LlmProvider,
 ) -> (ConflictOut, Vec<LedgerEntry>) {
@@ -71,7 +72,7 @@ pub async fn run(
         TaskCall {
             node_id,
             stage: "conflict",
-            prompt: &deepr_prompts::CONFLICT,
+            prompt,
             tier: Tier::Cheap,
             values: vec![("claims", shown)],
             task_input: json!({"claims": items}),

@@ -103,6 +103,7 @@ pub fn bounds(depth: &str) -> (usize, usize, usize) {
 
 pub async fn run(
     node_id: &str,
+    prompt: &deepr_prompts::Prompt,
     topic: &str,
     depth: &str,
     scout: &ScoutOut,
@@ -125,7 +126,7 @@ pub async fn run(
         TaskCall {
             node_id,
             stage: "decompose",
-            prompt: &deepr_prompts::DECOMPOSE,
+            prompt,
             tier: Tier::Strong,
             values: vec![
                 ("topic", topic.to_string()),

@@ -47,6 +47,7 @@ pub struct Answer {
 #[allow(clippy::too_many_arguments)]
 pub async fn run(
     node_id: &str,
+    prompt: &deepr_prompts::Prompt,
     topic: &str,
     depth: &str,
     round: u32,
@@ -116,7 +117,7 @@ pub async fn run(
         TaskCall {
             node_id,
             stage: "deepen",
-            prompt: &deepr_prompts::DEEPEN,
+            prompt,
             tier: Tier::Cheap,
             values: vec![("topic", topic.to_string()), ("gaps", shown)],
             task_input: json!({"topic": topic, "gaps": items}),

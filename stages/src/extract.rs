@@ -38,6 +38,7 @@ pub fn max_claims(depth: &str) -> usize {
 
 pub async fn run(
     node_id: &str,
+    prompt: &deepr_prompts::Prompt,
     subq: &Subq,
     scored: &ScoreOut,
     max_claims: usize,
@@ -80,7 +81,7 @@ pub async fn run(
         TaskCall {
             node_id,
             stage: "extract",
-            prompt: &deepr_prompts::EXTRACT,
+            prompt,
             tier: Tier::Cheap,
             values: vec![("subquestion", subq.text.clone()), ("candidates", lines.join("\n")), ("max_claims", max_claims.to_string())],
             task_input: json!({"subquestion": subq.text, "max_claims": max_claims, "candidates": shown}),

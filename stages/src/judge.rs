@@ -45,6 +45,7 @@ pub fn quotes(claim: &ClaimDraft, archive: &dyn TextArchive) -> Vec<String> {
 
 pub async fn run(
     node_id: &str,
+    prompt: &deepr_prompts::Prompt,
     claims: &[ClaimDraft],
     archive: &dyn TextArchive,
     llm: &dyn LlmProvider,
@@ -85,7 +86,7 @@ pub async fn run(
             TaskCall {
                 node_id,
                 stage: "judge",
-                prompt: &deepr_prompts::JUDGE,
+                prompt,
                 tier: Tier::Cheap,
                 values: vec![("claims", shown)],
                 task_input: json!({"claims": items}),

@@ -14,7 +14,13 @@ use serde_json::Value;
 
 pub const MODEL_ID: &str = "offline:heuristic-v1";
 
-pub struct OfflineModel;
+/// The offline model. `latency` is a simulation setting (`--offline-latency`): each call
+/// waits that long, so crash tests and orchestration benchmarks see realistic timing
+/// without a network. It never changes an answer.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OfflineModel {
+    pub latency: std::time::Duration,
+}
 
 /// The heuristic answer for a prompt id.
 pub fn answer(prompt_id: &str, input: &Value) -> Value {
@@ -37,6 +43,9 @@ impl LlmProvider for OfflineModel {
     }
 
     async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        if !self.latency.is_zero() {
+            tokio::time::sleep(self.latency).await;
+        }
         let value = answer(&request.prompt_id, &request.task_input);
         if value.is_null() {
             return Err(LlmError::Call {

@@ -82,6 +82,7 @@ pub struct ResearchProviders {
     pub search: Vec<Arc<dyn SearchProvider>>,
     pub fetcher: Arc<dyn Fetcher>,
     pub archive: Arc<dyn TextArchive>,
+    pub prompts: Arc<deepr_prompts::PromptSet>,
 }
 
 #[derive(Debug, Error)]
@@ -90,6 +91,9 @@ pub enum ResearchError {
     Executor(#[from] ExecutorError),
     #[error("node output could not be read back: {0}")]
     Output(String),
+    /// The run stopped early (budget, interrupt); `partial` holds what finished.
+    #[error("stopped: {reason}")]
+    Stopped { reason: String, partial: Box<ResearchResult> },
 }
 
 /// Everything the renderer needs, gathered from finished nodes.
@@ -177,33 +181,22 @@ pub async fn run_research(
         let p = providers.clone();
         let (t, d) = (topic.clone(), depth.clone());
         plan.add(
-            spec("r0/decompose".into(), "decompose", json!({"v": crate::decompose::STAGE_VERSION, "depth": depth, "llm": prompt_key(&deepr_prompts::DECOMPOSE, providers.strong.as_ref())}), move |ctx| async move {
+            spec("r0/decompose".into(), "decompose", json!({"v": crate::decompose::STAGE_VERSION, "depth": depth, "llm": prompt_key(&providers.prompts.decompose, providers.strong.as_ref())}), move |ctx| async move {
                 let scout: ScoutOut = read(&ctx.inputs, "r0/scout")?;
-                let (out, calls) = crate::decompose::run(&ctx.node_id, &t, &d, &scout, p.strong.as_ref()).await;
+                let (out, calls) = crate::decompose::run(&ctx.node_id, &p.prompts.decompose, &t, &d, &scout, p.strong.as_ref()).await;
                 finish(out, calls)
             }),
             &["r0/scout".to_string()],
         )?;
     }
-    executor.run(plan, &mut done).await?;
+    run_phase(executor, plan, &mut done).await?;
     let decomposed: DecomposeOut = done_output(&done, "r0/decompose")?;
-    let scout: ScoutOut = done_output(&done, "r0/scout")?;
-
-    let mut result = ResearchResult {
-        coverage: scout.coverage.clone(),
-        ..Default::default()
-    };
-    if let Some(why) = &decomposed.degraded {
-        result.degraded.push(("r0/decompose".into(), why.clone()));
-    }
-    let mut round_subqs = decomposed.subquestions.clone();
+    let mut round_subqs = decomposed.subquestions;
     let mut origin = "r0/decompose".to_string();
     let mut extract_ids_so_far: Vec<String> = Vec::new();
     let mut round = 0u32;
 
-    loop {
-        result.subquestions.extend(round_subqs.iter().cloned());
-        result.rounds = round + 1;
+    while !round_subqs.is_empty() {
         let mut dag = Dag::new();
         let mut extract_ids = Vec::new();
         let mut score_ids = Vec::new();
@@ -219,8 +212,8 @@ pub async fn run_research(
             let p = providers.clone();
             let (t, s) = (topic.clone(), subq.clone());
             dag.add(
-                spec(sq_id.clone(), "subquery", json!({"v": crate::subquery::STAGE_VERSION, "subq": subq, "llm": prompt_key(&deepr_prompts::SUBQUERY, providers.cheap.as_ref())}), move |ctx| async move {
-                    let (out, calls) = crate::subquery::run(&ctx.node_id, &t, &s, p.cheap.as_ref()).await;
+                spec(sq_id.clone(), "subquery", json!({"v": crate::subquery::STAGE_VERSION, "subq": subq, "llm": prompt_key(&providers.prompts.subquery, providers.cheap.as_ref())}), move |ctx| async move {
+                    let (out, calls) = crate::subquery::run(&ctx.node_id, &p.prompts.subquery, &t, &s, p.cheap.as_ref()).await;
                     finish(out, calls)
                 }),
                 std::slice::from_ref(&origin),
@@ -278,9 +271,9 @@ pub async fn run_research(
             let p = providers.clone();
             let (sc, s, d) = (sc_id.clone(), subq.clone(), depth.clone());
             dag.add(
-                spec(ex_id.clone(), "extract", json!({"v": crate::extract::STAGE_VERSION, "max": crate::extract::max_claims(&depth), "llm": prompt_key(&deepr_prompts::EXTRACT, providers.cheap.as_ref())}), move |ctx| async move {
+                spec(ex_id.clone(), "extract", json!({"v": crate::extract::STAGE_VERSION, "max": crate::extract::max_claims(&depth), "llm": prompt_key(&providers.prompts.extract, providers.cheap.as_ref())}), move |ctx| async move {
                     let scored: ScoreOut = read(&ctx.inputs, &sc)?;
-                    let (out, calls) = crate::extract::run(&ctx.node_id, &s, &scored, crate::extract::max_claims(&d), p.archive.as_ref(), p.cheap.as_ref()).await;
+                    let (out, calls) = crate::extract::run(&ctx.node_id, &p.prompts.extract, &s, &scored, crate::extract::max_claims(&d), p.archive.as_ref(), p.cheap.as_ref()).await;
                     finish(out, calls)
                 }),
                 std::slice::from_ref(&sc_id),
@@ -294,7 +287,7 @@ pub async fn run_research(
         let strategy = config.strategy;
         let ex = extract_ids.clone();
         dag.add(
-            spec(judge_id.clone(), "judge", json!({"v": crate::judge::STAGE_VERSION, "strategy": strategy, "batch": crate::judge::BATCH, "llm": prompt_key(&deepr_prompts::JUDGE, providers.cheap.as_ref())}), move |ctx| async move {
+            spec(judge_id.clone(), "judge", json!({"v": crate::judge::STAGE_VERSION, "strategy": strategy, "batch": crate::judge::BATCH, "llm": prompt_key(&providers.prompts.judge, providers.cheap.as_ref())}), move |ctx| async move {
                 let mut claims = Vec::new();
                 for id in &ex {
                     let extracted: ExtractOut = read(&ctx.inputs, id)?;
@@ -304,7 +297,7 @@ pub async fn run_research(
                     let verdicts = claims.iter().map(|c| (c.id.clone(), Verdict::Unjudged)).collect();
                     return finish(JudgeOut { verdicts, calls: 0, degraded: None }, vec![]);
                 }
-                let (out, calls) = crate::judge::run(&ctx.node_id, &claims, p.archive.as_ref(), p.cheap.as_ref()).await;
+                let (out, calls) = crate::judge::run(&ctx.node_id, &p.prompts.judge, &claims, p.archive.as_ref(), p.cheap.as_ref()).await;
                 finish(out, calls)
             }),
             &extract_ids,
@@ -317,7 +310,7 @@ pub async fn run_research(
         deps.extend(extract_ids.iter().cloned());
         deps.extend(score_ids.iter().cloned());
         dag.add(
-            spec(conflict_id.clone(), "conflict", json!({"v": crate::conflict::STAGE_VERSION, "llm": prompt_key(&deepr_prompts::CONFLICT, providers.cheap.as_ref())}), move |ctx| async move {
+            spec(conflict_id.clone(), "conflict", json!({"v": crate::conflict::STAGE_VERSION, "llm": prompt_key(&providers.prompts.conflict, providers.cheap.as_ref())}), move |ctx| async move {
                 let judged: JudgeOut = read(&ctx.inputs, &jd)?;
                 let verdicts: BTreeMap<String, Verdict> = judged.verdicts.into_iter().collect();
                 let mut titles = BTreeMap::new();
@@ -334,7 +327,7 @@ pub async fn run_research(
                         claims.push((claim, verdict, title));
                     }
                 }
-                let (out, calls) = crate::conflict::run(&ctx.node_id, &claims, p.cheap.as_ref()).await;
+                let (out, calls) = crate::conflict::run(&ctx.node_id, &p.prompts.conflict, &claims, p.cheap.as_ref()).await;
                 finish(out, calls)
             }),
             &deps,
@@ -353,7 +346,7 @@ pub async fn run_research(
         let mut deps = vec![judge_id.clone(), conflict_id.clone()];
         deps.extend(extract_ids.iter().cloned());
         dag.add(
-            spec(deepen_id.clone(), "deepen", json!({"v": crate::deepen::STAGE_VERSION, "depth": depth, "round": round, "llm": prompt_key(&deepr_prompts::DEEPEN, providers.cheap.as_ref())}), move |ctx| async move {
+            spec(deepen_id.clone(), "deepen", json!({"v": crate::deepen::STAGE_VERSION, "depth": depth, "round": round, "llm": prompt_key(&providers.prompts.deepen, providers.cheap.as_ref())}), move |ctx| async move {
                 let judged: JudgeOut = read(&ctx.inputs, &jd)?;
                 let verdicts: BTreeMap<String, Verdict> = judged.verdicts.into_iter().collect();
                 let conflicts: ConflictOut = read(&ctx.inputs, &cf)?;
@@ -365,101 +358,135 @@ pub async fn run_research(
                         (c, v)
                     }));
                 }
-                let (out, calls) = crate::deepen::run(&ctx.node_id, &t, &d, round, &subqs, &claims, &conflicts.conflicts, p.cheap.as_ref()).await;
+                let (out, calls) = crate::deepen::run(&ctx.node_id, &p.prompts.deepen, &t, &d, round, &subqs, &claims, &conflicts.conflicts, p.cheap.as_ref()).await;
                 finish(out, calls)
             }),
             &deps,
         )?;
 
-        executor.run(dag, &mut done).await?;
-
-        // Gather the round's outputs in ID order.
-        let judged: JudgeOut = done_output(&done, &judge_id)?;
-        result.judge_calls.push(judged.calls);
-        if let Some(why) = judged.degraded {
-            result.degraded.push((judge_id.clone(), why));
-        }
-        let verdicts: BTreeMap<String, Verdict> = judged.verdicts.into_iter().collect();
-        for subq in &round_subqs {
-            let base = format!("r{round}/{}", subq.id);
-            let retrieved: RetrieveOut = done_output(&done, &format!("{base}/retrieve"))?;
-            result.coverage.extend(retrieved.coverage);
-            let fetched: FetchOut = done_output(&done, &format!("{base}/fetch"))?;
-            result.fetch_failures.extend(fetched.failures);
-            let scored: ScoreOut = done_output(&done, &format!("{base}/score"))?;
-            for source in scored.sources {
-                let entry = result
-                    .sources
-                    .entry(source.doc.content_sha256.clone())
-                    .or_insert_with(|| source.clone());
-                if source.score > entry.score {
-                    *entry = source;
-                }
-            }
-            for stage in ["subquery", "extract"] {
-                let id = format!("{base}/{stage}");
-                let node = done
-                    .get(&id)
-                    .map(|n| Value::clone(&n.output))
-                    .unwrap_or(Value::Null);
-                if let Some(why) = node.get("degraded").and_then(Value::as_str) {
-                    result.degraded.push((id, why.to_string()));
-                }
-            }
-            let extracted: ExtractOut = done_output(&done, &format!("{base}/extract"))?;
-            for claim in extracted.claims {
-                let verdict = verdicts
-                    .get(&claim.id)
-                    .copied()
-                    .unwrap_or(Verdict::Unjudged);
-                result.claims.push((claim, verdict));
-            }
-        }
-        let conflicts: ConflictOut = done_output(&done, &conflict_id)?;
-        result.conflicts.extend(conflicts.conflicts);
+        run_phase(executor, dag, &mut done).await?;
         let deepened: DeepenOut = done_output(&done, &deepen_id)?;
-        result.deepen_reasons.push(deepened.reason);
         extract_ids_so_far.extend(extract_ids);
-        if deepened.followups.is_empty() {
-            break;
-        }
         round_subqs = deepened.followups;
         origin = deepen_id;
         round += 1;
     }
 
     // ---- phase: write
+    let gathered = collect(&done);
     let mut write = Dag::new();
     let p = providers.clone();
-    let (t, subqs, claims, conflicts) = (
-        topic.clone(),
-        result.subquestions.clone(),
-        result.claims.clone(),
-        result.conflicts.clone(),
-    );
-    let deps: Vec<String> = done
-        .keys()
-        .filter(|id| id.ends_with("/deepen"))
-        .cloned()
-        .collect();
+    let (t, subqs, claims, conflicts) = (topic.clone(), gathered.subquestions, gathered.claims, gathered.conflicts);
+    let deps: Vec<String> = done.keys().filter(|id| id.ends_with("/deepen")).cloned().collect();
     write.add(
-        spec("synthesize".into(), "synthesize", json!({"v": crate::synthesize::STAGE_VERSION, "llm": prompt_key(&deepr_prompts::SYNTHESIZE, providers.strong.as_ref())}), move |ctx| async move {
-            let (out, calls) = crate::synthesize::run(&ctx.node_id, &t, &subqs, &claims, &conflicts, p.strong.as_ref()).await;
+        spec("synthesize".into(), "synthesize", json!({"v": crate::synthesize::STAGE_VERSION, "llm": prompt_key(&providers.prompts.synthesize, providers.strong.as_ref())}), move |ctx| async move {
+            let (out, calls) = crate::synthesize::run(&ctx.node_id, &p.prompts.synthesize, &t, &subqs, &claims, &conflicts, p.strong.as_ref()).await;
             finish(out, calls)
         }),
         &deps,
     )?;
-    executor.run(write, &mut done).await?;
-    let synthesized: SynthesizeOut = done_output(&done, "synthesize")?;
-    if let Some(why) = synthesized.degraded {
-        result.degraded.push(("synthesize".into(), why));
+    run_phase(executor, write, &mut done).await?;
+    Ok(collect(&done))
+}
+
+/// Run one phase; a stop (budget, interrupt) becomes [`ResearchError::Stopped`]
+/// carrying everything finished so far.
+async fn run_phase(executor: &Executor, dag: Dag, done: &mut BTreeMap<String, DoneNode>) -> Result<(), ResearchError> {
+    match executor.run(dag, done).await {
+        Ok(()) => Ok(()),
+        Err(ExecutorError::Stopped(reason)) => Err(ResearchError::Stopped { reason, partial: Box::new(collect(done)) }),
+        Err(other) => Err(other.into()),
     }
-    result.summary = synthesized.summary;
-    result
-        .coverage
-        .sort_by(|a, b| (&a.provider, &a.query).cmp(&(&b.provider, &b.query)));
+}
+
+fn output<T: DeserializeOwned>(done: &BTreeMap<String, DoneNode>, id: &str) -> Option<T> {
+    done.get(id).and_then(|n| serde_json::from_value(Value::clone(&n.output)).ok())
+}
+
+/// Everything the finished nodes say, in ID order — for a complete run or for the
+/// part of a stopped one that finished (missing nodes are simply absent: claims
+/// without a judge are `unjudged`, a run without synthesis has no summary).
+pub fn collect(done: &BTreeMap<String, DoneNode>) -> ResearchResult {
+    let mut result = ResearchResult::default();
+    if let Some(scout) = output::<ScoutOut>(done, "r0/scout") {
+        result.coverage.extend(scout.coverage);
+    }
+    let mut round_subqs = match output::<DecomposeOut>(done, "r0/decompose") {
+        Some(decomposed) => {
+            if let Some(why) = decomposed.degraded {
+                result.degraded.push(("r0/decompose".into(), why));
+            }
+            decomposed.subquestions
+        }
+        None => Vec::new(),
+    };
+    let mut round = 0u32;
+    while !round_subqs.is_empty() {
+        result.subquestions.extend(round_subqs.iter().cloned());
+        result.rounds = round + 1;
+        let judge_id = format!("r{round}/judge");
+        let judged = output::<JudgeOut>(done, &judge_id);
+        let verdicts: BTreeMap<String, Verdict> = match judged {
+            Some(judged) => {
+                result.judge_calls.push(judged.calls);
+                if let Some(why) = judged.degraded {
+                    result.degraded.push((judge_id, why));
+                }
+                judged.verdicts.into_iter().collect()
+            }
+            None => BTreeMap::new(),
+        };
+        for subq in &round_subqs {
+            let base = format!("r{round}/{}", subq.id);
+            if let Some(retrieved) = output::<RetrieveOut>(done, &format!("{base}/retrieve")) {
+                result.coverage.extend(retrieved.coverage);
+            }
+            if let Some(fetched) = output::<FetchOut>(done, &format!("{base}/fetch")) {
+                result.fetch_failures.extend(fetched.failures);
+            }
+            if let Some(scored) = output::<ScoreOut>(done, &format!("{base}/score")) {
+                for source in scored.sources {
+                    let entry = result.sources.entry(source.doc.content_sha256.clone()).or_insert_with(|| source.clone());
+                    if source.score > entry.score {
+                        *entry = source;
+                    }
+                }
+            }
+            for stage in ["subquery", "extract"] {
+                let id = format!("{base}/{stage}");
+                if let Some(why) = done.get(&id).and_then(|n| n.output.get("degraded").and_then(Value::as_str).map(String::from)) {
+                    result.degraded.push((id, why));
+                }
+            }
+            if let Some(extracted) = output::<ExtractOut>(done, &format!("{base}/extract")) {
+                for claim in extracted.claims {
+                    let verdict = verdicts.get(&claim.id).copied().unwrap_or(Verdict::Unjudged);
+                    result.claims.push((claim, verdict));
+                }
+            }
+        }
+        if let Some(conflicts) = output::<ConflictOut>(done, &format!("r{round}/conflict")) {
+            result.conflicts.extend(conflicts.conflicts);
+        }
+        match output::<DeepenOut>(done, &format!("r{round}/deepen")) {
+            Some(deepened) => {
+                result.deepen_reasons.push(deepened.reason);
+                round_subqs = deepened.followups;
+                round += 1;
+            }
+            None => break,
+        }
+    }
+    if let Some(synthesized) = output::<SynthesizeOut>(done, "synthesize") {
+        if let Some(why) = synthesized.degraded {
+            result.degraded.push(("synthesize".into(), why));
+        }
+        result.summary = synthesized.summary;
+    }
+    result.coverage.sort_by(|a, b| (&a.provider, &a.query).cmp(&(&b.provider, &b.query)));
     result.coverage.dedup();
     result.restored_nodes = done.values().filter(|n| n.restored).count();
     result.executed_nodes = done.len() - result.restored_nodes;
-    Ok(result)
+    result
 }
+

@@ -20,6 +20,7 @@ pub struct Answer {
 
 pub async fn run(
     node_id: &str,
+    prompt: &deepr_prompts::Prompt,
     topic: &str,
     subq: &Subq,
     llm: &dyn LlmProvider,
@@ -29,7 +30,7 @@ pub async fn run(
         TaskCall {
             node_id,
             stage: "subquery",
-            prompt: &deepr_prompts::SUBQUERY,
+            prompt,
             tier: Tier::Cheap,
             values: vec![
                 ("topic", topic.to_string()),

@@ -22,6 +22,7 @@ pub struct Answer {
 
 pub async fn run(
     node_id: &str,
+    prompt: &deepr_prompts::Prompt,
     topic: &str,
     subquestions: &[Subq],
     claims: &[(ClaimDraft, Verdict)],
@@ -73,7 +74,7 @@ pub async fn run(
         TaskCall {
             node_id,
             stage: "synthesize",
-            prompt: &deepr_prompts::SYNTHESIZE,
+            prompt,
             tier: Tier::Strong,
             values: vec![
                 ("topic", topic.to_string()),

@@ -33,11 +33,11 @@ struct SlowLlm(u64);
 #[async_trait]
 impl LlmProvider for SlowLlm {
     fn model_id(&self) -> String {
-        OfflineModel.model_id()
+        OfflineModel::default().model_id()
     }
     async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
         tokio::time::sleep(delay(self.0, &request.user)).await;
-        OfflineModel.complete(request).await
+        OfflineModel::default().complete(request).await
     }
 }
 
@@ -98,6 +98,7 @@ async fn run_with(
         .collect(),
         fetcher: Arc::new(CorpusFetcher(index)),
         archive: archive.clone(),
+        prompts: Arc::default(),
     };
     let config = ResearchConfig {
         topic: "How does the rollback journal protect a transaction, and what is the default journal page size?".into(),
