@@ -52,7 +52,8 @@ fn executor(c: &mut Criterion) {
                         progress: Arc::new(NoProgress),
                         concurrency: 4,
                         stop: Arc::new(AtomicBool::new(false)),
- budget: deepr_orchestrator::Budget::unlimited(),
+                        budget: deepr_orchestrator::Budget::unlimited(),
+                        plan: None,
                     };
                     let mut dag = Dag::new();
                     for i in 0..100 {

@@ -37,8 +37,14 @@ impl ResponseCache {
     }
 
     fn path(&self, bucket: &str, key: &str) -> Option<PathBuf> {
-        let safe = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
-        (safe(bucket) && safe(key) && key.len() >= 4).then(|| self.root.join(bucket).join(&key[..2]).join(format!("{key}.json")))
+        let safe =
+            |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        (safe(bucket) && safe(key) && key.len() >= 4).then(|| {
+            self.root
+                .join(bucket)
+                .join(&key[..2])
+                .join(format!("{key}.json"))
+        })
     }
 
     /// A cached value; an unreadable or damaged entry is a miss.
@@ -49,7 +55,9 @@ impl ResponseCache {
 
     /// Store a value durably (temp file, fsync, rename).
     pub fn put(&self, bucket: &str, key: &str, value: &Value) -> std::io::Result<()> {
-        let path = self.path(bucket, key).ok_or_else(|| std::io::Error::other("invalid cache key"))?;
+        let path = self
+            .path(bucket, key)
+            .ok_or_else(|| std::io::Error::other("invalid cache key"))?;
         let dir = path.parent().unwrap_or(&self.root);
         std::fs::create_dir_all(dir)?;
         let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
@@ -81,22 +89,34 @@ pub struct CallJournal {
 
 impl CallJournal {
     pub fn open(path: &Path) -> std::io::Result<Self> {
-        let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
-        Ok(Self { file: Mutex::new(file) })
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        Ok(Self {
+            file: Mutex::new(file),
+        })
     }
 
     /// Append one entry as a single write, so a kill leaves at most a torn last line.
     pub fn append(&self, entry: &JournalEntry) -> std::io::Result<()> {
         let mut line = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
         line.push(b'\n');
-        let mut file = self.file.lock().map_err(|_| std::io::Error::other("journal lock poisoned"))?;
+        let mut file = self
+            .file
+            .lock()
+            .map_err(|_| std::io::Error::other("journal lock poisoned"))?;
         file.write_all(&line)
     }
 
     /// Every complete entry of a journal (a torn or damaged line is skipped).
     pub fn read(path: &Path) -> Vec<JournalEntry> {
         std::fs::read_to_string(path)
-            .map(|text| text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
+            .map(|text| {
+                text.lines()
+                    .filter_map(|l| serde_json::from_str(l).ok())
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -105,7 +125,9 @@ impl CallJournal {
         Self::read(path)
             .iter()
             .filter(|e| !e.cache_hit)
-            .fold((0, 0.0), |(t, c), e| (t + e.prompt_tokens + e.completion_tokens, c + e.cost_usd))
+            .fold((0, 0.0), |(t, c), e| {
+                (t + e.prompt_tokens + e.completion_tokens, c + e.cost_usd)
+            })
     }
 }
 
@@ -139,9 +161,21 @@ impl CachedLlm {
                 prompt_id: request.prompt_id.clone(),
                 model: response.model.clone(),
                 cache_hit: response.cache_hit,
-                prompt_tokens: if response.cache_hit { 0 } else { response.prompt_tokens },
-                completion_tokens: if response.cache_hit { 0 } else { response.completion_tokens },
-                cost_usd: if response.cache_hit { 0.0 } else { response.cost_usd },
+                prompt_tokens: if response.cache_hit {
+                    0
+                } else {
+                    response.prompt_tokens
+                },
+                completion_tokens: if response.cache_hit {
+                    0
+                } else {
+                    response.completion_tokens
+                },
+                cost_usd: if response.cache_hit {
+                    0.0
+                } else {
+                    response.cost_usd
+                },
             };
             // The journal is a record, not a dependency: a failed append never fails a call.
             let _ = journal.append(&entry);
@@ -157,8 +191,15 @@ impl LlmProvider for CachedLlm {
 
     async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
         let key = llm_request_key(&self.namespace, &self.inner.model_id(), request);
-        if let Some(cached) = self.cache.get("llm", &key).and_then(|v| serde_json::from_value::<LlmResponse>(v).ok()) {
-            let response = LlmResponse { cache_hit: true, ..cached };
+        if let Some(cached) = self
+            .cache
+            .get("llm", &key)
+            .and_then(|v| serde_json::from_value::<LlmResponse>(v).ok())
+        {
+            let response = LlmResponse {
+                cache_hit: true,
+                ..cached
+            };
             self.journal(request, &key, &response);
             return Ok(response);
         }
@@ -191,9 +232,20 @@ mod tests {
         async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
             self.0.fetch_add(1, Ordering::SeqCst);
             if self.1 {
-                return Err(LlmError::Call { status: CallStatus::RateLimited, message: "429".into() });
+                return Err(LlmError::Call {
+                    status: CallStatus::RateLimited,
+                    message: "429".into(),
+                });
             }
-            Ok(LlmResponse { text: request.user.clone(), model: "counting".into(), prompt_tokens: 7, completion_tokens: 3, cached_tokens: 0, cost_usd: 0.01, cache_hit: false })
+            Ok(LlmResponse {
+                text: request.user.clone(),
+                model: "counting".into(),
+                prompt_tokens: 7,
+                completion_tokens: 3,
+                cached_tokens: 0,
+                cost_usd: 0.01,
+                cache_hit: false,
+            })
         }
     }
 
@@ -217,24 +269,49 @@ mod tests {
         let journal_path = dir.path().join("calls.jsonl");
         let journal = Arc::new(CallJournal::open(&journal_path).expect("journal"));
         let inner = Arc::new(Counting(AtomicUsize::new(0), false));
-        let llm = CachedLlm { inner: inner.clone(), cache: Arc::clone(&cache), journal: Some(journal), namespace: String::new() };
+        let llm = CachedLlm {
+            inner: inner.clone(),
+            cache: Arc::clone(&cache),
+            journal: Some(journal),
+            namespace: String::new(),
+        };
         let first = llm.complete(&request("a")).await.expect("first");
         let second = llm.complete(&request("a")).await.expect("second");
         assert!(!first.cache_hit && second.cache_hit);
         assert_eq!(second.text, first.text);
-        assert_eq!(inner.0.load(Ordering::SeqCst), 1, "the second identical request is free");
+        assert_eq!(
+            inner.0.load(Ordering::SeqCst),
+            1,
+            "the second identical request is free"
+        );
         llm.complete(&request("b")).await.expect("other request");
         assert_eq!(inner.0.load(Ordering::SeqCst), 2);
         assert_eq!(CallJournal::spent(&journal_path), (20, 0.02));
-        assert_eq!(CallJournal::read(&journal_path).iter().filter(|e| e.cache_hit).count(), 1);
+        assert_eq!(
+            CallJournal::read(&journal_path)
+                .iter()
+                .filter(|e| e.cache_hit)
+                .count(),
+            1
+        );
 
         // Another namespace does not share answers.
-        let other = CachedLlm { inner: inner.clone(), cache: Arc::clone(&cache), journal: None, namespace: "per-claim".into() };
+        let other = CachedLlm {
+            inner: inner.clone(),
+            cache: Arc::clone(&cache),
+            journal: None,
+            namespace: "per-claim".into(),
+        };
         assert!(!other.complete(&request("a")).await.expect("ns").cache_hit);
 
         // A failure is not cached: the next attempt calls again.
         let failing = Arc::new(Counting(AtomicUsize::new(0), true));
-        let flaky = CachedLlm { inner: failing.clone(), cache, journal: None, namespace: "x".into() };
+        let flaky = CachedLlm {
+            inner: failing.clone(),
+            cache,
+            journal: None,
+            namespace: "x".into(),
+        };
         assert!(flaky.complete(&request("c")).await.is_err());
         assert!(flaky.complete(&request("c")).await.is_err());
         assert_eq!(failing.0.load(Ordering::SeqCst), 2);

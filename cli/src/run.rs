@@ -319,7 +319,8 @@ async fn run_async(globals: &Globals, settings: Settings, run_dir: PathBuf) -> R
         progress: reporter.clone(),
         concurrency: settings.concurrency,
         stop: Arc::new(AtomicBool::new(false)),
- budget: deepr_orchestrator::Budget::unlimited(),
+        budget: deepr_orchestrator::Budget::unlimited(),
+        plan: None,
     };
     let started = std::time::Instant::now();
     let result = run_research(&config, &providers, &executor)

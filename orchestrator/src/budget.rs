@@ -76,10 +76,19 @@ impl Budget {
             }
         }
         let reason = if let Some(max) = self.max_tokens.filter(|max| self.spent_tokens() >= *max) {
-            Some(format!("token budget reached: {} of {max} tokens spent", self.spent_tokens()))
+            Some(format!(
+                "token budget reached: {} of {max} tokens spent",
+                self.spent_tokens()
+            ))
         } else if let Some(max) = self.max_cost_usd.filter(|max| self.spent_usd() >= *max) {
-            Some(format!("cost budget reached: ${:.4} of ${max:.4} spent", self.spent_usd()))
-        } else if let Some((deadline, limit)) = self.deadline.filter(|(deadline, _)| Instant::now() >= *deadline) {
+            Some(format!(
+                "cost budget reached: ${:.4} of ${max:.4} spent",
+                self.spent_usd()
+            ))
+        } else if let Some((deadline, limit)) = self
+            .deadline
+            .filter(|(deadline, _)| Instant::now() >= *deadline)
+        {
             let _ = deadline;
             Some(format!("time budget reached: {} s", limit.as_secs()))
         } else {
@@ -119,7 +128,10 @@ impl LlmProvider for BudgetedLlm {
         self.budget.check().map_err(LlmError::Budget)?;
         let response = self.inner.complete(request).await?;
         if !response.cache_hit {
-            self.budget.charge(response.prompt_tokens + response.completion_tokens, response.cost_usd);
+            self.budget.charge(
+                response.prompt_tokens + response.completion_tokens,
+                response.cost_usd,
+            );
         }
         Ok(response)
     }
@@ -135,7 +147,10 @@ mod tests {
         assert!(budget.check().is_ok());
         budget.charge(40, 0.0);
         let reason = budget.check().expect_err("tripped");
-        assert!(reason.contains("100 of 100") || reason.contains("of 100"), "{reason}");
+        assert!(
+            reason.contains("100 of 100") || reason.contains("of 100"),
+            "{reason}"
+        );
         assert_eq!(budget.exhausted(), Some(reason));
         let dollars = Budget::new(None, Some(0.5), None, 0, 0.5);
         assert!(dollars.check().is_err());

@@ -68,6 +68,82 @@ pub struct DoneNode {
     pub stage: String,
     pub output: Arc<Value>,
     pub restored: bool,
+    /// Plan mode only: the node would run; its output is unknown (`null`).
+    pub pending: bool,
+}
+
+/// What a resume would do with one node (plan mode).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlanAction {
+    /// The checkpoint matches: restored for free.
+    Restore,
+    /// A checkpoint exists but its inputs changed: recomputed, for this reason.
+    Recompute(String),
+    /// Never finished: runs for the first time.
+    Run,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanStep {
+    pub node: String,
+    pub stage: String,
+    pub action: PlanAction,
+}
+
+/// Why a node's key changed: which part of its own key material differs, or which
+/// upstream nodes recompute.
+pub fn explain_drift(old: &Value, new: &Value, changed_upstream: &[String]) -> String {
+    let mut reasons = Vec::new();
+    if let (Some(old), Some(new)) = (old.as_object(), new.as_object()) {
+        let mut fields: Vec<&String> = old.keys().chain(new.keys()).collect();
+        fields.sort();
+        fields.dedup();
+        for field in fields {
+            let (a, b) = (old.get(field), new.get(field));
+            if a == b {
+                continue;
+            }
+            let reason = match field.as_str() {
+                "llm" => {
+                    let part = |v: Option<&Value>, k: &str| {
+                        v.and_then(|v| v.get(k)).cloned().unwrap_or(Value::Null)
+                    };
+                    if part(a, "model") != part(b, "model") {
+                        format!(
+                            "model changed ({} → {})",
+                            part(a, "model"),
+                            part(b, "model")
+                        )
+                    } else {
+                        format!(
+                            "prompt {} changed",
+                            part(b, "prompt").as_str().unwrap_or("?")
+                        )
+                    }
+                }
+                "v" => format!(
+                    "stage code version changed ({} → {})",
+                    a.cloned().unwrap_or(Value::Null),
+                    b.cloned().unwrap_or(Value::Null)
+                ),
+                other => format!("setting {other} changed"),
+            };
+            reasons.push(reason);
+        }
+    } else if old != new {
+        reasons.push("its inputs changed".to_string());
+    }
+    if reasons.is_empty() {
+        if changed_upstream.is_empty() {
+            reasons.push("upstream inputs changed".to_string());
+        } else {
+            reasons.push(format!(
+                "upstream {} recompute(s)",
+                changed_upstream.join(", ")
+            ));
+        }
+    }
+    reasons.join("; ")
 }
 
 /// Observer of node progress (progress bars, logs). Must not influence results.
@@ -154,6 +230,9 @@ pub struct Executor {
     /// The run's limits. A node that met a refused call is not checkpointed and the
     /// executor stops starting nodes.
     pub budget: Arc<Budget>,
+    /// Plan mode (`resume --dry-run`, and the plan every resume prints first): restore
+    /// what matches, run nothing, and record what would happen to each node.
+    pub plan: Option<Arc<std::sync::Mutex<Vec<PlanStep>>>>,
 }
 
 /// The key of a node: blake3 of its stage, key material and dependency keys.
@@ -175,6 +254,18 @@ pub fn node_key(stage: &str, key_material: &Value, dependency_keys: &[(&str, &st
 type Finished = (NodeIndex, String, String, Result<NodeResult, String>);
 
 impl Executor {
+    fn note(&self, node: &str, stage: &str, action: PlanAction) {
+        if let Some(plan) = &self.plan {
+            if let Ok(mut steps) = plan.lock() {
+                steps.push(PlanStep {
+                    node: node.to_string(),
+                    stage: stage.to_string(),
+                    action,
+                });
+            }
+        }
+    }
+
     /// Run every node of `dag`, adding finished nodes to `done`.
     pub async fn run(
         &self,
@@ -274,11 +365,41 @@ impl Executor {
                                 stage: spec.stage.clone(),
                                 output: Arc::new(record.output),
                                 restored: true,
+                                pending: false,
                             },
                         );
+                        self.note(&spec.id, &spec.stage, PlanAction::Restore);
                         release(&dag, index, &mut waiting, &mut ready);
                         continue;
                     }
+                }
+                if self.plan.is_some() {
+                    let changed: Vec<String> = dep_ids
+                        .iter()
+                        .filter(|d| done.get(*d).is_some_and(|n| n.pending || !n.restored))
+                        .cloned()
+                        .collect();
+                    let action = match self.store.get_node(&spec.id)? {
+                        Some(record) => PlanAction::Recompute(explain_drift(
+                            &record.key_material,
+                            &spec.key_material,
+                            &changed,
+                        )),
+                        None => PlanAction::Run,
+                    };
+                    self.note(&spec.id, &spec.stage, action);
+                    done.insert(
+                        spec.id.clone(),
+                        DoneNode {
+                            key,
+                            stage: spec.stage.clone(),
+                            output: Arc::new(Value::Null),
+                            restored: false,
+                            pending: true,
+                        },
+                    );
+                    release(&dag, index, &mut waiting, &mut ready);
+                    continue;
                 }
                 let context = NodeContext {
                     node_id: spec.id.clone(),
@@ -303,12 +424,20 @@ impl Executor {
                 message,
             })?;
             let (key, key_material) = dag.keys.remove(&index).unwrap_or_default();
-            if result.calls.iter().any(|c| c.status.starts_with(BUDGET_REFUSED)) {
+            if result
+                .calls
+                .iter()
+                .any(|c| c.status.starts_with(BUDGET_REFUSED))
+            {
                 // Its output rests on a fallback for a call the budget refused: never
                 // checkpoint it; it runs again when the run resumes with more budget.
                 self.stop.store(true, Ordering::SeqCst);
                 discarded = true;
-                for call in result.calls.iter().filter(|c| !c.status.starts_with(BUDGET_REFUSED)) {
+                for call in result
+                    .calls
+                    .iter()
+                    .filter(|c| !c.status.starts_with(BUDGET_REFUSED))
+                {
                     self.ledger.record(call.clone());
                 }
                 continue;
@@ -337,13 +466,17 @@ impl Executor {
                     stage,
                     output: Arc::new(record.output),
                     restored: false,
+                    pending: false,
                 },
             );
             release(&dag, index, &mut waiting, &mut ready);
         }
 
         if discarded || dag.graph.node_weights().any(Option::is_some) {
-            let reason = self.budget.exhausted().unwrap_or_else(|| "interrupted".into());
+            let reason = self
+                .budget
+                .exhausted()
+                .unwrap_or_else(|| "interrupted".into());
             return Err(ExecutorError::Stopped(reason));
         }
         Ok(())
@@ -426,6 +559,7 @@ mod tests {
             concurrency: 3,
             stop: Arc::new(AtomicBool::new(false)),
             budget: Budget::unlimited(),
+            plan: None,
         }
     }
 
@@ -493,6 +627,33 @@ mod tests {
         assert!(again.values().all(|n| n.restored));
         assert_eq!(again["d"].output, done["d"].output);
 
+        // Plan mode shows the drift before anything runs.
+        let plan = Arc::new(Mutex::new(Vec::new()));
+        let planner = Executor {
+            plan: Some(Arc::clone(&plan)),
+            ..executor(Arc::clone(&store))
+        };
+        planner
+            .run(diamond(json!("v2"), &runs), &mut BTreeMap::new())
+            .await
+            .expect("plan");
+        assert_eq!(runs.load(Ordering::SeqCst), 4, "planning runs nothing");
+        let steps = plan.lock().expect("plan").clone();
+        let actions: Vec<(&str, &PlanAction)> =
+            steps.iter().map(|s| (s.node.as_str(), &s.action)).collect();
+        assert_eq!(
+            actions,
+            [
+                ("a", &PlanAction::Restore),
+                ("b", &PlanAction::Restore),
+                ("c", &PlanAction::Recompute("its inputs changed".into())),
+                (
+                    "d",
+                    &PlanAction::Recompute("upstream c recompute(s)".into())
+                ),
+            ]
+        );
+
         // Change c's key material: exactly c and its dependant d recompute.
         let mut changed = BTreeMap::new();
         executor(Arc::clone(&store))
@@ -506,6 +667,31 @@ mod tests {
             .map(|(id, _)| id.as_str())
             .collect();
         assert_eq!(recomputed, ["c", "d"]);
+    }
+
+    #[test]
+    fn drift_is_explained_by_what_changed() {
+        let old =
+            json!({"v": 1, "llm": {"prompt": "extract", "hash": "a", "model": "m"}, "max": 5});
+        let prompt =
+            json!({"v": 1, "llm": {"prompt": "extract", "hash": "b", "model": "m"}, "max": 5});
+        assert_eq!(explain_drift(&old, &prompt, &[]), "prompt extract changed");
+        let model =
+            json!({"v": 1, "llm": {"prompt": "extract", "hash": "a", "model": "n"}, "max": 5});
+        assert_eq!(
+            explain_drift(&old, &model, &[]),
+            "model changed (\"m\" → \"n\")"
+        );
+        let version =
+            json!({"v": 2, "llm": {"prompt": "extract", "hash": "a", "model": "m"}, "max": 6});
+        assert_eq!(
+            explain_drift(&old, &version, &[]),
+            "setting max changed; stage code version changed (1 → 2)"
+        );
+        assert_eq!(
+            explain_drift(&old, &old, &["r0/q1/score".into()]),
+            "upstream r0/q1/score recompute(s)"
+        );
     }
 
     #[tokio::test]

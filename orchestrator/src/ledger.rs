@@ -64,7 +64,10 @@ pub struct UsageLedger {
 impl UsageLedger {
     /// Calls served from the response cache.
     pub fn cache_hits(&self) -> usize {
-        self.entries.lock().map(|e| e.iter().filter(|e| e.cache_hit).count()).unwrap_or(0)
+        self.entries
+            .lock()
+            .map(|e| e.iter().filter(|e| e.cache_hit).count())
+            .unwrap_or(0)
     }
 
     pub fn record(&self, entry: LedgerEntry) {
@@ -99,7 +102,11 @@ impl UsageLedger {
     pub fn usage(&self) -> Usage {
         let mut by_stage: BTreeMap<String, UsageTotals> = BTreeMap::new();
         let mut total = UsageTotals::default();
-        for entry in self.entries().iter().filter(|e| e.kind == "llm" && !e.cache_hit) {
+        for entry in self
+            .entries()
+            .iter()
+            .filter(|e| e.kind == "llm" && !e.cache_hit)
+        {
             let call = UsageTotals {
                 calls: 1,
                 prompt_tokens: entry.prompt_tokens,

@@ -22,7 +22,9 @@ pub mod terms;
 pub mod tokens;
 
 pub use budget::{Budget, BudgetedLlm, BUDGET_REFUSED};
-pub use executor::{Executor, ExecutorError, NodeContext, NodeFn, NodeSpec, Progress};
+pub use executor::{
+    Executor, ExecutorError, NodeContext, NodeFn, NodeSpec, PlanAction, PlanStep, Progress,
+};
 pub use ledger::{LedgerEntry, UsageLedger};
 pub use provider::*;
 pub use store::{CheckpointStore, NodeRecord, StoreError};

@@ -101,7 +101,11 @@ macro_rules! prompt {
         pub const $name: Prompt = Prompt {
             id: $id,
             version: $version,
-            template: std::borrow::Cow::Borrowed(include_str!(concat!("../templates/", $id, ".txt"))),
+            template: std::borrow::Cow::Borrowed(include_str!(concat!(
+                "../templates/",
+                $id,
+                ".txt"
+            ))),
             schema: $schema,
         };
     };
@@ -198,13 +202,23 @@ impl PromptSet {
     /// Replace the template of prompt `id` (the schema and version stay). The template
     /// must have `system:` and `user:` blocks and only placeholders the task fills.
     pub fn set_template(&mut self, id: &str, template: String) -> Result<(), PromptError> {
-        let builtin = ALL.iter().find(|p| p.id == id).ok_or_else(|| PromptError::Unknown(id.to_string()))?;
-        let candidate = Prompt { template: std::borrow::Cow::Owned(template), ..builtin.clone() };
-        let (system, user) = split_blocks(&candidate.template).ok_or_else(|| PromptError::Malformed(id.to_string()))?;
+        let builtin = ALL
+            .iter()
+            .find(|p| p.id == id)
+            .ok_or_else(|| PromptError::Unknown(id.to_string()))?;
+        let candidate = Prompt {
+            template: std::borrow::Cow::Owned(template),
+            ..builtin.clone()
+        };
+        let (system, user) = split_blocks(&candidate.template)
+            .ok_or_else(|| PromptError::Malformed(id.to_string()))?;
         let allowed = placeholders(&builtin.template);
         for name in placeholders(system).into_iter().chain(placeholders(user)) {
             if !allowed.contains(&name) {
-                return Err(PromptError::MissingValue { prompt: id.to_string(), name });
+                return Err(PromptError::MissingValue {
+                    prompt: id.to_string(),
+                    name,
+                });
             }
         }
         let slot = match id {
@@ -222,7 +236,15 @@ impl PromptSet {
 
     /// Every prompt of the set, in pipeline order.
     pub fn all(&self) -> [&Prompt; 7] {
-        [&self.decompose, &self.subquery, &self.extract, &self.judge, &self.conflict, &self.deepen, &self.synthesize]
+        [
+            &self.decompose,
+            &self.subquery,
+            &self.extract,
+            &self.judge,
+            &self.conflict,
+            &self.deepen,
+            &self.synthesize,
+        ]
     }
 }
 
@@ -269,10 +291,23 @@ mod tests {
         let edited = format!("{}\nBe brief.", EXTRACT.template);
         set.set_template("extract", edited).expect("valid override");
         assert_ne!(set.extract.hash(), before);
-        assert_eq!(set.judge.hash(), JUDGE.hash(), "other prompts keep their hash");
-        assert!(matches!(set.set_template("extract", "no blocks".into()), Err(PromptError::Malformed(_))));
-        assert!(matches!(set.set_template("extract", "system:\nx\nuser:\n{{nope}}".into()), Err(PromptError::MissingValue { .. })));
-        assert!(matches!(set.set_template("essay", "system:\nx\nuser:\ny".into()), Err(PromptError::Unknown(_))));
+        assert_eq!(
+            set.judge.hash(),
+            JUDGE.hash(),
+            "other prompts keep their hash"
+        );
+        assert!(matches!(
+            set.set_template("extract", "no blocks".into()),
+            Err(PromptError::Malformed(_))
+        ));
+        assert!(matches!(
+            set.set_template("extract", "system:\nx\nuser:\n{{nope}}".into()),
+            Err(PromptError::MissingValue { .. })
+        ));
+        assert!(matches!(
+            set.set_template("essay", "system:\nx\nuser:\ny".into()),
+            Err(PromptError::Unknown(_))
+        ));
     }
 
     #[test]

@@ -224,7 +224,7 @@ mod tests {
                 completion_tokens: 5,
                 cached_tokens: 0,
                 cost_usd: 0.0,
-            cache_hit: false,
+                cache_hit: false,
             })
         }
     }

@@ -91,9 +91,15 @@ pub enum ResearchError {
     Executor(#[from] ExecutorError),
     #[error("node output could not be read back: {0}")]
     Output(String),
+    /// Plan mode: the next phase's shape depends on a node that would run first.
+    #[error("later steps depend on {0}, which would run first")]
+    PlanEnds(String),
     /// The run stopped early (budget, interrupt); `partial` holds what finished.
     #[error("stopped: {reason}")]
-    Stopped { reason: String, partial: Box<ResearchResult> },
+    Stopped {
+        reason: String,
+        partial: Box<ResearchResult>,
+    },
 }
 
 /// Everything the renderer needs, gathered from finished nodes.
@@ -131,6 +137,9 @@ fn done_output<T: DeserializeOwned>(
     let node = done
         .get(id)
         .ok_or_else(|| ResearchError::Output(format!("node {id} did not finish")))?;
+    if node.pending {
+        return Err(ResearchError::PlanEnds(id.to_string()));
+    }
     serde_json::from_value(Value::clone(&node.output))
         .map_err(|e| ResearchError::Output(format!("{id}: {e}")))
 }
@@ -376,8 +385,17 @@ pub async fn run_research(
     let gathered = collect(&done);
     let mut write = Dag::new();
     let p = providers.clone();
-    let (t, subqs, claims, conflicts) = (topic.clone(), gathered.subquestions, gathered.claims, gathered.conflicts);
-    let deps: Vec<String> = done.keys().filter(|id| id.ends_with("/deepen")).cloned().collect();
+    let (t, subqs, claims, conflicts) = (
+        topic.clone(),
+        gathered.subquestions,
+        gathered.claims,
+        gathered.conflicts,
+    );
+    let deps: Vec<String> = done
+        .keys()
+        .filter(|id| id.ends_with("/deepen"))
+        .cloned()
+        .collect();
     write.add(
         spec("synthesize".into(), "synthesize", json!({"v": crate::synthesize::STAGE_VERSION, "llm": prompt_key(&providers.prompts.synthesize, providers.strong.as_ref())}), move |ctx| async move {
             let (out, calls) = crate::synthesize::run(&ctx.node_id, &p.prompts.synthesize, &t, &subqs, &claims, &conflicts, p.strong.as_ref()).await;
@@ -391,16 +409,24 @@ pub async fn run_research(
 
 /// Run one phase; a stop (budget, interrupt) becomes [`ResearchError::Stopped`]
 /// carrying everything finished so far.
-async fn run_phase(executor: &Executor, dag: Dag, done: &mut BTreeMap<String, DoneNode>) -> Result<(), ResearchError> {
+async fn run_phase(
+    executor: &Executor,
+    dag: Dag,
+    done: &mut BTreeMap<String, DoneNode>,
+) -> Result<(), ResearchError> {
     match executor.run(dag, done).await {
         Ok(()) => Ok(()),
-        Err(ExecutorError::Stopped(reason)) => Err(ResearchError::Stopped { reason, partial: Box::new(collect(done)) }),
+        Err(ExecutorError::Stopped(reason)) => Err(ResearchError::Stopped {
+            reason,
+            partial: Box::new(collect(done)),
+        }),
         Err(other) => Err(other.into()),
     }
 }
 
 fn output<T: DeserializeOwned>(done: &BTreeMap<String, DoneNode>, id: &str) -> Option<T> {
-    done.get(id).and_then(|n| serde_json::from_value(Value::clone(&n.output)).ok())
+    done.get(id)
+        .and_then(|n| serde_json::from_value(Value::clone(&n.output)).ok())
 }
 
 /// Everything the finished nodes say, in ID order — for a complete run or for the
@@ -446,7 +472,10 @@ pub fn collect(done: &BTreeMap<String, DoneNode>) -> ResearchResult {
             }
             if let Some(scored) = output::<ScoreOut>(done, &format!("{base}/score")) {
                 for source in scored.sources {
-                    let entry = result.sources.entry(source.doc.content_sha256.clone()).or_insert_with(|| source.clone());
+                    let entry = result
+                        .sources
+                        .entry(source.doc.content_sha256.clone())
+                        .or_insert_with(|| source.clone());
                     if source.score > entry.score {
                         *entry = source;
                     }
@@ -454,13 +483,21 @@ pub fn collect(done: &BTreeMap<String, DoneNode>) -> ResearchResult {
             }
             for stage in ["subquery", "extract"] {
                 let id = format!("{base}/{stage}");
-                if let Some(why) = done.get(&id).and_then(|n| n.output.get("degraded").and_then(Value::as_str).map(String::from)) {
+                if let Some(why) = done.get(&id).and_then(|n| {
+                    n.output
+                        .get("degraded")
+                        .and_then(Value::as_str)
+                        .map(String::from)
+                }) {
                     result.degraded.push((id, why));
                 }
             }
             if let Some(extracted) = output::<ExtractOut>(done, &format!("{base}/extract")) {
                 for claim in extracted.claims {
-                    let verdict = verdicts.get(&claim.id).copied().unwrap_or(Verdict::Unjudged);
+                    let verdict = verdicts
+                        .get(&claim.id)
+                        .copied()
+                        .unwrap_or(Verdict::Unjudged);
                     result.claims.push((claim, verdict));
                 }
             }
@@ -483,10 +520,11 @@ pub fn collect(done: &BTreeMap<String, DoneNode>) -> ResearchResult {
         }
         result.summary = synthesized.summary;
     }
-    result.coverage.sort_by(|a, b| (&a.provider, &a.query).cmp(&(&b.provider, &b.query)));
+    result
+        .coverage
+        .sort_by(|a, b| (&a.provider, &a.query).cmp(&(&b.provider, &b.query)));
     result.coverage.dedup();
     result.restored_nodes = done.values().filter(|n| n.restored).count();
     result.executed_nodes = done.len() - result.restored_nodes;
     result
 }
-

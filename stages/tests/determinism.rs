@@ -116,7 +116,8 @@ async fn run_with(
         progress: Arc::new(NoProgress),
         concurrency: 4,
         stop: Arc::new(AtomicBool::new(false)),
- budget: deepr_orchestrator::Budget::unlimited(),
+        budget: deepr_orchestrator::Budget::unlimited(),
+        plan: None,
     };
     let result = run_research(&config, &providers, &executor)
         .await
