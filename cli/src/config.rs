@@ -14,6 +14,10 @@ pub struct FileConfig {
     pub strategy: Option<String>,
     pub concurrency: Option<usize>,
     pub llm: Option<String>,
+    /// Simulated offline-model latency, e.g. "200ms".
+    pub offline_latency: Option<String>,
+    /// Folder of prompt overrides.
+    pub prompts: Option<String>,
 }
 
 pub fn load(path: Option<&Path>) -> Result<FileConfig, Failure> {
@@ -29,7 +33,7 @@ pub fn load(path: Option<&Path>) -> Result<FileConfig, Failure> {
     toml::from_str(&text).map_err(|e| {
         let first = e.to_string().lines().next().unwrap_or("").to_string();
         usage(format!(
-            "config file {} is invalid: {first} (keys: depth, strategy, concurrency, llm)",
+            "config file {} is invalid: {first} (keys: depth, strategy, concurrency, llm, offline_latency, prompts)",
             path.display()
         ))
     })

@@ -6,7 +6,11 @@
 
 mod config;
 mod progress;
+mod record;
+mod resume;
 mod run;
+mod runs;
+mod session;
 mod state;
 
 use std::path::PathBuf;
@@ -37,6 +41,55 @@ const EXIT_CODES: &str = "Exit codes: 0 ok, 1 run failed, 2 usage error, 3 unver
 enum Command {
     /// Research a topic and write a report (markdown + JSON sidecar).
     Run(RunArgs),
+    /// Continue a stopped or killed run from its checkpoints; re-renders a finished one.
+    Resume(ResumeArgs),
+    /// List, inspect or remove runs in the state dir.
+    #[command(subcommand)]
+    Runs(RunsCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum RunsCommand {
+    /// One line per run: id, state, tokens spent, age, topic.
+    List,
+    /// A run's settings, per-stage progress and spending, and where its report is.
+    Show {
+        /// The run id.
+        run_id: String,
+    },
+    /// Delete a run's checkpoints and log (not its report, not shared caches).
+    Rm {
+        /// The run id.
+        run_id: String,
+    },
+}
+
+/// Limits that stop a run early with an incomplete report (exit 4); resume to finish.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct BudgetArgs {
+    /// Stop starting model calls once the run has spent N tokens (prompt + completion).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+    /// Stop starting model calls once the run has spent USD dollars.
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
+    /// Stop starting model calls after this long in this session (e.g. 90m, 2h, 30s).
+    #[arg(long, value_name = "DURATION")]
+    pub max_time: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ResumeArgs {
+    /// The id printed when the run started (see `deepr runs list`).
+    pub run_id: String,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+    /// Nodes run at once (1–64; default: the run's setting).
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// Show what would be restored, recomputed (and why) or run, and stop.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -77,6 +130,16 @@ pub struct RunArgs {
     /// Nodes run at once (1–64; default 5).
     #[arg(long, value_name = "N")]
     pub concurrency: Option<usize>,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+    /// Simulated latency per offline-model call (e.g. 200ms): a simulation setting for
+    /// crash tests and orchestration benchmarks; it never changes an answer.
+    #[arg(long, value_name = "DURATION")]
+    pub offline_latency: Option<String>,
+    /// A folder of prompt templates (<id>.txt) that replace the built-in ones; edits
+    /// there recompute exactly the dependent steps on resume.
+    #[arg(long, value_name = "DIR")]
+    pub prompts: Option<PathBuf>,
 }
 
 /// A failure with its exit code.
@@ -107,8 +170,11 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    let globals = cli_globals(&cli);
     let outcome = match cli.command {
-        Command::Run(ref args) => run::execute(&cli_globals(&cli), args),
+        Command::Run(ref args) => run::execute(&globals, args),
+        Command::Resume(ref args) => resume::execute(&globals, args),
+        Command::Runs(ref command) => runs::execute(&globals, command),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

@@ -1,19 +1,14 @@
-//! `deepr run`: validate input, record the run, index the corpus, run the pipeline,
-//! write the report and its JSON sidecar atomically.
+//! `deepr run`: validate every argument, create the run, and hand it to a session.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
-use deepr_checkpoints::{FileArchive, SledStore};
-use deepr_orchestrator::{CheckpointStore, Executor, UsageLedger};
-use deepr_providers::{CorpusFetcher, CorpusIndex, CorpusSearch};
-use deepr_stages::render::{build_report, render_markdown, Completion, RunDetails};
-use deepr_stages::{run_research, Depth, ResearchConfig, ResearchProviders, Strategy};
+use deepr_stages::{Depth, Strategy};
 
-use crate::progress::Reporter;
-use crate::{config, state, usage, DepthArg, Failure, Globals, RunArgs, StrategyArg};
+use crate::record::{self, now_secs, RunRecord};
+use crate::session::{self, SessionOptions};
+use crate::{config, state, usage, BudgetArgs, DepthArg, Failure, Globals, RunArgs, StrategyArg};
 
 const MAX_TOPIC_CHARS: usize = 2000;
 
@@ -45,13 +40,6 @@ fn civil(secs: u64) -> (i64, u32, u32, u64, u64, u64) {
     (y, m, d, rem / 3600, (rem % 3600) / 60, rem % 60)
 }
 
-fn now_secs() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
 struct Settings {
     topic: String,
     depth: Depth,
@@ -61,6 +49,9 @@ struct Settings {
     out: PathBuf,
     run_id: String,
     state_dir: PathBuf,
+    offline_latency: Duration,
+    prompts: Option<PathBuf>,
+    max_time: Option<Duration>,
 }
 
 fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
@@ -140,6 +131,25 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
         }
         None => state::new_run_id(&topic),
     };
+    let offline_latency = match args
+        .offline_latency
+        .as_deref()
+        .or(file.offline_latency.as_deref())
+    {
+        Some(value) => record::parse_duration("--offline-latency", value)?,
+        None => Duration::ZERO,
+    };
+    let max_time = args
+        .budget
+        .max_time
+        .as_deref()
+        .map(|v| record::parse_duration("--max-time", v))
+        .transpose()?;
+    check_budget_values(&args.budget)?;
+    let prompts = args.prompts.clone().or(file.prompts.map(PathBuf::from));
+    if let Some(dir) = &prompts {
+        crate::session::load_prompts(Some(dir))?;
+    }
     Ok(Settings {
         topic,
         depth,
@@ -149,6 +159,9 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
         out,
         run_id,
         state_dir,
+        offline_latency,
+        prompts,
+        max_time,
     })
 }
 
@@ -223,174 +236,45 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
             run_dir.display()
         ))
     })?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    runtime.block_on(run_async(globals, settings, run_dir))
-}
-
-async fn run_async(globals: &Globals, settings: Settings, run_dir: PathBuf) -> Result<u8, Failure> {
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(run_dir.join("run.log"))
-        .ok();
-    let reporter = Arc::new(Reporter::new(globals.quiet, log));
-    let store = SledStore::open(&run_dir.join("checkpoints.sled"))
-        .await
-        .context("cannot open the run's checkpoint store")?;
-    let out_abs = std::path::absolute(&settings.out).unwrap_or_else(|_| settings.out.clone());
-    let corpus_abs =
-        std::path::absolute(&settings.corpus).unwrap_or_else(|_| settings.corpus.clone());
-    // The run record goes first, flushed, before any other work (indexing included).
-    let record = serde_json::json!({
-        "run_id": settings.run_id, "topic": settings.topic, "depth": settings.depth.as_str(),
-        "strategy": settings.strategy.as_str(), "corpus": corpus_abs, "out": out_abs,
-        "llm": "offline", "concurrency": settings.concurrency, "created": utc_rfc3339(now_secs()),
-    });
-    store
-        .put_meta("run", &record)
-        .await
-        .context("cannot record the run")?;
-    reporter.log_line(&format!("run record: {record}"));
-
-    let archive =
-        Arc::new(FileArchive::open(&settings.state_dir).context("cannot open the text archive")?);
-    let (index, report) = match CorpusIndex::open(&settings.corpus, &settings.state_dir, &archive) {
-        Ok(opened) => opened,
-        Err(error) => {
-            // A corpus that cannot be used is bad input: the run never started, so its
-            // just-created folder goes (no other run is touched).
-            drop(store);
-            let _ = std::fs::remove_dir_all(&run_dir);
-            return Err(usage(error.to_string()));
-        }
-    };
-    if !globals.quiet {
-        eprintln!("deepr: run {} — {}", settings.run_id, settings.topic);
-    }
-    reporter.say(&format!(
-        "deepr: corpus {}: {} documents ({} indexed now, {} reused), {} skipped",
-        settings.corpus.display(),
-        report.extracted.len() + report.reused.len(),
-        report.extracted.len(),
-        report.reused.len(),
-        report.skipped.len()
-    ));
-    for (path, why) in &report.skipped {
-        reporter.say(&format!("deepr: skipped {path}: {why}"));
-    }
-    let index = Arc::new(index);
-    let mut fingerprint = blake3::Hasher::new();
-    for doc in index.documents() {
-        // Everything a stage reads of a document: a changed title or date recomputes too.
-        for part in [
-            doc.doc_key.as_str(),
-            &doc.content_sha256,
-            &doc.title,
-            doc.date.as_deref().unwrap_or(""),
-        ] {
-            fingerprint.update(part.as_bytes());
-            fingerprint.update(b"\0");
-        }
-    }
-    let offline: Arc<dyn deepr_orchestrator::LlmProvider> =
-        Arc::new(deepr_stages::offline::OfflineModel);
-    let providers = ResearchProviders {
-        strong: Arc::clone(&offline),
-        cheap: offline,
-        search: vec![Arc::new(CorpusSearch(Arc::clone(&index)))],
-        fetcher: Arc::new(CorpusFetcher(Arc::clone(&index))),
-        archive: archive.clone(),
-    };
-    let config = ResearchConfig {
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let record = RunRecord {
+        schema: record::RECORD_SCHEMA.into(),
+        run_id: settings.run_id.clone(),
         topic: settings.topic.clone(),
         depth: settings.depth,
         strategy: settings.strategy,
-        search_fingerprint: fingerprint.finalize().to_hex().to_string(),
-    };
-    let ledger = Arc::new(UsageLedger::default());
-    let store: Arc<dyn CheckpointStore> = Arc::new(store);
-    let executor = Executor {
-        store: Arc::clone(&store),
-        ledger: Arc::clone(&ledger),
-        progress: reporter.clone(),
+        corpus: absolute(&settings.corpus),
+        out: absolute(&settings.out),
+        llm: "offline".into(),
         concurrency: settings.concurrency,
-        stop: Arc::new(AtomicBool::new(false)),
-        budget: deepr_orchestrator::Budget::unlimited(),
-        plan: None,
+        offline_latency_ms: u64::try_from(settings.offline_latency.as_millis()).unwrap_or(u64::MAX),
+        prompts: settings.prompts.as_deref().map(absolute),
+        created: now_secs(),
     };
-    let started = std::time::Instant::now();
-    let result = run_research(&config, &providers, &executor)
-        .await
-        .context("research run failed")?;
-    reporter.finish();
+    let options = SessionOptions {
+        quiet: globals.quiet,
+        concurrency: None,
+        max_tokens: args.budget.max_tokens,
+        max_cost: args.budget.max_cost,
+        max_time: settings.max_time,
+        dry_run: false,
+    };
+    session::execute(&settings.state_dir, session::Start::New(record), options)
+}
 
-    let report = build_report(
-        &config,
-        &result,
-        archive.as_ref(),
-        &settings.run_id,
-        ledger.usage(),
-        &Completion {
-            complete: true,
-            incomplete_reason: None,
-        },
-    );
-    let details = RunDetails {
-        run_id: settings.run_id.clone(),
-        lines: vec![
-            ("Generated".into(), utc_rfc3339(now_secs())),
-            (
-                "Wall time".into(),
-                format!("{:.1} s", started.elapsed().as_secs_f64()),
-            ),
-            (
-                "State dir".into(),
-                format!("`{}`", settings.state_dir.display()),
-            ),
-            ("Report".into(), format!("`{}`", out_abs.display())),
-            ("Corpus".into(), format!("`{}`", corpus_abs.display())),
-            ("Model".into(), deepr_stages::offline::MODEL_ID.into()),
-            (
-                "Depth / strategy / concurrency".into(),
-                format!(
-                    "{} / {} / {}",
-                    settings.depth.as_str(),
-                    settings.strategy.as_str(),
-                    settings.concurrency
-                ),
-            ),
-        ],
-    };
-    let markdown = render_markdown(&report, &result, &details);
-    let json_path = settings.out.with_extension("json");
-    let json = serde_json::to_vec_pretty(&report).context("cannot serialise report.json")?;
-    write_atomically(&json_path, &json)?;
-    write_atomically(&settings.out, markdown.as_bytes())?;
-    store
-        .put_meta(
-            "finished",
-            &serde_json::json!({"report": out_abs, "at": utc_rfc3339(now_secs())}),
-        )
-        .await
-        .context("cannot record completion")?;
-    let supported = report
-        .claims
-        .iter()
-        .filter(|c| c.verdict == deepr_evidence::report::Verdict::Supported)
-        .count();
-    reporter.say(&format!(
-        "deepr: wrote {} and {} — {} claims ({} supported) from {} sources, {} LLM calls, {} tokens",
-        settings.out.display(),
-        json_path.display(),
-        report.claims.len(),
-        supported,
-        report.sources.len(),
-        report.usage.calls,
-        report.usage.prompt_tokens + report.usage.completion_tokens
-    ));
-    Ok(0)
+/// Budget values must be positive numbers.
+pub fn check_budget_values(budget: &BudgetArgs) -> Result<(), Failure> {
+    if budget.max_tokens == Some(0) {
+        return Err(usage(
+            "--max-tokens 0 allows nothing; pass a positive number of tokens",
+        ));
+    }
+    if let Some(cost) = budget.max_cost {
+        if !cost.is_finite() || cost <= 0.0 {
+            return Err(usage(format!(
+                "--max-cost {cost} is not a positive amount of dollars; pass e.g. --max-cost 0.50"
+            )));
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,156 @@
+//! What a run keeps about itself besides its checkpoints.
+//!
+//! * The **run record** — topic and every setting needed to continue it (never an API
+//!   key) — goes into the run's sled store (`meta/run`, flushed before any other work)
+//!   and into `run.json` beside it, so `deepr runs list` can read runs that another
+//!   process holds open.
+//! * `run.json` also carries the run's state (`running`, `finished`, `incomplete`,
+//!   `interrupted`, `failed`), updated at the end of every session.
+//! * `owner.json` names the process executing the run, so a second process trying to
+//!   resume it can say who holds it.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use deepr_stages::{Depth, Strategy};
+use serde::{Deserialize, Serialize};
+
+use crate::{usage, Failure};
+
+pub const RECORD_SCHEMA: &str = "deepr.run.v1";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub schema: String,
+    pub run_id: String,
+    pub topic: String,
+    pub depth: Depth,
+    pub strategy: Strategy,
+    /// Absolute path of the corpus folder.
+    pub corpus: PathBuf,
+    /// Absolute path of the markdown report (report.json beside it).
+    pub out: PathBuf,
+    pub llm: String,
+    pub concurrency: usize,
+    /// Simulated offline-model latency, milliseconds.
+    pub offline_latency_ms: u64,
+    /// Folder of prompt overrides, re-read on every resume.
+    pub prompts: Option<PathBuf>,
+    /// Unix seconds.
+    pub created: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunState {
+    Running,
+    Finished,
+    Incomplete,
+    Interrupted,
+    Failed,
+}
+
+impl RunState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Finished => "finished",
+            Self::Incomplete => "incomplete",
+            Self::Interrupted => "interrupted",
+            Self::Failed => "failed",
+        }
+    }
+}
+
+/// `run.json`: the record plus the run's state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunFile {
+    pub record: RunRecord,
+    pub state: RunState,
+    /// Why the run is not finished, if it is not.
+    pub note: Option<String>,
+    /// Unix seconds of the last state change.
+    pub updated: u64,
+}
+
+pub fn run_dir(state_dir: &Path, run_id: &str) -> PathBuf {
+    state_dir.join("runs").join(run_id)
+}
+
+pub fn read_run_file(dir: &Path) -> Option<RunFile> {
+    serde_json::from_slice(&std::fs::read(dir.join("run.json")).ok()?).ok()
+}
+
+pub fn write_run_file(dir: &Path, file: &RunFile) -> anyhow::Result<()> {
+    crate::run::write_atomically(&dir.join("run.json"), &serde_json::to_vec_pretty(file)?)
+}
+
+/// The process executing a run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Owner {
+    pub pid: u32,
+    pub started: u64,
+}
+
+pub fn write_owner(dir: &Path) -> anyhow::Result<()> {
+    let owner = Owner {
+        pid: std::process::id(),
+        started: now_secs(),
+    };
+    crate::run::write_atomically(&dir.join("owner.json"), &serde_json::to_vec(&owner)?)
+}
+
+pub fn read_owner(dir: &Path) -> Option<Owner> {
+    serde_json::from_slice(&std::fs::read(dir.join("owner.json")).ok()?).ok()
+}
+
+/// Whether a process with this pid is alive (Linux: /proc).
+pub fn process_alive(pid: u32) -> bool {
+    Path::new("/proc").join(pid.to_string()).exists()
+}
+
+pub fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// Parse a duration flag such as `90m`, `2h`, `200ms`, `1h 30m`.
+pub fn parse_duration(flag: &str, value: &str) -> Result<Duration, Failure> {
+    humantime::parse_duration(value.trim()).map_err(|e| {
+        usage(format!(
+            "{flag} {value:?} is not a duration ({e}); use e.g. 90m, 2h, 30s or 200ms"
+        ))
+    })
+}
+
+/// Age in a short human form ("5m", "3h", "2d").
+pub fn age(created: u64) -> String {
+    let secs = now_secs().saturating_sub(created);
+    match secs {
+        0..=119 => format!("{secs}s"),
+        120..=7199 => format!("{}m", secs / 60),
+        7200..=172_799 => format!("{}h", secs / 3600),
+        _ => format!("{}d", secs / 86_400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(
+            parse_duration("--max-time", "90m").ok(),
+            Some(Duration::from_secs(5400))
+        );
+        assert_eq!(
+            parse_duration("--offline-latency", "200ms").ok(),
+            Some(Duration::from_millis(200))
+        );
+        assert!(parse_duration("--max-time", "soon").is_err());
+        assert!(parse_duration("--max-time", "-5m").is_err());
+    }
+}

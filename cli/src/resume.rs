@@ -1,0 +1,40 @@
+//! `deepr resume RUN_ID`: continue a run from its checkpoints with the settings stored
+//! when it started; only budgets and concurrency may change.
+
+use crate::record::{self, run_dir};
+use crate::session::{self, SessionOptions, Start};
+use crate::{state, usage, Failure, Globals, ResumeArgs};
+
+pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
+    state::check_run_id(&args.run_id)?;
+    let state_dir = state::resolve(globals.state_dir.as_deref())?;
+    let dir = run_dir(&state_dir, &args.run_id);
+    if !dir.join("checkpoints.sled").exists() {
+        return Err(usage(format!(
+            "no run {:?} in {}; see `deepr runs list` for the runs there",
+            args.run_id,
+            state_dir.display()
+        )));
+    }
+    crate::run::check_budget_values(&args.budget)?;
+    let max_time = args
+        .budget
+        .max_time
+        .as_deref()
+        .map(|v| record::parse_duration("--max-time", v))
+        .transpose()?;
+    if let Some(concurrency) = args.concurrency.filter(|c| !(1..=64).contains(c)) {
+        return Err(usage(format!(
+            "--concurrency {concurrency} is out of range; use 1 to 64"
+        )));
+    }
+    let options = SessionOptions {
+        quiet: globals.quiet,
+        concurrency: args.concurrency,
+        max_tokens: args.budget.max_tokens,
+        max_cost: args.budget.max_cost,
+        max_time,
+        dry_run: args.dry_run,
+    };
+    session::execute(&state_dir, Start::Resume(args.run_id.clone()), options)
+}

@@ -1,0 +1,159 @@
+//! `deepr runs list|show|rm`: the runs in the state dir.
+
+use std::collections::BTreeMap;
+
+use deepr_checkpoints::CallJournal;
+use deepr_orchestrator::CheckpointStore;
+
+use crate::record::{age, process_alive, read_owner, read_run_file, run_dir, RunFile, RunState};
+use crate::session::open_store;
+use crate::{state, usage, Failure, Globals, RunsCommand};
+
+/// A run's state as shown: a `running` run whose process is gone was killed.
+fn shown_state(dir: &std::path::Path, file: &RunFile) -> String {
+    match file.state {
+        RunState::Running => match read_owner(dir) {
+            Some(owner) if process_alive(owner.pid) => format!("running (pid {})", owner.pid),
+            _ => "killed (resumable)".to_string(),
+        },
+        other => other.as_str().to_string(),
+    }
+}
+
+pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> {
+    let state_dir = state::resolve(globals.state_dir.as_deref())?;
+    match command {
+        RunsCommand::List => {
+            let mut runs: Vec<(u64, String, String)> = Vec::new();
+            if let Ok(entries) = std::fs::read_dir(state_dir.join("runs")) {
+                for entry in entries.flatten() {
+                    let dir = entry.path();
+                    let Some(file) = read_run_file(&dir) else {
+                        continue;
+                    };
+                    let (tokens, _) = CallJournal::spent(&dir.join("calls.jsonl"));
+                    let topic: String = file.record.topic.chars().take(60).collect();
+                    let line = format!(
+                        "{:<28} {:<20} {:>9} {:>5}  {topic}",
+                        file.record.run_id,
+                        shown_state(&dir, &file),
+                        tokens,
+                        age(file.record.created)
+                    );
+                    runs.push((file.record.created, file.record.run_id.clone(), line));
+                }
+            }
+            runs.sort();
+            println!(
+                "{:<28} {:<20} {:>9} {:>5}  TOPIC",
+                "RUN", "STATE", "TOKENS", "AGE"
+            );
+            for (_, _, line) in runs {
+                println!("{line}");
+            }
+            Ok(0)
+        }
+        RunsCommand::Show { run_id } => {
+            let dir = existing(&state_dir, run_id)?;
+            let file = read_run_file(&dir).ok_or_else(|| {
+                usage(format!(
+                    "run {run_id} has no run.json; it was stopped before it started"
+                ))
+            })?;
+            let record = &file.record;
+            println!("run:       {run_id}");
+            println!("topic:     {}", record.topic);
+            println!(
+                "state:     {}{}",
+                shown_state(&dir, &file),
+                file.note
+                    .as_deref()
+                    .map(|n| format!(" — {n}"))
+                    .unwrap_or_default()
+            );
+            println!(
+                "settings:  depth {}, strategy {}, llm {}, concurrency {}",
+                record.depth.as_str(),
+                record.strategy.as_str(),
+                record.llm,
+                record.concurrency
+            );
+            println!("corpus:    {}", record.corpus.display());
+            let exists = if record.out.exists() {
+                ""
+            } else {
+                " (not written yet)"
+            };
+            println!("report:    {}{exists}", record.out.display());
+            let journal = CallJournal::read(&dir.join("calls.jsonl"));
+            let mut by_stage: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
+            for entry in &journal {
+                let slot = by_stage.entry(entry.stage.as_str()).or_default();
+                if entry.cache_hit {
+                    slot.2 += 1;
+                } else {
+                    slot.0 += 1;
+                    slot.1 += entry.prompt_tokens + entry.completion_tokens;
+                }
+            }
+            println!("model calls by stage (calls, tokens, cache hits):");
+            for (stage, (calls, tokens, hits)) in &by_stage {
+                println!("  {stage:<11} {calls:>4} {tokens:>9} {hits:>4}");
+            }
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| Failure::Run(e.into()))?;
+            match runtime.block_on(open_store(&dir, run_id)) {
+                Ok(store) => {
+                    let nodes = store.finished_nodes().map_err(|e| Failure::Run(e.into()))?;
+                    let mut per_stage: BTreeMap<String, usize> = BTreeMap::new();
+                    for node in &nodes {
+                        let stage = node.rsplit('/').next().unwrap_or(node).to_string();
+                        *per_stage.entry(stage).or_default() += 1;
+                    }
+                    let list: Vec<String> =
+                        per_stage.iter().map(|(s, n)| format!("{s} {n}")).collect();
+                    println!("finished steps: {} ({})", nodes.len(), list.join(", "));
+                }
+                Err(Failure::Usage(message)) => println!("finished steps: unavailable — {message}"),
+                Err(other) => return Err(other),
+            }
+            Ok(0)
+        }
+        RunsCommand::Rm { run_id } => {
+            let dir = existing(&state_dir, run_id)?;
+            {
+                // Refuse to remove a run another process is executing.
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| Failure::Run(e.into()))?;
+                match runtime.block_on(open_store(&dir, run_id)) {
+                    Err(Failure::Usage(message)) => return Err(usage(message)),
+                    Ok(_) | Err(Failure::Run(_)) => {}
+                }
+            }
+            std::fs::remove_dir_all(&dir).map_err(|e| {
+                Failure::Run(anyhow::anyhow!("cannot remove {}: {e}", dir.display()))
+            })?;
+            if !globals.quiet {
+                eprintln!("deepr: removed run {run_id} (its report and the shared caches stay)");
+            }
+            Ok(0)
+        }
+    }
+}
+
+fn existing(state_dir: &std::path::Path, run_id: &str) -> Result<std::path::PathBuf, Failure> {
+    state::check_run_id(run_id)?;
+    let dir = run_dir(state_dir, run_id);
+    if dir.is_dir() {
+        Ok(dir)
+    } else {
+        Err(usage(format!(
+            "no run {run_id:?} in {}; see `deepr runs list`",
+            state_dir.display()
+        )))
+    }
+}

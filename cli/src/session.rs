@@ -1,0 +1,528 @@
+//! One session of a run — the first (`deepr run`) or a later one (`deepr resume`).
+//!
+//! A session opens the run's checkpoint store (refusing, with the holder's pid, a run
+//! another process is executing), indexes the corpus, stacks the model providers
+//! (offline model → budget → response cache + call journal), optionally prints the
+//! drift plan, runs the pipeline with Ctrl-C/SIGTERM handling, and writes the report:
+//! complete (exit 0), incomplete because a budget stopped it (exit 4), or none because
+//! it was interrupted (exit 130/143; resume continues it).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use deepr_checkpoints::{CachedLlm, CallJournal, FileArchive, ResponseCache, SledStore};
+use deepr_orchestrator::executor::NoProgress;
+use deepr_orchestrator::{
+    Budget, BudgetedLlm, CheckpointStore, Executor, LlmProvider, PlanAction, PlanStep, StoreError,
+    UsageLedger,
+};
+use deepr_prompts::PromptSet;
+use deepr_providers::{CorpusFetcher, CorpusIndex, CorpusSearch};
+use deepr_stages::render::{build_report, render_markdown, Completion, RunDetails};
+use deepr_stages::{
+    run_research, ResearchConfig, ResearchError, ResearchProviders, ResearchResult,
+};
+
+use crate::progress::Reporter;
+use crate::record::{
+    now_secs, process_alive, read_owner, run_dir, write_owner, write_run_file, RunFile, RunRecord,
+    RunState,
+};
+use crate::run::{utc_rfc3339, write_atomically};
+use crate::{usage, Failure};
+
+/// How this session runs (what may differ between sessions of one run).
+pub struct SessionOptions {
+    pub quiet: bool,
+    /// `None`: the run's own setting.
+    pub concurrency: Option<usize>,
+    pub max_tokens: Option<u64>,
+    pub max_cost: Option<f64>,
+    pub max_time: Option<Duration>,
+    /// Resume only: print the plan and stop.
+    pub dry_run: bool,
+}
+
+/// Which run a session works on.
+pub enum Start {
+    /// A new run: its record is written before anything else.
+    New(RunRecord),
+    /// An existing run: its record is read from its store.
+    Resume(String),
+}
+
+pub fn execute(state_dir: &Path, start: Start, options: SessionOptions) -> Result<u8, Failure> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(session(state_dir, start, options))
+}
+
+/// Open a run's store; a store held by a live process names it, a damaged one names
+/// its file. sled can panic on garbage, so the open runs in its own task.
+pub async fn open_store(dir: &Path, run_id: &str) -> Result<SledStore, Failure> {
+    let path = dir.join("checkpoints.sled");
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let opened = tokio::spawn({
+        let path = path.clone();
+        async move { SledStore::open(&path).await }
+    })
+    .await;
+    std::panic::set_hook(previous_hook);
+    match opened {
+        Ok(Ok(store)) => Ok(store),
+        Ok(Err(StoreError::Locked(_))) => {
+            let holder = match read_owner(dir) {
+                Some(owner) if process_alive(owner.pid) => format!("process {} (running since {})", owner.pid, utc_rfc3339(owner.started)),
+                _ => "another process".to_string(),
+            };
+            Err(usage(format!("run {run_id} is being executed by {holder}; wait for it to finish or stop it, then resume")))
+        }
+        Ok(Err(error)) => Err(Failure::Run(anyhow::anyhow!(
+            "checkpoint store {} is damaged ({error}); other runs are unaffected — start a new run, or remove this one with `deepr runs rm {run_id}`",
+            path.display()
+        ))),
+        Err(_) => Err(Failure::Run(anyhow::anyhow!(
+            "checkpoint store {} is damaged (it could not be read); other runs are unaffected — start a new run, or remove this one with `deepr runs rm {run_id}`",
+            path.display()
+        ))),
+    }
+}
+
+/// The built-in prompts with the run's overrides (`<id>.txt` in its prompts folder).
+pub fn load_prompts(dir: Option<&Path>) -> Result<PromptSet, Failure> {
+    let mut prompts = PromptSet::default();
+    let Some(dir) = dir else { return Ok(prompts) };
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        usage(format!(
+            "cannot read prompts folder {}: {e}; check the --prompts path",
+            dir.display()
+        ))
+    })?;
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .collect();
+    files.sort();
+    for file in files {
+        let id = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_string();
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| usage(format!("cannot read prompt {}: {e}", file.display())))?;
+        prompts
+            .set_template(&id, text)
+            .map_err(|e| usage(format!("{}: {e}", file.display())))?;
+    }
+    Ok(prompts)
+}
+
+fn set_state(dir: &Path, record: &RunRecord, state: RunState, note: Option<String>) {
+    let file = RunFile {
+        record: record.clone(),
+        state,
+        note,
+        updated: now_secs(),
+    };
+    // run.json is a convenience copy for `runs list`; the store is authoritative.
+    let _ = write_run_file(dir, &file);
+}
+
+fn print_plan(reporter: &Reporter, steps: &[PlanStep], ends: Option<&str>) {
+    let restored = steps
+        .iter()
+        .filter(|s| s.action == PlanAction::Restore)
+        .count();
+    let fresh = steps.iter().filter(|s| s.action == PlanAction::Run).count();
+    let mut recompute: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for step in steps {
+        if let PlanAction::Recompute(reason) = &step.action {
+            recompute
+                .entry(reason.as_str())
+                .or_default()
+                .push(step.node.as_str());
+        }
+    }
+    let recomputed: usize = recompute.values().map(Vec::len).sum();
+    reporter.say(&format!("deepr: plan: {restored} step(s) restored from checkpoints, {recomputed} recomputed, {fresh} not finished yet"));
+    for (reason, nodes) in &recompute {
+        let shown: Vec<&str> = nodes.iter().take(6).copied().collect();
+        let more = if nodes.len() > shown.len() {
+            format!(" and {} more", nodes.len() - shown.len())
+        } else {
+            String::new()
+        };
+        reporter.say(&format!(
+            "deepr:   recompute {} — {reason}: {}{more}",
+            nodes.len(),
+            shown.join(", ")
+        ));
+    }
+    if let Some(node) = ends {
+        reporter.say(&format!(
+            "deepr:   then every step that depends on the new output of {node}"
+        ));
+    }
+}
+
+/// The run record from the store (authoritative; flushed before the run did any work).
+fn stored_record(store: &SledStore, run_id: &str) -> Result<RunRecord, Failure> {
+    let value = store
+        .get_meta("run")
+        .map_err(|e| Failure::Run(anyhow::anyhow!("cannot read run {run_id}'s record: {e}")))?
+        .ok_or_else(|| {
+            usage(format!(
+                "run {run_id} has no record (it was stopped before it started); start a new run"
+            ))
+        })?;
+    serde_json::from_value(value).map_err(|e| {
+        Failure::Run(anyhow::anyhow!(
+            "run {run_id}'s record is from another deepr version or damaged ({e}); start a new run"
+        ))
+    })
+}
+
+async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Result<u8, Failure> {
+    let run_id = match &start {
+        Start::New(record) => record.run_id.clone(),
+        Start::Resume(run_id) => run_id.clone(),
+    };
+    let dir = run_dir(state_dir, &run_id);
+    let store = open_store(&dir, &run_id).await?;
+    let (record, first) = match start {
+        Start::New(record) => (record, true),
+        Start::Resume(_) => (stored_record(&store, &run_id)?, false),
+    };
+    let record = &record;
+    let concurrency = options.concurrency.unwrap_or(record.concurrency);
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("run.log"))
+        .ok();
+    let reporter = Arc::new(Reporter::new(options.quiet, log));
+    if !options.dry_run {
+        write_owner(&dir).context("cannot record the run's owner")?;
+    }
+    if first {
+        // The run record goes first, flushed, before any other work (indexing included).
+        set_state(&dir, record, RunState::Running, None);
+        let value = serde_json::to_value(record).context("cannot serialise the run record")?;
+        store
+            .put_meta("run", &value)
+            .await
+            .context("cannot record the run")?;
+        reporter.log_line(&format!("run record: {value}"));
+    } else if !options.dry_run {
+        set_state(&dir, record, RunState::Running, None);
+        reporter.log_line("resume");
+    }
+
+    let archive = Arc::new(FileArchive::open(state_dir).context("cannot open the text archive")?);
+    let (index, report) = match CorpusIndex::open(&record.corpus, state_dir, &archive) {
+        Ok(opened) => opened,
+        Err(error) => {
+            if first {
+                // A corpus that cannot be used is bad input: the run never started, so
+                // its just-created folder goes (no other run is touched).
+                drop(store);
+                let _ = std::fs::remove_dir_all(&dir);
+            } else {
+                set_state(&dir, record, RunState::Failed, Some(error.to_string()));
+            }
+            return Err(usage(error.to_string()));
+        }
+    };
+    if !options.quiet {
+        eprintln!("deepr: run {} — {}", record.run_id, record.topic);
+    }
+    reporter.say(&format!(
+        "deepr: corpus {}: {} documents ({} indexed now, {} reused), {} skipped",
+        record.corpus.display(),
+        report.extracted.len() + report.reused.len(),
+        report.extracted.len(),
+        report.reused.len(),
+        report.skipped.len()
+    ));
+    for (path, why) in &report.skipped {
+        reporter.say(&format!("deepr: skipped {path}: {why}"));
+    }
+    let index = Arc::new(index);
+    let mut fingerprint = blake3::Hasher::new();
+    for doc in index.documents() {
+        // Everything a stage reads of a document: a changed title or date recomputes too.
+        for part in [
+            doc.doc_key.as_str(),
+            &doc.content_sha256,
+            &doc.title,
+            doc.date.as_deref().unwrap_or(""),
+        ] {
+            fingerprint.update(part.as_bytes());
+            fingerprint.update(b"\0");
+        }
+    }
+    let prompts = Arc::new(load_prompts(record.prompts.as_deref())?);
+
+    let journal_path = dir.join("calls.jsonl");
+    let (spent_tokens, spent_usd) = CallJournal::spent(&journal_path);
+    let budget = Budget::new(
+        options.max_tokens,
+        options.max_cost,
+        options.max_time,
+        spent_tokens,
+        spent_usd,
+    );
+    let offline = deepr_stages::offline::OfflineModel {
+        latency: Duration::from_millis(record.offline_latency_ms),
+    };
+    let budgeted = Arc::new(BudgetedLlm {
+        inner: Arc::new(offline),
+        budget: Arc::clone(&budget),
+    });
+    let llm: Arc<dyn LlmProvider> = Arc::new(CachedLlm {
+        inner: budgeted,
+        cache: Arc::new(ResponseCache::open(state_dir).context("cannot open the response cache")?),
+        journal: Some(Arc::new(
+            CallJournal::open(&journal_path).context("cannot open the call journal")?,
+        )),
+        namespace: String::new(),
+    });
+    let providers = ResearchProviders {
+        strong: Arc::clone(&llm),
+        cheap: llm,
+        search: vec![Arc::new(CorpusSearch(Arc::clone(&index)))],
+        fetcher: Arc::new(CorpusFetcher(Arc::clone(&index))),
+        archive: archive.clone(),
+        prompts,
+    };
+    let config = ResearchConfig {
+        topic: record.topic.clone(),
+        depth: record.depth,
+        strategy: record.strategy,
+        search_fingerprint: fingerprint.finalize().to_hex().to_string(),
+    };
+    let store: Arc<dyn CheckpointStore> = Arc::new(store);
+
+    if !first {
+        // Say what resuming will restore, recompute (and why) or run — before spending.
+        let plan = Arc::new(Mutex::new(Vec::new()));
+        let planner = Executor {
+            store: Arc::clone(&store),
+            ledger: Arc::new(UsageLedger::default()),
+            progress: Arc::new(NoProgress),
+            concurrency,
+            stop: Arc::new(AtomicBool::new(false)),
+            budget: Budget::unlimited(),
+            plan: Some(Arc::clone(&plan)),
+        };
+        let ends = match run_research(&config, &providers, &planner).await {
+            Err(ResearchError::PlanEnds(node)) => Some(node),
+            _ => None,
+        };
+        let steps = plan.lock().map(|s| s.clone()).unwrap_or_default();
+        print_plan(&reporter, &steps, ends.as_deref());
+        if options.dry_run {
+            if options.quiet {
+                // --dry-run's plan is its output, even with --quiet.
+                let restored = steps
+                    .iter()
+                    .filter(|s| s.action == PlanAction::Restore)
+                    .count();
+                println!("{restored} restored, {} to run", steps.len() - restored);
+            }
+            return Ok(0);
+        }
+    }
+
+    let ledger = Arc::new(UsageLedger::default());
+    let stop = Arc::new(AtomicBool::new(false));
+    let signalled = Arc::new(AtomicU8::new(0));
+    watch_signals(
+        Arc::clone(&stop),
+        Arc::clone(&signalled),
+        record.run_id.clone(),
+    );
+    let executor = Executor {
+        store: Arc::clone(&store),
+        ledger: Arc::clone(&ledger),
+        progress: reporter.clone(),
+        concurrency,
+        stop,
+        budget: Arc::clone(&budget),
+        plan: None,
+    };
+    let started = Instant::now();
+    let outcome = run_research(&config, &providers, &executor).await;
+    reporter.finish();
+
+    let (result, completion) = match outcome {
+        Ok(result) => (
+            result,
+            Completion {
+                complete: true,
+                incomplete_reason: None,
+            },
+        ),
+        Err(ResearchError::Stopped { reason, partial }) => {
+            let code = signalled.load(Ordering::SeqCst);
+            if code != 0 {
+                set_state(
+                    &dir,
+                    record,
+                    RunState::Interrupted,
+                    Some("interrupted".into()),
+                );
+                eprintln!(
+                    "deepr: interrupted; checkpoints are saved. resume with: deepr resume {}",
+                    record.run_id
+                );
+                return Ok(code);
+            }
+            let why = format!("Stopped early: {reason}. Resume the run with a larger budget to finish the report.");
+            (
+                *partial,
+                Completion {
+                    complete: false,
+                    incomplete_reason: Some(why),
+                },
+            )
+        }
+        Err(error) => {
+            set_state(&dir, record, RunState::Failed, Some(error.to_string()));
+            return Err(Failure::Run(
+                anyhow::Error::new(error).context("research run failed"),
+            ));
+        }
+    };
+
+    write_reports(
+        state_dir,
+        record,
+        &config,
+        &result,
+        &completion,
+        &ledger,
+        archive.as_ref(),
+        started,
+        &reporter,
+    )?;
+    if completion.complete {
+        set_state(&dir, record, RunState::Finished, None);
+        Ok(0)
+    } else {
+        let reason = completion.incomplete_reason.unwrap_or_default();
+        set_state(&dir, record, RunState::Incomplete, Some(reason.clone()));
+        eprintln!("deepr: {reason} The report is marked incomplete. resume with: deepr resume {} --max-tokens N", record.run_id);
+        Ok(4)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_reports(
+    state_dir: &Path,
+    record: &RunRecord,
+    config: &ResearchConfig,
+    result: &ResearchResult,
+    completion: &Completion,
+    ledger: &UsageLedger,
+    archive: &FileArchive,
+    started: Instant,
+    reporter: &Reporter,
+) -> Result<(), Failure> {
+    let report = build_report(
+        config,
+        result,
+        archive,
+        &record.run_id,
+        ledger.usage(),
+        completion,
+    );
+    let details = RunDetails {
+        run_id: record.run_id.clone(),
+        lines: vec![
+            ("Generated".into(), utc_rfc3339(now_secs())),
+            (
+                "Wall time (this session)".into(),
+                format!("{:.1} s", started.elapsed().as_secs_f64()),
+            ),
+            ("State dir".into(), format!("`{}`", state_dir.display())),
+            ("Report".into(), format!("`{}`", record.out.display())),
+            ("Corpus".into(), format!("`{}`", record.corpus.display())),
+            ("Model".into(), deepr_stages::offline::MODEL_ID.into()),
+            (
+                "Depth / strategy".into(),
+                format!("{} / {}", record.depth.as_str(), record.strategy.as_str()),
+            ),
+            (
+                "This session".into(),
+                format!(
+                    "{} tokens spent, {} model calls served from the response cache",
+                    ledger.live_tokens(),
+                    ledger.cache_hits()
+                ),
+            ),
+        ],
+    };
+    let markdown = render_markdown(&report, result, &details);
+    if let Some(parent) = record.out.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    let json_path = record.out.with_extension("json");
+    let json = serde_json::to_vec_pretty(&report).context("cannot serialise report.json")?;
+    write_atomically(&json_path, &json)?;
+    write_atomically(&record.out, markdown.as_bytes())?;
+    let supported = report
+        .claims
+        .iter()
+        .filter(|c| c.verdict == deepr_evidence::report::Verdict::Supported)
+        .count();
+    reporter.say(&format!(
+        "deepr: wrote {} and {} — {} claims ({} supported) from {} sources, {} LLM calls, {} tokens",
+        record.out.display(),
+        json_path.display(),
+        report.claims.len(),
+        supported,
+        report.sources.len(),
+        report.usage.calls,
+        report.usage.prompt_tokens + report.usage.completion_tokens
+    ));
+    Ok(())
+}
+
+/// First Ctrl-C / SIGTERM: stop starting work (running steps finish and are
+/// checkpointed). Second: exit at once — the store stays consistent because every
+/// checkpoint is one atomic batch.
+fn watch_signals(stop: Arc<AtomicBool>, signalled: Arc<AtomicU8>, run_id: String) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut interrupt), Ok(mut terminate)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return;
+    };
+    tokio::spawn(async move {
+        loop {
+            let code: u8 = tokio::select! {
+                _ = interrupt.recv() => 130,
+                _ = terminate.recv() => 143,
+            };
+            if signalled.swap(code, Ordering::SeqCst) != 0 {
+                eprintln!("\ndeepr: stopped at once. resume with: deepr resume {run_id}");
+                std::process::exit(i32::from(code));
+            }
+            stop.store(true, Ordering::SeqCst);
+            eprintln!("\ndeepr: stopping — letting running steps finish and checkpoint (press Ctrl-C again to quit at once)");
+        }
+    });
+}
