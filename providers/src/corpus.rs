@@ -225,7 +225,7 @@ impl CorpusIndex {
     ) -> Result<(Self, IndexReport), CorpusError> {
         let root = canonical_corpus_root(corpus_dir)?;
         let key = hex::encode(&blake3::hash(root.as_os_str().as_encoded_bytes()).as_bytes()[..8]);
-        let index_dir = state_dir.join("corpus").join(key);
+        let index_dir = state_dir.join("corpus").join(&key);
         if resolve_path(&index_dir).starts_with(&root) {
             return Err(CorpusError::Index(format!(
                 "the state folder {} is inside the corpus {}; choose a state folder outside the corpus",
@@ -233,6 +233,21 @@ impl CorpusIndex {
                 root.display()
             )));
         }
+
+        // One process at a time updates a corpus index: a second run starting at the
+        // same moment waits here, then finds the index built and reuses it.
+        let corpus_states = state_dir.join("corpus");
+        std::fs::create_dir_all(&corpus_states)
+            .map_err(|e| io_error("cannot create the corpus index folder", &corpus_states, e))?;
+        let lock_path = corpus_states.join(format!("{key}.lock"));
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| io_error("cannot open the corpus index lock", &lock_path, e))?;
+        lock.lock()
+            .map_err(|e| io_error("cannot lock the corpus index", &lock_path, e))?;
 
         let mut report = IndexReport::default();
         let candidates = walk_corpus(&root, &mut report.skipped);
