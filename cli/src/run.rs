@@ -224,8 +224,17 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
     state::prepare(&settings.state_dir)?;
     let run_dir = settings.state_dir.join("runs").join(&settings.run_id);
     if run_dir.exists() {
+        let never_started = !run_dir.join("run.json").exists();
+        let hint = if never_started {
+            format!(
+                " (it was stopped before it started; remove it with `deepr runs rm {}`)",
+                settings.run_id
+            )
+        } else {
+            String::new()
+        };
         return Err(usage(format!(
-            "run id {:?} already exists in {}; choose another --run-id",
+            "run id {:?} already exists in {}{hint}; choose another --run-id",
             settings.run_id,
             settings.state_dir.display()
         )));

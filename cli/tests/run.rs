@@ -2,33 +2,13 @@
 //! with HOME and XDG_* pointed at temp dirs so no user state leaks in.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
 const TOPIC: &str = "How does the rollback journal protect a transaction, and what is the default journal page size? What do lighthouse keepers eat?";
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn fixture_corpus() -> PathBuf {
-    root().join("test_data/contradiction")
-}
-
-/// Run deepr with HOME at `home`, XDG dirs inside it, and `home` as the working folder.
-fn deepr(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_deepr"))
-        .args(args)
-        .current_dir(home)
-        .env("HOME", home)
-        .env("XDG_STATE_HOME", home.join("xdg-state"))
-        .env("XDG_CONFIG_HOME", home.join("xdg-config"))
-        .env_remove("DEEPR_STATE_DIR")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run the deepr binary")
-}
+mod common;
+use common::{deepr, fixture_corpus, root};
 
 fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).expect("read json")).expect("parse json")
