@@ -90,5 +90,83 @@ fn executor(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, checkpoint, executor);
+criterion_group!(benches, checkpoint, executor, resume_restore);
 criterion_main!(benches);
+
+/// Resume overhead: a finished standard run on the fixture corpus, resumed — every node
+/// restored from its checkpoint (what a resume does before its first new call).
+fn resume_restore(c: &mut Criterion) {
+    use deepr_checkpoints::FileArchive;
+    use deepr_providers::{CorpusFetcher, CorpusIndex, CorpusSearch};
+    use deepr_stages::{run_research, Depth, ResearchConfig, ResearchProviders, Strategy};
+
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let corpus =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../test_data/contradiction");
+    let archive = Arc::new(FileArchive::open(dir.path()).expect("archive"));
+    let (index, _) = CorpusIndex::open(&corpus, dir.path(), &archive).expect("index");
+    let index = Arc::new(index);
+    let llm: Arc<dyn deepr_orchestrator::LlmProvider> =
+        Arc::new(deepr_stages::offline::OfflineModel::default());
+    let providers = ResearchProviders {
+        strong: Arc::clone(&llm),
+        cheap: llm,
+        search: vec![Arc::new(CorpusSearch(Arc::clone(&index)))],
+        fetcher: Arc::new(CorpusFetcher(index)),
+        archive,
+        prompts: Arc::default(),
+    };
+    let config = ResearchConfig {
+        topic: "How does the rollback journal protect a transaction, and what is the default journal page size?".into(),
+        depth: Depth::Standard,
+        strategy: Strategy::Linear,
+        search_fingerprint: "bench".into(),
+    };
+    let store: Arc<dyn CheckpointStore> = Arc::new(
+        runtime
+            .block_on(SledStore::open(&dir.path().join("run.sled")))
+            .expect("store"),
+    );
+    let executor = || Executor {
+        store: Arc::clone(&store),
+        ledger: Arc::new(UsageLedger::default()),
+        progress: Arc::new(NoProgress),
+        concurrency: 5,
+        stop: Arc::new(AtomicBool::new(false)),
+        budget: deepr_orchestrator::Budget::unlimited(),
+        plan: None,
+    };
+    let first = runtime
+        .block_on(run_research(&config, &providers, &executor()))
+        .expect("first run");
+    let nodes = first.executed_nodes;
+    let bytes: u64 = walk_size(&dir.path().join("run.sled"));
+    eprintln!("resume bench: {nodes} nodes checkpointed, store on disk {bytes} bytes");
+    c.bench_function("resume_restore_all_nodes", |b| {
+        b.iter(|| {
+            let result = runtime
+                .block_on(run_research(&config, &providers, &executor()))
+                .expect("resume");
+            assert_eq!(result.restored_nodes, nodes);
+        })
+    });
+}
+
+fn walk_size(path: &std::path::Path) -> u64 {
+    std::fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| {
+                    let p = e.path();
+                    if p.is_dir() {
+                        walk_size(&p)
+                    } else {
+                        e.metadata().map(|m| m.len()).unwrap_or(0)
+                    }
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}

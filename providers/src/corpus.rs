@@ -236,10 +236,10 @@ impl CorpusIndex {
 
         // One process at a time updates a corpus index: a second run starting at the
         // same moment waits here, then finds the index built and reuses it.
-        let corpus_states = state_dir.join("corpus");
-        std::fs::create_dir_all(&corpus_states)
-            .map_err(|e| io_error("cannot create the corpus index folder", &corpus_states, e))?;
-        let lock_path = corpus_states.join(format!("{key}.lock"));
+        let locks = state_dir.join("locks");
+        std::fs::create_dir_all(&locks)
+            .map_err(|e| io_error("cannot create the lock folder", &locks, e))?;
+        let lock_path = locks.join(format!("corpus-{key}.lock"));
         let lock = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
