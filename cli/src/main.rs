@@ -12,6 +12,7 @@ mod run;
 mod runs;
 mod session;
 mod state;
+mod verify;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -43,9 +44,29 @@ enum Command {
     Run(RunArgs),
     /// Continue a stopped or killed run from its checkpoints; re-renders a finished one.
     Resume(ResumeArgs),
-    /// List, inspect or remove runs in the state dir.
+    /// List, inspect, export or remove runs in the state dir.
     #[command(subcommand)]
     Runs(RunsCommand),
+    /// Re-check every quote of a report against the texts it was cut from.
+    /// Exit 0 PASS, 1 FAIL, 3 UNVERIFIED (nothing could be checked), 2 bad usage.
+    Verify(VerifyArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct VerifyArgs {
+    /// A report (.md, checked through its footnotes), its .json sidecar, or an export
+    /// bundle from `deepr runs export`.
+    pub report: PathBuf,
+    /// Also fetch URL sources live (a source whose archived text is missing is checked
+    /// against the live page; a page that cannot answer leaves its rows unchecked).
+    #[arg(long)]
+    pub live: bool,
+    /// At most N live fetches (default 20).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub max_live: Option<String>,
+    /// Allow live fetches of private, loopback and link-local addresses.
+    #[arg(long)]
+    pub allow_private: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -56,6 +77,15 @@ pub enum RunsCommand {
     Show {
         /// The run id.
         run_id: String,
+    },
+    /// Write one file (report, sidecar and the archived text of every cited source)
+    /// that `deepr verify FILE` checks on another machine with no state dir.
+    Export {
+        /// The run id.
+        run_id: String,
+        /// The bundle to write.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
     },
     /// Delete a run's checkpoints and log (not its report, not shared caches).
     Rm {
@@ -175,6 +205,7 @@ fn main() -> ExitCode {
         Command::Run(ref args) => run::execute(&globals, args),
         Command::Resume(ref args) => resume::execute(&globals, args),
         Command::Runs(ref command) => runs::execute(&globals, command),
+        Command::Verify(ref args) => verify::execute(&globals, args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

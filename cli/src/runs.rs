@@ -121,6 +121,10 @@ pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> 
             }
             Ok(0)
         }
+        RunsCommand::Export { run_id, out } => {
+            let dir = existing(&state_dir, run_id)?;
+            crate::verify::export(&state_dir, &dir, run_id, out)
+        }
         RunsCommand::Rm { run_id } => {
             let dir = existing(&state_dir, run_id)?;
             {

@@ -236,6 +236,102 @@ fn fixture_run_keeps_every_invariant() {
     assert_eq!(finished, 2 + 5 * subqs + 3 * 2 + 1, "every node ran once");
 
     insta::assert_snapshot!("fixture_report", above);
+
+    // The gate passes the report of a normal run, through either file.
+    let s = run.state.to_str().expect("utf-8").to_string();
+    for file in [run.out.clone(), run.out.with_extension("json")] {
+        let output = deepr(
+            &run.home,
+            &["--state-dir", &s, "verify", file.to_str().expect("utf-8")],
+        );
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "verify {}: {text}",
+            file.display()
+        );
+        assert!(
+            text.lines().last().is_some_and(|l| l.starts_with("PASS: ")),
+            "{text}"
+        );
+    }
+    // The markdown alone (no sidecar) is checked through its footnotes.
+    let alone = run.home.join("alone/report.md");
+    std::fs::create_dir_all(alone.parent().expect("parent")).expect("mkdir");
+    std::fs::copy(&run.out, &alone).expect("copy");
+    let output = deepr(
+        &run.home,
+        &["--state-dir", &s, "verify", alone.to_str().expect("utf-8")],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    // A hand-edited quote in the markdown fails and names its row.
+    let edited: String = markdown
+        .lines()
+        .map(|l| {
+            if l.starts_with("[^") {
+                l.replacen("4096 bytes", "8192 bytes", 1)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_ne!(edited, markdown);
+    std::fs::write(&run.out, &edited).expect("edit");
+    let output = deepr(
+        &run.home,
+        &[
+            "--state-dir",
+            &s,
+            "verify",
+            run.out.to_str().expect("utf-8"),
+        ],
+    );
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAIL: 1 of"), "{text}");
+    std::fs::write(&run.out, &markdown).expect("restore");
+    // Reports travel: an export verifies with no state dir at all.
+    let bundle = run.home.join("fixture.bundle");
+    let output = deepr(
+        &run.home,
+        &[
+            "--state-dir",
+            &s,
+            "runs",
+            "export",
+            "fixture-1",
+            "--out",
+            bundle.to_str().expect("utf-8"),
+        ],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let elsewhere = run.home.join("other-machine-state");
+    let output = deepr(
+        &run.home,
+        &[
+            "--state-dir",
+            elsewhere.to_str().expect("utf-8"),
+            "verify",
+            bundle.to_str().expect("utf-8"),
+        ],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
 }
 
 #[test]

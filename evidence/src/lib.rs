@@ -9,6 +9,7 @@
 //!   (document, index) with byte offsets, stable across runs and machines.
 //! * [`hash`] — content and quote hashes used in reports (SHA-256) and internal keys.
 //! * [`report`] — the `deepr.report.v1` contract (report.json) as serde types.
+//! * [`verify`] — the verification gate's core: is a cited quote in its source?
 //!
 //! This crate does no I/O: callers hand it bytes and strings.
 
@@ -17,6 +18,7 @@ pub mod hash;
 pub mod normalise;
 pub mod report;
 pub mod sentences;
+pub mod verify;
 
 pub use extract::{extract_text, DocKind, ExtractError, Extracted, EXTRACTOR_VERSION};
 pub use hash::{content_sha256, quote_sha256, sha256_hex};

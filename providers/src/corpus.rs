@@ -214,6 +214,31 @@ fn index_error(what: &str, err: impl std::fmt::Display) -> CorpusError {
     CorpusError::Index(format!("{what}: {err}"))
 }
 
+/// Every corpus document the state dir has indexed: locator (path relative to its
+/// corpus root) → content hashes of its archived texts. Lets `deepr verify` find the
+/// archived text of a markdown footnote that names only its locator.
+pub fn indexed_locators(state_dir: &Path) -> BTreeMap<String, Vec<String>> {
+    let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let Ok(entries) = std::fs::read_dir(state_dir.join("corpus")) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Ok(raw) = std::fs::read(entry.path().join(MANIFEST_FILE)) else {
+            continue;
+        };
+        let Ok(manifest) = serde_json::from_slice::<Manifest>(&raw) else {
+            continue;
+        };
+        for (locator, doc) in manifest.docs {
+            let shas = found.entry(locator).or_default();
+            if !shas.contains(&doc.content_sha256) {
+                shas.push(doc.content_sha256);
+            }
+        }
+    }
+    found
+}
+
 impl CorpusIndex {
     /// Index `corpus_dir` into `state_dir/corpus/<blake3 of canonical corpus path, 16
     /// hex>/` (never inside the corpus), archiving each document's extracted text into

@@ -4,10 +4,16 @@
 //! * [`corpus`] — a folder of Markdown, text and HTML files, indexed with tantivy
 //!   ([`CorpusIndex`]) and exposed to the orchestrator as a search provider
 //!   ([`CorpusSearch`]) and a fetcher ([`CorpusFetcher`]).
+//! * [`http`] — the HTTP client: size and redirect caps, and a guard that refuses
+//!   private, loopback and link-local addresses unless explicitly allowed.
 //! * [`analyzer`] — the multi-script tokenizer the corpus index uses (jieba for Han
 //!   text, English and Russian stemming).
 
 pub mod analyzer;
 pub mod corpus;
+pub mod http;
 
-pub use corpus::{CorpusError, CorpusFetcher, CorpusIndex, CorpusSearch, IndexReport};
+pub use corpus::{
+    indexed_locators, CorpusError, CorpusFetcher, CorpusIndex, CorpusSearch, IndexReport,
+};
+pub use http::{FetchFailure, HttpClient, Page};

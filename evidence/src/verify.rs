@@ -1,0 +1,257 @@
+//! The verification gate's core: is a cited quote really in its source?
+//!
+//! Pure functions over a citation and the source text it claims to come from; the
+//! caller finds the text (archive, export bundle, live fetch). Text is compared only
+//! through [`normalise`](crate::normalise), the function extraction uses. Three
+//! outcomes are kept apart: a quote is *found*, *not found* (or its provenance does not
+//! match), or *unchecked* because no text could be had — and an unchecked row never
+//! counts as found.
+
+use crate::hash::{content_sha256, quote_sha256};
+use crate::normalise::normalise;
+use crate::sentences::split_sentences;
+
+/// One citation to check.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CitationCheck {
+    /// 1-based row number, as printed.
+    pub row: usize,
+    pub claim: String,
+    /// Source id (`S3`) or, for a markdown footnote, its locator.
+    pub source: String,
+    pub locator: String,
+    pub quote: String,
+    /// As written in the report (JSON only).
+    pub quote_sha256: Option<String>,
+    /// The source's content hash as written in the report.
+    pub content_sha256: Option<String>,
+    /// The cited sentence index (JSON only).
+    pub sentence: Option<u32>,
+}
+
+/// A row's verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RowVerdict {
+    Found(String),
+    Failed(String),
+    Unchecked(String),
+}
+
+impl RowVerdict {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::Found(_) => "FOUND",
+            Self::Failed(_) => "FAILED",
+            Self::Unchecked(_) => "UNCHECKED",
+        }
+    }
+
+    pub fn why(&self) -> &str {
+        match self {
+            Self::Found(w) | Self::Failed(w) | Self::Unchecked(w) => w,
+        }
+    }
+}
+
+/// Checks that need no source text: the quote hash matches the quote.
+pub fn check_hashes(citation: &CitationCheck) -> Option<RowVerdict> {
+    if citation.quote.trim().is_empty() {
+        return Some(RowVerdict::Failed("the quote is empty".into()));
+    }
+    if let Some(written) = &citation.quote_sha256 {
+        if *written != quote_sha256(&citation.quote) {
+            return Some(RowVerdict::Failed(
+                "quote_sha256 does not match the quote (the quote was edited)".into(),
+            ));
+        }
+    }
+    None
+}
+
+/// Check a citation against the archived text of its source (already known to hash
+/// to `content_sha256`): the normalised quote must occur in the normalised text and,
+/// when the citation names a sentence, be that sentence.
+pub fn check_against_archive(citation: &CitationCheck, archived: &str) -> RowVerdict {
+    if let Some(verdict) = check_hashes(citation) {
+        return verdict;
+    }
+    if let Some(expected) = &citation.content_sha256 {
+        if *expected != content_sha256(archived) {
+            return RowVerdict::Failed(
+                "the archived text does not hash to the source's content_sha256".into(),
+            );
+        }
+    }
+    let quote = normalise(&citation.quote);
+    if !normalise(archived).contains(&quote) {
+        return RowVerdict::Failed(format!(
+            "quote not found in the archived text of {}",
+            citation.locator
+        ));
+    }
+    if let Some(index) = citation.sentence {
+        let at_index = split_sentences(archived)
+            .get(index as usize)
+            .and_then(|s| s.text(archived))
+            .map(normalise);
+        if at_index.as_deref() != Some(quote.as_str()) {
+            return RowVerdict::Failed(format!(
+                "the quote is in {} but is not its sentence {index} (provenance does not match)",
+                citation.locator
+            ));
+        }
+        return RowVerdict::Found(format!("archived text, sentence {index}"));
+    }
+    RowVerdict::Found("archived text".into())
+}
+
+/// Check a citation against a freshly fetched page text (no provenance hash: the page
+/// may have changed since it was read).
+pub fn check_against_live(citation: &CitationCheck, page_text: &str) -> RowVerdict {
+    if let Some(verdict) = check_hashes(citation) {
+        return verdict;
+    }
+    if normalise(page_text).contains(&normalise(&citation.quote)) {
+        RowVerdict::Found("live page".into())
+    } else {
+        RowVerdict::Failed(format!(
+            "quote not found on the live page {}",
+            citation.locator
+        ))
+    }
+}
+
+/// The overall outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GateOutcome {
+    /// Every checked quote was found and at least one was checked (exit 0).
+    Pass,
+    /// Some quote was not found or its provenance did not match (exit 1).
+    Fail,
+    /// Nothing could be checked (exit 3). Never reported as a pass.
+    Unverified,
+}
+
+pub fn outcome(verdicts: &[RowVerdict]) -> GateOutcome {
+    if verdicts.iter().any(|v| matches!(v, RowVerdict::Failed(_))) {
+        GateOutcome::Fail
+    } else if verdicts.iter().any(|v| matches!(v, RowVerdict::Found(_))) {
+        GateOutcome::Pass
+    } else {
+        GateOutcome::Unverified
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn citation(quote: &str) -> CitationCheck {
+        CitationCheck {
+            row: 1,
+            quote: quote.into(),
+            locator: "page".into(),
+            ..Default::default()
+        }
+    }
+
+    /// Data-driven: (archived text, quote as cited, expected label).
+    #[test]
+    fn archive_checks() {
+        let cases: &[(&str, &str, &str, &str)] = &[
+            (
+                "HN apostrophe entity in the page",
+                "It&#x27;s fast. Really.",
+                "It's fast.",
+                "FOUND",
+            ),
+            (
+                "zero-width space before a heading",
+                "\u{200B}Atomic Commit\nDone.",
+                "Atomic Commit",
+                "FOUND",
+            ),
+            (
+                "soft hyphen in the page",
+                "The trans\u{00AD}action commits.",
+                "The transaction commits.",
+                "FOUND",
+            ),
+            (
+                "NBSP and line breaks",
+                "rollback\u{00A0}journal\n  is deleted.",
+                "rollback journal is deleted.",
+                "FOUND",
+            ),
+            (
+                "one word changed",
+                "The journal is deleted at commit.",
+                "The journal is removed at commit.",
+                "FAILED",
+            ),
+            (
+                "case is not folded",
+                "The journal is deleted.",
+                "the journal is deleted.",
+                "FAILED",
+            ),
+            ("empty quote", "Anything.", "  ", "FAILED"),
+        ];
+        for (why, archived, quote, want) in cases {
+            assert_eq!(
+                check_against_archive(&citation(quote), archived).label(),
+                *want,
+                "{why}"
+            );
+        }
+    }
+
+    #[test]
+    fn provenance_is_checked() {
+        let archived = "First sentence here. Second sentence here.";
+        let mut c = citation("Second sentence here.");
+        c.quote_sha256 = Some(quote_sha256(&c.quote));
+        c.content_sha256 = Some(content_sha256(archived));
+        c.sentence = Some(1);
+        assert_eq!(check_against_archive(&c, archived).label(), "FOUND");
+        let wrong_index = CitationCheck {
+            sentence: Some(0),
+            ..c.clone()
+        };
+        assert!(check_against_archive(&wrong_index, archived)
+            .why()
+            .contains("provenance"));
+        let edited = CitationCheck {
+            quote: "Second sentence there.".into(),
+            ..c.clone()
+        };
+        assert!(check_against_archive(&edited, archived)
+            .why()
+            .contains("edited"));
+        let swapped = CitationCheck {
+            content_sha256: Some(content_sha256("other page")),
+            ..c
+        };
+        assert_eq!(check_against_archive(&swapped, archived).label(), "FAILED");
+    }
+
+    #[test]
+    fn outcomes_are_never_collapsed() {
+        let found = RowVerdict::Found(String::new());
+        let failed = RowVerdict::Failed(String::new());
+        let unchecked = RowVerdict::Unchecked(String::new());
+        assert_eq!(
+            outcome(&[found.clone(), unchecked.clone()]),
+            GateOutcome::Pass
+        );
+        assert_eq!(
+            outcome(&[found, failed, unchecked.clone()]),
+            GateOutcome::Fail
+        );
+        assert_eq!(
+            outcome(&[unchecked.clone(), unchecked]),
+            GateOutcome::Unverified
+        );
+        assert_eq!(outcome(&[]), GateOutcome::Unverified);
+    }
+}

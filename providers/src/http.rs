@@ -1,0 +1,287 @@
+//! HTTP fetching for deepr: one client with polite defaults, a body-size cap enforced
+//! while streaming, a redirect cap, and a guard against private networks.
+//!
+//! The guard: addresses that are loopback, private (RFC 1918, unique-local), link-local,
+//! CGNAT, multicast or unspecified are refused unless explicitly allowed — both for IP
+//! literals in URLs (and in every redirect) and for every address a host name resolves
+//! to (a resolver that filters, so a name cannot smuggle a private address past the
+//! check). Text from pages and reports therefore never chooses an address on a private
+//! network.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use deepr_evidence::report::CallStatus;
+use thiserror::Error;
+
+/// deepr's User-Agent: who we are and where to read about it.
+pub const USER_AGENT: &str = concat!(
+    "deepr/",
+    env!("CARGO_PKG_VERSION"),
+    " (deep-research tool; checks and archives cited pages)"
+);
+
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("{}: {detail}", status.as_str())]
+pub struct FetchFailure {
+    pub status: CallStatus,
+    pub detail: String,
+}
+
+fn failure(status: CallStatus, detail: impl Into<String>) -> FetchFailure {
+    FetchFailure {
+        status,
+        detail: detail.into(),
+    }
+}
+
+/// A fetched page.
+#[derive(Clone, Debug)]
+pub struct Page {
+    pub final_url: String,
+    pub content_type: String,
+    pub body: Vec<u8>,
+}
+
+/// Is this an address deepr must not reach without explicit permission?
+pub fn is_private(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let o = v4.octets();
+            v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                || v4.is_documentation()
+                || (o[0] == 100 && (64..128).contains(&o[1])) // CGNAT 100.64/10
+                || o[0] == 0
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_private(IpAddr::V4(v4));
+            }
+            let first = v6.segments()[0];
+            v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (first & 0xfe00) == 0xfc00 // unique local fc00::/7
+                || (first & 0xffc0) == 0xfe80 // link-local fe80::/10
+        }
+    }
+}
+
+/// A resolver that drops private addresses (unless allowed).
+struct GuardedResolver {
+    allow_private: bool,
+}
+
+impl reqwest::dns::Resolve for GuardedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let allow_private = self.allow_private;
+        let host = name.as_str().to_string();
+        Box::pin(async move {
+            let resolved: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let allowed: Vec<SocketAddr> = resolved
+                .iter()
+                .copied()
+                .filter(|a| allow_private || !is_private(a.ip()))
+                .collect();
+            if allowed.is_empty() && !resolved.is_empty() {
+                return Err(format!("{host} resolves only to private addresses; refused (allow private networks explicitly to fetch it)").into());
+            }
+            let addrs: reqwest::dns::Addrs = Box::new(allowed.into_iter());
+            Ok(addrs)
+        })
+    }
+}
+
+fn literal_is_refused(url: &url::Url, allow_private: bool) -> bool {
+    if allow_private {
+        return false;
+    }
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => is_private(IpAddr::V4(ip)),
+        Some(url::Host::Ipv6(ip)) => is_private(IpAddr::V6(ip)),
+        Some(url::Host::Domain(d)) => {
+            d.eq_ignore_ascii_case("localhost") || d.to_ascii_lowercase().ends_with(".localhost")
+        }
+        None => true,
+    }
+}
+
+/// An HTTP client with deepr's limits.
+#[derive(Clone)]
+pub struct HttpClient {
+    client: reqwest::Client,
+    allow_private: bool,
+    max_bytes: usize,
+}
+
+impl HttpClient {
+    /// `timeout` bounds the whole request; `max_bytes` the body.
+    pub fn new(allow_private: bool, timeout: Duration, max_bytes: usize) -> Result<Self, String> {
+        // reqwest is built without a default crypto provider: use ring.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let redirects = reqwest::redirect::Policy::custom(move |attempt| {
+            if attempt.previous().len() >= 5 {
+                attempt.error("more than 5 redirects")
+            } else if literal_is_refused(attempt.url(), allow_private) {
+                attempt.error("redirect to a private address refused")
+            } else if !matches!(attempt.url().scheme(), "http" | "https") {
+                attempt.error("redirect to a non-HTTP URL refused")
+            } else {
+                attempt.follow()
+            }
+        });
+        let client = reqwest::Client::builder()
+            .user_agent(USER_AGENT)
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .redirect(redirects)
+            .dns_resolver(Arc::new(GuardedResolver { allow_private }))
+            .build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        Ok(Self {
+            client,
+            allow_private,
+            max_bytes,
+        })
+    }
+
+    /// GET a URL. Every failure is a status: never a panic, never a silent empty page.
+    pub async fn get(&self, raw_url: &str) -> Result<Page, FetchFailure> {
+        let url = url::Url::parse(raw_url)
+            .map_err(|e| failure(CallStatus::BadResponse, format!("not a URL: {e}")))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(failure(
+                CallStatus::Skipped,
+                format!("{} URLs are not fetched", url.scheme()),
+            ));
+        }
+        if literal_is_refused(&url, self.allow_private) {
+            return Err(failure(CallStatus::Skipped, "private or loopback address refused (allow private networks explicitly to fetch it)"));
+        }
+        let mut response = self
+            .client
+            .get(url)
+            .send()
+            .await
+            .map_err(|e| classify(&e))?;
+        let status = response.status();
+        if !status.is_success() {
+            let kind = match status.as_u16() {
+                401 | 403 => CallStatus::AuthFailed,
+                429 => CallStatus::RateLimited,
+                500..=599 => CallStatus::Unreachable,
+                _ => CallStatus::BadResponse,
+            };
+            return Err(failure(kind, format!("HTTP {status}")));
+        }
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let final_url = response.url().to_string();
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| classify(&e))? {
+            if body.len() + chunk.len() > self.max_bytes {
+                return Err(failure(
+                    CallStatus::BadResponse,
+                    format!("body larger than {} bytes", self.max_bytes),
+                ));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(Page {
+            final_url,
+            content_type,
+            body,
+        })
+    }
+}
+
+fn classify(error: &reqwest::Error) -> FetchFailure {
+    let text = error.to_string();
+    let mut source: Option<&dyn std::error::Error> = std::error::Error::source(error);
+    let mut chain = text.clone();
+    while let Some(inner) = source {
+        chain.push_str(": ");
+        chain.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    if error.is_timeout() {
+        failure(CallStatus::Timeout, chain)
+    } else if chain.contains("refused") && chain.contains("private") {
+        failure(CallStatus::Skipped, chain)
+    } else if error.is_connect() || error.is_request() {
+        failure(CallStatus::Unreachable, chain)
+    } else {
+        failure(CallStatus::BadResponse, chain)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_ranges() {
+        for ip in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "fe80::1",
+            "fd00::1",
+            "::ffff:127.0.0.1",
+        ] {
+            assert!(is_private(ip.parse().expect("ip")), "{ip}");
+        }
+        for ip in ["93.184.216.34", "2606:4700::1111", "8.8.8.8"] {
+            assert!(!is_private(ip.parse().expect("ip")), "{ip}");
+        }
+    }
+
+    #[tokio::test]
+    async fn private_addresses_are_refused_unless_allowed() {
+        let guarded = HttpClient::new(false, Duration::from_secs(2), 1 << 20).expect("client");
+        for url in [
+            "http://127.0.0.1:9/x",
+            "http://localhost:9/x",
+            "http://[::1]:9/",
+            "http://169.254.169.254/latest/meta-data",
+        ] {
+            let error = guarded.get(url).await.expect_err("refused");
+            assert_eq!(error.status, CallStatus::Skipped, "{url}: {error}");
+        }
+        assert_eq!(
+            guarded
+                .get("file:///etc/passwd")
+                .await
+                .expect_err("scheme")
+                .status,
+            CallStatus::Skipped
+        );
+        assert_eq!(
+            guarded.get("not a url").await.expect_err("parse").status,
+            CallStatus::BadResponse
+        );
+        // Allowed: a closed local port is simply unreachable.
+        let open = HttpClient::new(true, Duration::from_secs(2), 1 << 20).expect("client");
+        let error = open
+            .get("http://127.0.0.1:9/x")
+            .await
+            .expect_err("closed port");
+        assert_eq!(error.status, CallStatus::Unreachable, "{error}");
+    }
+}
