@@ -245,6 +245,7 @@ mod tests {
                 cached_tokens: 0,
                 cost_usd: 0.01,
                 cache_hit: false,
+                usage_estimated: false,
             })
         }
     }

@@ -24,6 +24,9 @@ pub struct LedgerEntry {
     /// from a checkpoint (it counts in the run's usage, not in this session's spend).
     #[serde(default)]
     pub restored: bool,
+    /// True when the tokens were counted locally because the server reported none.
+    #[serde(default)]
+    pub estimated: bool,
     /// `ok`, or why the call failed / degraded.
     pub status: String,
 }
@@ -50,6 +53,7 @@ impl LedgerEntry {
             latency_ms,
             cache_hit: false,
             restored: false,
+            estimated: false,
             status: status.to_string(),
         }
     }

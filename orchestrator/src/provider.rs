@@ -52,6 +52,9 @@ pub struct LlmResponse {
     /// True when the answer came from the response cache: nothing was spent now.
     #[serde(default)]
     pub cache_hit: bool,
+    /// True when the server reported no usage and the tokens were counted locally.
+    #[serde(default)]
+    pub usage_estimated: bool,
 }
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]

@@ -6,14 +6,21 @@
 //!   ([`CorpusSearch`]) and a fetcher ([`CorpusFetcher`]).
 //! * [`http`] — the HTTP client: size and redirect caps, and a guard that refuses
 //!   private, loopback and link-local addresses unless explicitly allowed.
+//! * [`llm`] — remote chat models (OpenAI-compatible, Anthropic) with rate limits,
+//!   retries honouring `Retry-After`, and structured-output fallbacks.
+//! * [`prices`] — the shipped price table and the wrapper that prices every call.
 //! * [`analyzer`] — the multi-script tokenizer the corpus index uses (jieba for Han
 //!   text, English and Russian stemming).
 
 pub mod analyzer;
 pub mod corpus;
 pub mod http;
+pub mod llm;
+pub mod prices;
 
 pub use corpus::{
     indexed_locators, CorpusError, CorpusFetcher, CorpusIndex, CorpusSearch, IndexReport,
 };
 pub use http::{FetchFailure, HttpClient, Page};
+pub use llm::{LlmLimits, LlmSpec, RemoteLlm};
+pub use prices::{PriceTable, PricedLlm};

@@ -49,6 +49,7 @@ fn entry(call: &TaskCall<'_>, provider: String, status: String) -> LedgerEntry {
         latency_ms: 0,
         cache_hit: false,
         restored: false,
+        estimated: false,
         status,
     }
 }
@@ -137,6 +138,7 @@ where
                 done.latency_ms = latency_ms;
                 // A cache hit cost nothing now: it is a zero-token ledger entry.
                 done.cache_hit = response.cache_hit;
+                done.estimated = response.usage_estimated;
                 if !response.cache_hit {
                     done.prompt_tokens = response.prompt_tokens;
                     done.completion_tokens = response.completion_tokens;
@@ -225,6 +227,7 @@ mod tests {
                 cached_tokens: 0,
                 cost_usd: 0.0,
                 cache_hit: false,
+                usage_estimated: false,
             })
         }
     }

@@ -63,6 +63,7 @@ impl LlmProvider for OfflineModel {
             cached_tokens: 0,
             cost_usd: 0.0,
             cache_hit: false,
+            usage_estimated: false,
             model: MODEL_ID.to_string(),
             text,
         })
