@@ -29,7 +29,7 @@ struct Cli {
     /// Print nothing but errors.
     #[arg(long, global = true)]
     quiet: bool,
-    /// A TOML config file (keys: depth, strategy, concurrency).
+    /// A TOML config file (default: $XDG_CONFIG_HOME/deepr/deepr.toml if it exists).
     #[arg(long, global = true, value_name = "FILE")]
     config: Option<PathBuf>,
     #[command(subcommand)]
@@ -41,12 +41,15 @@ const EXIT_CODES: &str = "Exit codes: 0 ok, 1 run failed, 2 usage error, 3 unver
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Research a topic and write a report (markdown + JSON sidecar).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Continue a stopped or killed run from its checkpoints; re-renders a finished one.
     Resume(ResumeArgs),
     /// List, inspect, export or remove runs in the state dir.
     #[command(subcommand)]
     Runs(RunsCommand),
+    /// Show the resolved configuration (secrets redacted).
+    #[command(subcommand)]
+    Config(ConfigCommand),
     /// Re-check every quote of a report against the texts it was cut from.
     /// Exit 0 PASS, 1 FAIL, 3 UNVERIFIED (nothing could be checked), 2 bad usage.
     Verify(VerifyArgs),
@@ -67,6 +70,12 @@ pub struct VerifyArgs {
     /// Allow live fetches of private, loopback and link-local addresses.
     #[arg(long)]
     pub allow_private: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConfigCommand {
+    /// Print the settings deepr would use: config file, environment (keys redacted), defaults.
+    Show,
 }
 
 #[derive(Subcommand, Debug)]
@@ -151,9 +160,24 @@ pub struct RunArgs {
     /// linear (batched judge, default) or no-judge.
     #[arg(long, value_enum)]
     pub strategy: Option<StrategyArg>,
-    /// The model: `offline` (default, deterministic, no key or network).
+    /// The model for every task: `offline` (default: deterministic, no key, no network),
+    /// `openai:MODEL` (key: OPENAI_API_KEY; base URL: --llm-base-url or OPENAI_BASE_URL),
+    /// `ollama:MODEL` (local Ollama), `anthropic:MODEL` (key: ANTHROPIC_API_KEY).
     #[arg(long, value_name = "MODEL")]
     pub llm: Option<String>,
+    /// The strong model for decompose and synthesize (default: --llm).
+    #[arg(long, value_name = "MODEL")]
+    pub llm_strong: Option<String>,
+    /// The cheap model for the other tasks (default: --llm).
+    #[arg(long, value_name = "MODEL")]
+    pub llm_cheap: Option<String>,
+    /// Base URL of an OpenAI-compatible (or Anthropic) server, e.g. http://127.0.0.1:8080/v1.
+    #[arg(long, value_name = "URL")]
+    pub llm_base_url: Option<String>,
+    /// Price every call as if MODEL had answered (see providers/prices.toml), so token
+    /// figures read in dollars — the offline model's included.
+    #[arg(long, value_name = "MODEL")]
+    pub price_as: Option<String>,
     /// Choose the run id (letters, digits, '-', '_', '.'; must not exist yet).
     #[arg(long, value_name = "ID")]
     pub run_id: Option<String>,
@@ -206,6 +230,9 @@ fn main() -> ExitCode {
         Command::Resume(ref args) => resume::execute(&globals, args),
         Command::Runs(ref command) => runs::execute(&globals, command),
         Command::Verify(ref args) => verify::execute(&globals, args),
+        Command::Config(ConfigCommand::Show) => {
+            config::show(globals.config.as_deref(), globals.state_dir.as_deref())
+        }
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

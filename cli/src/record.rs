@@ -30,7 +30,19 @@ pub struct RunRecord {
     pub corpus: PathBuf,
     /// Absolute path of the markdown report (report.json beside it).
     pub out: PathBuf,
-    pub llm: String,
+    /// Model for decompose and synthesize (`offline`, `openai:MODEL`, …).
+    pub llm_strong: String,
+    /// Model for the other tasks.
+    pub llm_cheap: String,
+    /// Base URL of the model server, if not the provider's default.
+    pub llm_base_url: Option<String>,
+    /// Price calls as if this model had answered.
+    pub price_as: Option<String>,
+    /// Rate limits, retries and timeouts of remote models.
+    pub limits: deepr_providers::llm::LlmLimits,
+    /// Price overrides from the config the run started with.
+    #[serde(default)]
+    pub prices: std::collections::BTreeMap<String, deepr_providers::prices::Price>,
     pub concurrency: usize,
     /// Simulated offline-model latency, milliseconds.
     pub offline_latency_ms: u64,

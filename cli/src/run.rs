@@ -52,6 +52,12 @@ struct Settings {
     offline_latency: Duration,
     prompts: Option<PathBuf>,
     max_time: Option<Duration>,
+    llm_strong: String,
+    llm_cheap: String,
+    llm_base_url: Option<String>,
+    price_as: Option<String>,
+    limits: deepr_providers::llm::LlmLimits,
+    prices: std::collections::BTreeMap<String, deepr_providers::prices::Price>,
 }
 
 fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
@@ -90,13 +96,45 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
     let llm = args
         .llm
         .clone()
-        .or(file.llm)
+        .or(file.llm.clone())
         .unwrap_or_else(|| "offline".into());
-    if llm != "offline" {
-        return Err(usage(format!(
-            "--llm {llm:?} is not available in this build; use --llm offline"
-        )));
+    let llm_strong = args
+        .llm_strong
+        .clone()
+        .or(args.llm.clone())
+        .or(file.llm_strong.clone())
+        .unwrap_or_else(|| llm.clone());
+    let llm_cheap = args
+        .llm_cheap
+        .clone()
+        .or(args.llm.clone())
+        .or(file.llm_cheap.clone())
+        .unwrap_or_else(|| llm.clone());
+    let llm_base_url = args.llm_base_url.clone().or(file.llm_base_url.clone());
+    for spec in [&llm_strong, &llm_cheap] {
+        let parsed = deepr_providers::LlmSpec::parse(spec).map_err(usage)?;
+        crate::session::check_credentials(&parsed, llm_base_url.as_deref())?;
     }
+    if let Some(base) = &llm_base_url {
+        let ok = url::Url::parse(base)
+            .map(|u| matches!(u.scheme(), "http" | "https"))
+            .unwrap_or(false);
+        if !ok {
+            return Err(usage(format!(
+                "--llm-base-url {base:?} is not an http(s) URL; e.g. http://127.0.0.1:8080/v1"
+            )));
+        }
+    }
+    let price_as = args.price_as.clone().or(file.price_as.clone());
+    let prices = deepr_providers::PriceTable::with_overrides(&file.prices)
+        .map_err(|e| usage(format!("config prices: {e}")))?;
+    if let Some(model) = &price_as {
+        if prices.price(model).is_none() {
+            let known: Vec<&String> = prices.models.keys().collect();
+            return Err(usage(format!("--price-as {model:?} has no price; known: {known:?} (add it under [prices] in deepr.toml)")));
+        }
+    }
+    let limits = file.limits.clone().unwrap_or_default();
     let concurrency = args.concurrency.or(file.concurrency).unwrap_or(5);
     if !(1..=64).contains(&concurrency) {
         return Err(usage(format!(
@@ -162,6 +200,12 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
         offline_latency,
         prompts,
         max_time,
+        llm_strong,
+        llm_cheap,
+        llm_base_url,
+        price_as,
+        limits,
+        prices: file.prices.clone(),
     })
 }
 
@@ -254,7 +298,12 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         strategy: settings.strategy,
         corpus: absolute(&settings.corpus),
         out: absolute(&settings.out),
-        llm: "offline".into(),
+        llm_strong: settings.llm_strong.clone(),
+        llm_cheap: settings.llm_cheap.clone(),
+        llm_base_url: settings.llm_base_url.clone(),
+        price_as: settings.price_as.clone(),
+        limits: settings.limits.clone(),
+        prices: settings.prices.clone(),
         concurrency: settings.concurrency,
         offline_latency_ms: u64::try_from(settings.offline_latency.as_millis()).unwrap_or(u64::MAX),
         prompts: settings.prompts.as_deref().map(absolute),
@@ -268,7 +317,11 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         max_time: settings.max_time,
         dry_run: false,
     };
-    session::execute(&settings.state_dir, session::Start::New(record), options)
+    session::execute(
+        &settings.state_dir,
+        session::Start::New(Box::new(record)),
+        options,
+    )
 }
 
 /// Budget values must be positive numbers.

@@ -72,11 +72,20 @@ pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> 
                     .unwrap_or_default()
             );
             println!(
-                "settings:  depth {}, strategy {}, llm {}, concurrency {}",
+                "settings:  depth {}, strategy {}, concurrency {}",
                 record.depth.as_str(),
                 record.strategy.as_str(),
-                record.llm,
                 record.concurrency
+            );
+            println!(
+                "models:    strong {}, cheap {}{}",
+                record.llm_strong,
+                record.llm_cheap,
+                record
+                    .llm_base_url
+                    .as_deref()
+                    .map(|u| format!(" at {u}"))
+                    .unwrap_or_default()
             );
             println!("corpus:    {}", record.corpus.display());
             let exists = if record.out.exists() {

@@ -21,7 +21,8 @@ use deepr_orchestrator::{
     UsageLedger,
 };
 use deepr_prompts::PromptSet;
-use deepr_providers::{CorpusFetcher, CorpusIndex, CorpusSearch};
+use deepr_providers::llm::Api;
+use deepr_providers::{CorpusFetcher, CorpusIndex, CorpusSearch, LlmSpec, RemoteLlm};
 use deepr_stages::render::{build_report, render_markdown, Completion, RunDetails};
 use deepr_stages::{
     run_research, ResearchConfig, ResearchError, ResearchProviders, ResearchResult,
@@ -50,7 +51,7 @@ pub struct SessionOptions {
 /// Which run a session works on.
 pub enum Start {
     /// A new run: its record is written before anything else.
-    New(RunRecord),
+    New(Box<RunRecord>),
     /// An existing run: its record is read from its store.
     Resume(String),
 }
@@ -200,7 +201,7 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     let dir = run_dir(state_dir, &run_id);
     let store = open_store(&dir, &run_id).await?;
     let (record, first) = match start {
-        Start::New(record) => (record, true),
+        Start::New(record) => (*record, true),
         Start::Resume(_) => (stored_record(&store, &run_id)?, false),
     };
     let record = &record;
@@ -282,24 +283,26 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
         spent_tokens,
         spent_usd,
     );
-    let offline = deepr_stages::offline::OfflineModel {
-        latency: Duration::from_millis(record.offline_latency_ms),
-    };
-    let budgeted = Arc::new(BudgetedLlm {
-        inner: Arc::new(offline),
-        budget: Arc::clone(&budget),
-    });
-    let llm: Arc<dyn LlmProvider> = Arc::new(CachedLlm {
-        inner: budgeted,
-        cache: Arc::new(ResponseCache::open(state_dir).context("cannot open the response cache")?),
-        journal: Some(Arc::new(
-            CallJournal::open(&journal_path).context("cannot open the call journal")?,
-        )),
-        namespace: String::new(),
-    });
+    let cache = Arc::new(ResponseCache::open(state_dir).context("cannot open the response cache")?);
+    let journal =
+        Arc::new(CallJournal::open(&journal_path).context("cannot open the call journal")?);
+    let prices = Arc::new(
+        deepr_providers::PriceTable::with_overrides(&record.prices)
+            .map_err(|e| usage(format!("config prices: {e}")))?,
+    );
+    let mut models: BTreeMap<String, Arc<dyn LlmProvider>> = BTreeMap::new();
+    for spec in [&record.llm_strong, &record.llm_cheap] {
+        if models.contains_key(spec.as_str()) {
+            continue; // one provider (one limiter) when both tiers use the same model
+        }
+        let model = model_stack(record, spec, &budget, &cache, &journal, &prices)?;
+        models.insert(spec.clone(), model);
+    }
+    let strong = Arc::clone(&models[record.llm_strong.as_str()]);
+    let cheap = Arc::clone(&models[record.llm_cheap.as_str()]);
     let providers = ResearchProviders {
-        strong: Arc::clone(&llm),
-        cheap: llm,
+        strong,
+        cheap,
         search: vec![Arc::new(CorpusSearch(Arc::clone(&index)))],
         fetcher: Arc::new(CorpusFetcher(Arc::clone(&index))),
         archive: archive.clone(),
@@ -427,6 +430,87 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     }
 }
 
+/// Is a key available where the provider needs one? (Local servers need none.)
+pub fn check_credentials(spec: &LlmSpec, base_url: Option<&str>) -> Result<(), Failure> {
+    let LlmSpec::Remote { provider, api, .. } = spec else {
+        return Ok(());
+    };
+    let local =
+        base_url.is_some() || std::env::var_os("OPENAI_BASE_URL").is_some() || provider == "ollama";
+    let (var, needed) = match api {
+        Api::OpenAi => ("OPENAI_API_KEY", !local),
+        Api::Anthropic => (
+            "ANTHROPIC_API_KEY",
+            base_url.is_none() && std::env::var_os("ANTHROPIC_BASE_URL").is_none(),
+        ),
+    };
+    if needed
+        && std::env::var(var)
+            .map(|v| v.trim().is_empty())
+            .unwrap_or(true)
+    {
+        return Err(usage(format!(
+            "{} needs {var} in the environment (or --llm-base-url for a local server)",
+            spec.as_string()
+        )));
+    }
+    Ok(())
+}
+
+/// One tier's model: the model itself, priced, budgeted, cached and journaled.
+fn model_stack(
+    record: &RunRecord,
+    spec_text: &str,
+    budget: &Arc<Budget>,
+    cache: &Arc<ResponseCache>,
+    journal: &Arc<CallJournal>,
+    prices: &Arc<deepr_providers::PriceTable>,
+) -> Result<Arc<dyn LlmProvider>, Failure> {
+    let spec = LlmSpec::parse(spec_text).map_err(usage)?;
+    check_credentials(&spec, record.llm_base_url.as_deref())?;
+    let model: Arc<dyn LlmProvider> = match &spec {
+        LlmSpec::Offline => Arc::new(deepr_stages::offline::OfflineModel {
+            latency: Duration::from_millis(record.offline_latency_ms),
+        }),
+        LlmSpec::Remote { api, provider, .. } => {
+            let (key_var, base_var) = match api {
+                Api::OpenAi => ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
+                Api::Anthropic => ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+            };
+            let env_base = if provider == "ollama" {
+                None
+            } else {
+                std::env::var(base_var).ok().filter(|v| !v.is_empty())
+            };
+            let base = record.llm_base_url.clone().or(env_base);
+            let key = if provider == "ollama" {
+                None
+            } else {
+                std::env::var(key_var).ok()
+            };
+            Arc::new(
+                RemoteLlm::new(&spec, base.as_deref(), key, record.limits.clone())
+                    .map_err(usage)?,
+            )
+        }
+    };
+    let priced = Arc::new(deepr_providers::PricedLlm {
+        inner: model,
+        table: Arc::clone(prices),
+        price_as: record.price_as.clone(),
+    });
+    let budgeted = Arc::new(BudgetedLlm {
+        inner: priced,
+        budget: Arc::clone(budget),
+    });
+    Ok(Arc::new(CachedLlm {
+        inner: budgeted,
+        cache: Arc::clone(cache),
+        journal: Some(Arc::clone(journal)),
+        namespace: String::new(),
+    }))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn write_reports(
     state_dir: &Path,
@@ -458,7 +542,19 @@ fn write_reports(
             ("State dir".into(), format!("`{}`", state_dir.display())),
             ("Report".into(), format!("`{}`", record.out.display())),
             ("Corpus".into(), format!("`{}`", record.corpus.display())),
-            ("Model".into(), deepr_stages::offline::MODEL_ID.into()),
+            (
+                "Models".into(),
+                format!(
+                    "strong {}, cheap {}{}",
+                    record.llm_strong,
+                    record.llm_cheap,
+                    record
+                        .price_as
+                        .as_deref()
+                        .map(|m| format!(" (priced as {m})"))
+                        .unwrap_or_default()
+                ),
+            ),
             (
                 "Depth / strategy".into(),
                 format!("{} / {}", record.depth.as_str(), record.strategy.as_str()),

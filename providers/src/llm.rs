@@ -70,9 +70,11 @@ impl LlmSpec {
         let api = match provider {
             "openai" | "ollama" => Api::OpenAi,
             "anthropic" => Api::Anthropic,
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "--llm provider {other:?} is unknown; use openai, ollama or anthropic (or offline)"
-            )),
+            ))
+            }
         };
         Ok(Self::Remote {
             provider: provider.to_string(),
@@ -415,6 +417,11 @@ impl RemoteLlm {
                 429 => CallStatus::RateLimited,
                 408 | 500..=599 => CallStatus::Unreachable,
                 _ => CallStatus::BadResponse,
+            };
+            // A server may echo the key back ("Incorrect API key provided: sk-…").
+            let snippet = match &self.api_key {
+                Some(key) if key.len() >= 4 => snippet.replace(key.as_str(), "<redacted>"),
+                _ => snippet,
             };
             let lower = snippet.to_ascii_lowercase();
             let schema_rejected = matches!(status.as_u16(), 400 | 422)

