@@ -567,6 +567,14 @@ fn write_reports(
                     ledger.cache_hits()
                 ),
             ),
+            ("Estimated usage".into(), {
+                let estimated = ledger.entries().iter().filter(|e| e.estimated).count();
+                if estimated == 0 {
+                    "none".to_string()
+                } else {
+                    format!("{estimated} call(s) reported no usage; their tokens were counted with the o200k tokenizer")
+                }
+            }),
         ],
     };
     let markdown = render_markdown(&report, result, &details);
