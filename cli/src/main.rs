@@ -141,6 +141,8 @@ pub enum DepthArg {
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum StrategyArg {
     Linear,
+    PerClaim,
+    FreeQuote,
     NoJudge,
 }
 
@@ -157,7 +159,9 @@ pub struct RunArgs {
     /// quick (3–5 subquestions, no extra round), standard (5–10, ≤ 1 extra round), deep (10–20, ≤ 3).
     #[arg(long, value_enum)]
     pub depth: Option<DepthArg>,
-    /// linear (batched judge, default) or no-judge.
+    /// linear (candidates by ID, one judge call per 8 claims; default), per-claim (3
+    /// verifier votes per claim reading full sources), free-quote (the model copies its
+    /// own quotes; kept as written), no-judge.
     #[arg(long, value_enum)]
     pub strategy: Option<StrategyArg>,
     /// The model for every task: `offline` (default: deterministic, no key, no network),

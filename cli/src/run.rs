@@ -86,12 +86,12 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
     };
     let strategy = match (args.strategy, file.strategy.as_deref()) {
         (Some(StrategyArg::NoJudge), _) | (None, Some("no-judge")) => Strategy::NoJudge,
+        (Some(StrategyArg::PerClaim), _) | (None, Some("per-claim")) => Strategy::PerClaim,
+        (Some(StrategyArg::FreeQuote), _) | (None, Some("free-quote")) => Strategy::FreeQuote,
         (Some(StrategyArg::Linear), _) | (None, Some("linear") | None) => Strategy::Linear,
-        (None, Some(other)) => {
-            return Err(usage(format!(
-                "config strategy {other:?} is unknown; use linear or no-judge"
-            )))
-        }
+        (None, Some(other)) => return Err(usage(format!(
+            "config strategy {other:?} is unknown; use linear, per-claim, free-quote or no-judge"
+        ))),
     };
     let llm = args
         .llm

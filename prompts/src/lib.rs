@@ -24,7 +24,7 @@ pub enum PromptError {
     MissingValue { prompt: String, name: String },
     #[error("prompt {0}: template has no `system:` / `user:` blocks")]
     Malformed(String),
-    #[error("no prompt is named {0:?} (prompts: decompose, subquery, extract, judge, conflict, deepen, synthesize)")]
+    #[error("no prompt is named {0:?} (prompts: decompose, subquery, extract, judge, conflict, deepen, synthesize, judge_vote, extract_free)")]
     Unknown(String),
 }
 
@@ -182,6 +182,10 @@ pub struct PromptSet {
     pub conflict: Prompt,
     pub deepen: Prompt,
     pub synthesize: Prompt,
+    /// `per-claim` strategy: one verifier vote on one claim.
+    pub judge_vote: Prompt,
+    /// `free-quote` strategy: claims with quotes the model copies itself.
+    pub extract_free: Prompt,
 }
 
 impl Default for PromptSet {
@@ -194,6 +198,8 @@ impl Default for PromptSet {
             conflict: CONFLICT,
             deepen: DEEPEN,
             synthesize: SYNTHESIZE,
+            judge_vote: JUDGE_VOTE,
+            extract_free: EXTRACT_FREE,
         }
     }
 }
@@ -228,6 +234,8 @@ impl PromptSet {
             "judge" => &mut self.judge,
             "conflict" => &mut self.conflict,
             "deepen" => &mut self.deepen,
+            "judge_vote" => &mut self.judge_vote,
+            "extract_free" => &mut self.extract_free,
             _ => &mut self.synthesize,
         };
         *slot = candidate;
@@ -261,9 +269,29 @@ fn placeholders(template: &str) -> Vec<String> {
     names
 }
 
-/// Every prompt, in pipeline order.
-pub const ALL: [Prompt; 7] = [
-    DECOMPOSE, SUBQUERY, EXTRACT, JUDGE, CONFLICT, DEEPEN, SYNTHESIZE,
+prompt!(JUDGE_VOTE, "judge_vote", 1, || json!({
+    "type": "object", "additionalProperties": false, "required": ["verdict"],
+    "properties": {"verdict": {"type": "string", "enum": ["supported", "partial", "unsupported"]}}
+}));
+prompt!(EXTRACT_FREE, "extract_free", 1, || json!({
+    "type": "object", "additionalProperties": false, "required": ["claims"],
+    "properties": {"claims": {"type": "array", "items": {
+        "type": "object", "additionalProperties": false, "required": ["text", "quote", "document"],
+        "properties": {"text": {"type": "string"}, "quote": {"type": "string"}, "document": {"type": "string"}}
+    }}}
+}));
+
+/// Every prompt, in pipeline order (the strategy variants last).
+pub const ALL: [Prompt; 9] = [
+    DECOMPOSE,
+    SUBQUERY,
+    EXTRACT,
+    JUDGE,
+    CONFLICT,
+    DEEPEN,
+    SYNTHESIZE,
+    JUDGE_VOTE,
+    EXTRACT_FREE,
 ];
 
 #[cfg(test)]

@@ -98,6 +98,7 @@ pub async fn run(
                 SentenceRef {
                     content_sha256: c.content_sha256.clone(),
                     sentence: c.sentence,
+                    written_quote: None,
                 },
             )
         })
@@ -294,4 +295,208 @@ mod tests {
             .unwrap_or_default();
         assert_eq!(ids, ["c1", "c3"]);
     }
+}
+
+// ------------------------------------------------------ free-quote strategy
+
+/// Characters of each document shown to the model under `free-quote`.
+pub const FREE_QUOTE_DOC_CHARS: usize = 6000;
+/// Documents shown under `free-quote` (the best-scored).
+pub const FREE_QUOTE_DOCS: usize = 3;
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct FreeClaim {
+    pub text: String,
+    pub quote: String,
+    pub document: String,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct FreeAnswer {
+    pub claims: Vec<FreeClaim>,
+}
+
+fn capped(text: &str, max_chars: usize) -> &str {
+    match text.char_indices().nth(max_chars) {
+        Some((at, _)) => &text[..at],
+        None => text,
+    }
+}
+
+/// The sentence of `text` that best matches a written quote: equal after
+/// normalisation, else containing or contained in it, else the most shared words.
+pub fn best_sentence(archived: &deepr_orchestrator::ArchivedText, quote: &str) -> u32 {
+    let wanted = deepr_evidence::normalise(quote);
+    let wanted_terms: BTreeSet<String> = content_terms(quote).into_iter().collect();
+    let mut best = (0usize, 0u32);
+    for sentence in archived.sentences.iter() {
+        let Some(text) = sentence.text(&archived.text) else {
+            continue;
+        };
+        let normal = deepr_evidence::normalise(text);
+        let score = if normal == wanted {
+            usize::MAX
+        } else if normal.contains(&wanted) || wanted.contains(&normal) {
+            usize::MAX - 1
+        } else {
+            content_terms(text)
+                .iter()
+                .filter(|t| wanted_terms.contains(*t))
+                .count()
+        };
+        if score > best.0 {
+            best = (score, sentence.index);
+        }
+    }
+    best.1
+}
+
+/// `free-quote`: the model reads page text and writes claims with their own quotes.
+pub async fn run_free(
+    node_id: &str,
+    prompt: &deepr_prompts::Prompt,
+    subq: &Subq,
+    scored: &ScoreOut,
+    max_claims: usize,
+    archive: &dyn TextArchive,
+    llm: &dyn LlmProvider,
+) -> (ExtractOut, Vec<LedgerEntry>) {
+    let mut shown = Vec::new();
+    let mut docs = BTreeMap::new();
+    for source in scored.sources.iter().take(FREE_QUOTE_DOCS) {
+        let Some(text) = archive.get(&source.doc.content_sha256) else {
+            continue;
+        };
+        let id = format!("d{}", shown.len() + 1);
+        shown.push(json!({"id": id, "title": source.doc.title, "text": capped(&text.text, FREE_QUOTE_DOC_CHARS)}));
+        docs.insert(id, text);
+    }
+    if shown.is_empty() {
+        return (
+            ExtractOut {
+                claims: Vec::new(),
+                degraded: None,
+            },
+            Vec::new(),
+        );
+    }
+    let listing = shown
+        .iter()
+        .map(|d| {
+            format!(
+                "[{}] {}\n{}",
+                d["id"].as_str().unwrap_or(""),
+                d["title"].as_str().unwrap_or(""),
+                d["text"].as_str().unwrap_or("")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let known: BTreeSet<String> = docs.keys().cloned().collect();
+    let result = call_task::<FreeAnswer, _>(
+        llm,
+        TaskCall {
+            node_id,
+            stage: "extract",
+            prompt,
+            tier: Tier::Cheap,
+            values: vec![("subquestion", subq.text.clone()), ("documents", listing), ("max_claims", max_claims.to_string())],
+            task_input: json!({"subquestion": subq.text, "max_claims": max_claims, "documents": shown}),
+        },
+        |answer: &FreeAnswer| {
+            if answer.claims.len() > max_claims {
+                return Err(format!("at most {max_claims} claims allowed"));
+            }
+            for (i, claim) in answer.claims.iter().enumerate() {
+                if claim.text.trim().is_empty() || claim.quote.trim().is_empty() {
+                    return Err(format!("claim {} needs text and a quote", i + 1));
+                }
+                if !known.contains(&claim.document) {
+                    return Err(format!("claim {} names unknown document {:?}", i + 1, claim.document));
+                }
+            }
+            Ok(())
+        },
+    )
+    .await;
+    let mut claims = Vec::new();
+    for claim in result.value.claims.iter().take(max_claims) {
+        let Some(doc) = docs.get(&claim.document) else {
+            continue;
+        };
+        let text = crate::llm::clean_model_text(&claim.text, 600);
+        // The quote is kept exactly as written (control characters aside): measuring
+        // how often it stops being verbatim is the point of this strategy.
+        let quote: String = claim
+            .quote
+            .chars()
+            .filter(|c| !c.is_control() || c.is_whitespace())
+            .take(2000)
+            .collect();
+        if text.is_empty() || quote.trim().is_empty() {
+            continue;
+        }
+        let sentence = best_sentence(doc, &quote);
+        claims.push(ClaimDraft {
+            id: format!("{}-c{}", subq.id, claims.len() + 1),
+            subquestion: subq.id.clone(),
+            text,
+            citations: vec![SentenceRef {
+                content_sha256: doc.content_sha256.clone(),
+                sentence,
+                written_quote: Some(quote),
+            }],
+        });
+    }
+    (
+        ExtractOut {
+            claims,
+            degraded: result.degraded,
+        },
+        result.calls,
+    )
+}
+
+/// Offline `free-quote`: informative sentences that share words with the subquestion,
+/// copied exactly from the document text shown.
+pub fn offline_free_answer(input: &Value) -> Value {
+    let max = input["max_claims"].as_u64().unwrap_or(5) as usize;
+    let question: BTreeSet<String> =
+        content_terms(input["subquestion"].as_str().unwrap_or_default())
+            .into_iter()
+            .collect();
+    let mut scored: Vec<(usize, usize, String, String)> = Vec::new();
+    for (order, doc) in input["documents"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let id = doc["id"].as_str().unwrap_or_default().to_string();
+        let text = doc["text"].as_str().unwrap_or_default();
+        for sentence in deepr_evidence::split_sentences(text) {
+            let Some(body) = sentence.text(text) else {
+                continue;
+            };
+            if !(30..=400).contains(&body.chars().count()) || !body.ends_with(['.', '!', '?']) {
+                continue;
+            }
+            let overlap = content_terms(body)
+                .iter()
+                .filter(|t| question.contains(*t))
+                .count();
+            if overlap > 0 {
+                scored.push((overlap, order, id.clone(), body.to_string()));
+            }
+        }
+    }
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut seen = BTreeSet::new();
+    let claims: Vec<Value> = scored
+        .into_iter()
+        .filter(|(_, _, _, body)| seen.insert(body.clone()))
+        .take(max)
+        .map(|(_, _, id, body)| json!({"text": body.split_whitespace().collect::<Vec<_>>().join(" "), "quote": body, "document": id}))
+        .collect();
+    json!({"claims": claims})
 }

@@ -268,3 +268,139 @@ mod tests {
         assert!(validate(&odd, &ids).is_err());
     }
 }
+
+// ------------------------------------------------------ per-claim strategy
+
+/// Verifier votes per claim under `per-claim`.
+pub const VOTES: usize = 3;
+/// Characters of each cited source's archived text a verifier reads.
+pub const VOTE_SOURCE_CHARS: usize = 8000;
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct VoteAnswer {
+    pub verdict: String,
+}
+
+/// `per-claim`: three independent verifier calls per claim, each reading the full
+/// archived text (capped) of the claim's sources; the majority wins, ties are `partial`.
+pub async fn run_votes(
+    node_id: &str,
+    prompt: &deepr_prompts::Prompt,
+    claims: &[ClaimDraft],
+    archive: &dyn TextArchive,
+    llm: &dyn LlmProvider,
+) -> (JudgeOut, Vec<LedgerEntry>) {
+    let mut verdicts = Vec::new();
+    let mut calls = Vec::new();
+    let mut degraded = Vec::new();
+    let mut count = 0u32;
+    for claim in claims {
+        let mut seen = BTreeSet::new();
+        let sources: Vec<String> = claim
+            .citations
+            .iter()
+            .filter(|c| seen.insert(c.content_sha256.clone()))
+            .filter_map(|c| archive.get(&c.content_sha256))
+            .map(|t| t.text.chars().take(VOTE_SOURCE_CHARS).collect())
+            .collect();
+        let shown = sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| format!("[source {}]\n{s}", i + 1))
+            .collect::<Vec<_>>()
+            .join("\n\n");
+        let mut tally = BTreeMap::new();
+        for voter in 1..=VOTES {
+            count += 1;
+            let result = call_task::<VoteAnswer, _>(
+                llm,
+                TaskCall {
+                    node_id,
+                    stage: "judge",
+                    prompt,
+                    tier: Tier::Cheap,
+                    values: vec![
+                        ("voter", voter.to_string()),
+                        ("claim", claim.text.clone()),
+                        ("sources", shown.clone()),
+                    ],
+                    task_input: json!({"voter": voter, "claim": claim.text, "sources": sources}),
+                },
+                |answer: &VoteAnswer| match parse_verdict(&answer.verdict) {
+                    Verdict::Unjudged => Err(format!(
+                        "verdict {:?} is not supported|partial|unsupported",
+                        answer.verdict
+                    )),
+                    _ => Ok(()),
+                },
+            )
+            .await;
+            calls.extend(result.calls);
+            if let Some(why) = result.degraded {
+                degraded.push(why);
+            }
+            *tally
+                .entry(parse_verdict(&result.value.verdict))
+                .or_insert(0usize) += 1;
+        }
+        let top = tally.values().copied().max().unwrap_or(0);
+        let winners: Vec<Verdict> = tally
+            .iter()
+            .filter(|(_, n)| **n == top)
+            .map(|(v, _)| *v)
+            .collect();
+        let verdict = if winners.len() == 1 {
+            winners[0]
+        } else {
+            Verdict::Partial
+        };
+        verdicts.push((
+            claim.id.clone(),
+            apply_floor(verdict, &claim.text, &quotes(claim, archive)),
+        ));
+    }
+    let degraded = if degraded.is_empty() {
+        None
+    } else {
+        Some(degraded.join("; "))
+    };
+    (
+        JudgeOut {
+            verdicts,
+            calls: count,
+            degraded,
+        },
+        calls,
+    )
+}
+
+/// Offline verifier: the share of the claim's content words found in its sources.
+pub fn offline_vote_answer(input: &Value) -> Value {
+    let claim = input["claim"].as_str().unwrap_or_default();
+    let sources: Vec<&str> = input["sources"]
+        .as_array()
+        .map(|s| s.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let text = sources.join(" ");
+    let source_terms: BTreeSet<String> = content_terms(&text).into_iter().collect();
+    let claim_terms: BTreeSet<String> = content_terms(claim).into_iter().collect();
+    let share = if claim_terms.is_empty() {
+        0.0
+    } else {
+        claim_terms
+            .iter()
+            .filter(|t| source_terms.contains(*t))
+            .count() as f64
+            / claim_terms.len() as f64
+    };
+    let source_numbers = numbers(&text);
+    let numbers_ok = numbers(claim).iter().all(|n| source_numbers.contains(n));
+    let verdict = if share >= 0.6 && numbers_ok {
+        "supported"
+    } else if share >= 0.3 {
+        "partial"
+    } else {
+        "unsupported"
+    };
+    json!({"verdict": verdict})
+}

@@ -32,6 +32,8 @@ pub fn answer(prompt_id: &str, input: &Value) -> Value {
         "conflict" => crate::conflict::offline_answer(input),
         "deepen" => crate::deepen::offline_answer(input),
         "synthesize" => crate::synthesize::offline_answer(input),
+        "judge_vote" => crate::judge::offline_vote_answer(input),
+        "extract_free" => crate::extract::offline_free_answer(input),
         _ => Value::Null,
     }
 }

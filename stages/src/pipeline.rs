@@ -52,6 +52,12 @@ impl Depth {
 pub enum Strategy {
     /// Candidates by ID, one judge call per ≤ 8 claims.
     Linear,
+    /// Each claim judged by 3 independent verifier calls that read its sources' full
+    /// text (capped): the voting pattern many agents use.
+    PerClaim,
+    /// The model reads page text and writes its quotes itself; they are kept as written
+    /// so how often they stop being verbatim is measured.
+    FreeQuote,
     /// No judging: every claim stays `unjudged`.
     NoJudge,
 }
@@ -60,6 +66,8 @@ impl Strategy {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Linear => "linear",
+            Self::PerClaim => "per-claim",
+            Self::FreeQuote => "free-quote",
             Self::NoJudge => "no-judge",
         }
     }
@@ -279,10 +287,21 @@ pub async fn run_research(
             )?;
             let p = providers.clone();
             let (sc, s, d) = (sc_id.clone(), subq.clone(), depth.clone());
+            let free = config.strategy == Strategy::FreeQuote;
+            let extract_prompt = if free {
+                &providers.prompts.extract_free
+            } else {
+                &providers.prompts.extract
+            };
             dag.add(
-                spec(ex_id.clone(), "extract", json!({"v": crate::extract::STAGE_VERSION, "max": crate::extract::max_claims(&depth), "llm": prompt_key(&providers.prompts.extract, providers.cheap.as_ref())}), move |ctx| async move {
+                spec(ex_id.clone(), "extract", json!({"v": crate::extract::STAGE_VERSION, "max": crate::extract::max_claims(&depth), "free": free, "llm": prompt_key(extract_prompt, providers.cheap.as_ref())}), move |ctx| async move {
                     let scored: ScoreOut = read(&ctx.inputs, &sc)?;
-                    let (out, calls) = crate::extract::run(&ctx.node_id, &p.prompts.extract, &s, &scored, crate::extract::max_claims(&d), p.archive.as_ref(), p.cheap.as_ref()).await;
+                    let max = crate::extract::max_claims(&d);
+                    let (out, calls) = if free {
+                        crate::extract::run_free(&ctx.node_id, &p.prompts.extract_free, &s, &scored, max, p.archive.as_ref(), p.cheap.as_ref()).await
+                    } else {
+                        crate::extract::run(&ctx.node_id, &p.prompts.extract, &s, &scored, max, p.archive.as_ref(), p.cheap.as_ref()).await
+                    };
                     finish(out, calls)
                 }),
                 std::slice::from_ref(&sc_id),
@@ -296,7 +315,7 @@ pub async fn run_research(
         let strategy = config.strategy;
         let ex = extract_ids.clone();
         dag.add(
-            spec(judge_id.clone(), "judge", json!({"v": crate::judge::STAGE_VERSION, "strategy": strategy, "batch": crate::judge::BATCH, "llm": prompt_key(&providers.prompts.judge, providers.cheap.as_ref())}), move |ctx| async move {
+            spec(judge_id.clone(), "judge", json!({"v": crate::judge::STAGE_VERSION, "strategy": strategy, "batch": crate::judge::BATCH, "llm": prompt_key(if strategy == Strategy::PerClaim { &providers.prompts.judge_vote } else { &providers.prompts.judge }, providers.cheap.as_ref())}), move |ctx| async move {
                 let mut claims = Vec::new();
                 for id in &ex {
                     let extracted: ExtractOut = read(&ctx.inputs, id)?;
@@ -306,7 +325,11 @@ pub async fn run_research(
                     let verdicts = claims.iter().map(|c| (c.id.clone(), Verdict::Unjudged)).collect();
                     return finish(JudgeOut { verdicts, calls: 0, degraded: None }, vec![]);
                 }
-                let (out, calls) = crate::judge::run(&ctx.node_id, &p.prompts.judge, &claims, p.archive.as_ref(), p.cheap.as_ref()).await;
+                let (out, calls) = if strategy == Strategy::PerClaim {
+                    crate::judge::run_votes(&ctx.node_id, &p.prompts.judge_vote, &claims, p.archive.as_ref(), p.cheap.as_ref()).await
+                } else {
+                    crate::judge::run(&ctx.node_id, &p.prompts.judge, &claims, p.archive.as_ref(), p.cheap.as_ref()).await
+                };
                 finish(out, calls)
             }),
             &extract_ids,

@@ -69,10 +69,13 @@ pub fn build_report(
                 .citations
                 .iter()
                 .filter_map(|c| {
-                    let quote = archive
-                        .get(&c.content_sha256)?
-                        .sentence(c.sentence)?
-                        .to_string();
+                    let quote = match &c.written_quote {
+                        Some(written) => written.clone(),
+                        None => archive
+                            .get(&c.content_sha256)?
+                            .sentence(c.sentence)?
+                            .to_string(),
+                    };
                     Some(Citation {
                         source: ids.get(&c.content_sha256)?.clone(),
                         sentence: c.sentence,
@@ -130,13 +133,17 @@ pub fn build_report(
 /// Footnote numbering: one per distinct (source, sentence), by first appearance.
 #[derive(Default)]
 struct Footnotes {
-    numbers: BTreeMap<(String, u32), usize>,
+    numbers: BTreeMap<(String, u32, String), usize>,
     order: Vec<(String, u32, String)>,
 }
 
 impl Footnotes {
     fn cite(&mut self, citation: &Citation) -> usize {
-        let key = (citation.source.clone(), citation.sentence);
+        let key = (
+            citation.source.clone(),
+            citation.sentence,
+            citation.quote.clone(),
+        );
         if let Some(n) = self.numbers.get(&key) {
             return *n;
         }

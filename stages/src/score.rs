@@ -104,6 +104,7 @@ pub fn run(
             let reference = SentenceRef {
                 content_sha256: source.doc.content_sha256.clone(),
                 sentence: sentence.index,
+                written_quote: None,
             };
             if exclude.contains(&reference) {
                 continue;

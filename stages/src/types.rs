@@ -90,6 +90,11 @@ pub struct ScoreOut {
 pub struct SentenceRef {
     pub content_sha256: String,
     pub sentence: u32,
+    /// `free-quote` strategy only: the quote exactly as the model wrote it (kept, never
+    /// repaired, so its verbatim rate can be measured). `sentence` is then the sentence
+    /// that best matches it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_quote: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
