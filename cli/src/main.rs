@@ -4,6 +4,7 @@
 //! Exit codes: 0 ok, 1 run failed, 2 usage error, 3 unverified, 4 stopped by a budget
 //! with an incomplete report, 130/143 interrupted.
 
+mod bench;
 mod config;
 mod progress;
 mod record;
@@ -47,12 +48,46 @@ enum Command {
     /// List, inspect, export or remove runs in the state dir.
     #[command(subcommand)]
     Runs(RunsCommand),
+    /// Run every topic × strategy and compare tokens, cost, time and quality.
+    Bench(BenchArgs),
     /// Show the resolved configuration (secrets redacted).
     #[command(subcommand)]
     Config(ConfigCommand),
     /// Re-check every quote of a report against the texts it was cut from.
     /// Exit 0 PASS, 1 FAIL, 3 UNVERIFIED (nothing could be checked), 2 bad usage.
     Verify(VerifyArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Topics, one per line (`#` comments and blank lines ignored).
+    #[arg(long, value_name = "FILE")]
+    pub topics: PathBuf,
+    /// Comma-separated strategies.
+    #[arg(long, default_value = "linear,per-claim,free-quote,no-judge")]
+    pub strategies: String,
+    /// The corpus every topic is researched on.
+    #[arg(long, value_name = "DIR")]
+    pub corpus: PathBuf,
+    /// The model (as in `deepr run --llm`).
+    #[arg(long, value_name = "MODEL")]
+    pub llm: Option<String>,
+    #[arg(long, value_name = "URL")]
+    pub llm_base_url: Option<String>,
+    /// Price every call as if MODEL had answered.
+    #[arg(long, value_name = "MODEL")]
+    pub price_as: Option<String>,
+    #[arg(long, value_enum)]
+    pub depth: Option<DepthArg>,
+    /// Runs at once (1–8).
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// Simulated offline-model latency per call (e.g. 50ms).
+    #[arg(long, value_name = "DURATION")]
+    pub offline_latency: Option<String>,
+    /// Where the bench writes bench.json, bench.md, bench.svg, its runs and reports.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 #[derive(clap::Args, Debug)]
@@ -234,6 +269,7 @@ fn main() -> ExitCode {
         Command::Resume(ref args) => resume::execute(&globals, args),
         Command::Runs(ref command) => runs::execute(&globals, command),
         Command::Verify(ref args) => verify::execute(&globals, args),
+        Command::Bench(ref args) => bench::execute(&globals, args),
         Command::Config(ConfigCommand::Show) => {
             config::show(globals.config.as_deref(), globals.state_dir.as_deref())
         }

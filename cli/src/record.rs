@@ -50,6 +50,11 @@ pub struct RunRecord {
     pub prompts: Option<PathBuf>,
     /// Unix seconds.
     pub created: u64,
+    /// Separates this run's model answers in the shared response cache ("" = shared);
+    /// `deepr bench` gives each topic × strategy run its own, so no strategy is served
+    /// another's answers.
+    #[serde(default)]
+    pub cache_namespace: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -89,9 +89,11 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
         (Some(StrategyArg::PerClaim), _) | (None, Some("per-claim")) => Strategy::PerClaim,
         (Some(StrategyArg::FreeQuote), _) | (None, Some("free-quote")) => Strategy::FreeQuote,
         (Some(StrategyArg::Linear), _) | (None, Some("linear") | None) => Strategy::Linear,
-        (None, Some(other)) => return Err(usage(format!(
+        (None, Some(other)) => {
+            return Err(usage(format!(
             "config strategy {other:?} is unknown; use linear, per-claim, free-quote or no-judge"
-        ))),
+        )))
+        }
     };
     let llm = args
         .llm
@@ -308,6 +310,7 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         offline_latency_ms: u64::try_from(settings.offline_latency.as_millis()).unwrap_or(u64::MAX),
         prompts: settings.prompts.as_deref().map(absolute),
         created: now_secs(),
+        cache_namespace: String::new(),
     };
     let options = SessionOptions {
         quiet: globals.quiet,

