@@ -61,8 +61,16 @@ enum Command {
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
     /// Topics, one per line (`#` comments and blank lines ignored).
-    #[arg(long, value_name = "FILE")]
-    pub topics: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "qa")]
+    pub topics: Option<PathBuf>,
+    /// Questions with official answers (benches/data/sqlite_faq.json): research each
+    /// question and score how much of its answer the report's quotes cover, beside a
+    /// BM25 sentence-retrieval baseline.
+    #[arg(long, value_name = "FILE", conflicts_with = "topics")]
+    pub qa: Option<PathBuf>,
+    /// With --qa: only the first N questions.
+    #[arg(long, value_name = "N")]
+    pub qa_limit: Option<usize>,
     /// Comma-separated strategies.
     #[arg(long, default_value = "linear,per-claim,free-quote,no-judge")]
     pub strategies: String,

@@ -179,3 +179,54 @@ fn on_the_bundled_corpus_linear_costs_at_most_a_fifth_of_per_claim() {
         total(1)
     );
 }
+
+#[test]
+fn qa_mode_scores_reports_against_official_answers_and_a_bm25_baseline() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let out = home.path().join("qa");
+    let corpus = common::root().join("examples/sqlite-docs");
+    let faq = common::root().join("benches/data/sqlite_faq.json");
+    let output = deepr(
+        home.path(),
+        &[
+            "--quiet",
+            "bench",
+            "--qa",
+            faq.to_str().expect("utf-8"),
+            "--qa-limit",
+            "3",
+            "--corpus",
+            corpus.to_str().expect("utf-8"),
+            "--out",
+            out.to_str().expect("utf-8"),
+            "--strategies",
+            "linear",
+            "--depth",
+            "quick",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let bench: Value =
+        serde_json::from_slice(&std::fs::read(out.join("bench.json")).expect("bench.json"))
+            .expect("parse");
+    let qa = bench["qa"].as_array().expect("qa rows");
+    let methods: Vec<&str> = qa.iter().filter_map(|r| r["method"].as_str()).collect();
+    assert_eq!(
+        methods,
+        [
+            "deepr linear",
+            "BM25 sentences, same budget",
+            "BM25 sentences, top 5"
+        ]
+    );
+    for row in qa {
+        assert_eq!(row["questions"], 3);
+        let recall = row["answer_recall"].as_f64().expect("recall");
+        assert!((0.0..=1.0).contains(&recall));
+    }
+    // Same budget means the same number of sentences.
+    assert_eq!(qa[0]["sentences"], qa[1]["sentences"]);
+    assert!(std::fs::read_to_string(out.join("bench.md"))
+        .expect("md")
+        .contains("BM25 sentences, same budget"));
+}

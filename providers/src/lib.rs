@@ -17,6 +17,7 @@ pub mod corpus;
 pub mod http;
 pub mod llm;
 pub mod prices;
+pub mod sentence_index;
 
 pub use corpus::{
     indexed_locators, CorpusError, CorpusFetcher, CorpusIndex, CorpusSearch, IndexReport,
@@ -24,3 +25,4 @@ pub use corpus::{
 pub use http::{FetchFailure, HttpClient, Page};
 pub use llm::{LlmLimits, LlmSpec, RemoteLlm};
 pub use prices::{PriceTable, PricedLlm};
+pub use sentence_index::SentenceIndex;
