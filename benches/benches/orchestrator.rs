@@ -20,6 +20,7 @@ fn checkpoint(c: &mut Criterion) {
         key: "k".repeat(64),
         stage: "extract".into(),
         key_material: serde_json::Value::Null,
+        deps: vec![],
         output: serde_json::json!({"claims": vec!["x".repeat(200); 5]}),
         calls: vec![],
     };

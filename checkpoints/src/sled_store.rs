@@ -141,6 +141,7 @@ mod tests {
             key: key.into(),
             stage: "extract".into(),
             key_material: serde_json::Value::Null,
+            deps: vec![],
             output: serde_json::json!({"x": 1}),
             calls: vec![],
         }

@@ -45,6 +45,12 @@ pub struct BenchRow {
     pub citations: u64,
     pub verbatim: u64,
     pub complete: bool,
+    /// The pipeline's wall time in the session that ran it, seconds.
+    #[serde(default)]
+    pub pipeline_wall_s: f64,
+    /// The DAG's lower bound under the simulated latencies, seconds (0 without them).
+    #[serde(default)]
+    pub lower_bound_s: f64,
 }
 
 /// Totals per strategy.
@@ -67,6 +73,8 @@ pub struct StrategyRow {
     /// archived text of its source — the verify gate's check.
     pub verbatim_rate: f64,
     pub tokens_per_supported_claim: Option<f64>,
+    /// Mean of pipeline wall time ÷ DAG lower bound (with simulated latencies), if measured.
+    pub wall_over_lower_bound: Option<f64>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -171,6 +179,8 @@ fn measure(report: &Report, archive: &FileArchive, run_id: &str, wall_s: f64) ->
         citations,
         verbatim,
         complete: report.complete,
+        pipeline_wall_s: 0.0,
+        lower_bound_s: 0.0,
     }
 }
 
@@ -214,6 +224,14 @@ fn summarise(strategies: &[Strategy], rows: &[BenchRow]) -> Vec<StrategyRow> {
                 },
                 tokens_per_supported_claim: (supported > 0)
                     .then(|| total as f64 / supported as f64),
+                wall_over_lower_bound: {
+                    let ratios: Vec<f64> = mine
+                        .iter()
+                        .filter(|r| r.lower_bound_s > 0.0)
+                        .map(|r| r.pipeline_wall_s / r.lower_bound_s)
+                        .collect();
+                    (!ratios.is_empty()).then(|| ratios.iter().sum::<f64>() / ratios.len() as f64)
+                },
             }
         })
         .collect()
@@ -221,11 +239,11 @@ fn summarise(strategies: &[Strategy], rows: &[BenchRow]) -> Vec<StrategyRow> {
 
 fn markdown(summary: &[StrategyRow], rows: &[BenchRow], topics: usize) -> String {
     let mut out = format!("# deepr bench\n\n{topics} topic(s) × {} strateg(ies). Tokens are prompt + completion as counted by the model server (o200k for the offline model).\n\n", summary.len());
-    out.push_str("| strategy | runs | LLM calls | prompt | completion | cached | total tokens | judge tokens | cost $ | wall s | claims | supported | verbatim | tokens / supported claim |\n");
-    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    out.push_str("| strategy | runs | LLM calls | prompt | completion | cached | total tokens | judge tokens | cost $ | wall s | claims | supported | verbatim | tokens / supported claim | wall ÷ lower bound |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for s in summary {
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {:.1} | {} | {:.0}% | {:.1}% | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {:.1} | {} | {:.0}% | {:.1}% | {} | {} |\n",
             s.strategy,
             s.runs,
             s.calls,
@@ -239,7 +257,8 @@ fn markdown(summary: &[StrategyRow], rows: &[BenchRow], topics: usize) -> String
             s.claims,
             s.supported_share * 100.0,
             s.verbatim_rate * 100.0,
-            s.tokens_per_supported_claim.map(|t| format!("{t:.0}")).unwrap_or_else(|| "—".into())
+            s.tokens_per_supported_claim.map(|t| format!("{t:.0}")).unwrap_or_else(|| "—".into()),
+            s.wall_over_lower_bound.map(|r| format!("{r:.2}")).unwrap_or_else(|| "—".into())
         ));
     }
     out.push_str("\n## Runs\n\n| run | strategy | calls | total tokens | judge calls | claims | supported | verbatim | complete |\n|---|---|---|---|---|---|---|---|---|\n");
@@ -533,6 +552,14 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         .unwrap_or_else(|| "offline".into());
     let spec = deepr_providers::LlmSpec::parse(&llm).map_err(usage)?;
     session::check_credentials(&spec, args.llm_base_url.as_deref())?;
+    for (flag, value) in [
+        ("--search-latency", &args.search_latency),
+        ("--fetch-latency", &args.fetch_latency),
+    ] {
+        if let Some(v) = value {
+            crate::record::parse_duration(flag, v)?;
+        }
+    }
     let offline_latency_ms = match &args.offline_latency {
         Some(v) => {
             u64::try_from(crate::record::parse_duration("--offline-latency", v)?.as_millis())
@@ -648,6 +675,12 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
     Ok(0)
 }
 
+fn latency_ms(value: Option<&str>) -> Option<u64> {
+    value
+        .and_then(|v| humantime::parse_duration(v.trim()).ok())
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
 /// Run (or resume, or read back) one cell and store its row.
 #[allow(clippy::too_many_arguments)]
 fn run_cell(
@@ -697,6 +730,8 @@ fn run_cell(
                 prompts: None,
                 created: now_secs(),
                 cache_namespace: run_id.to_string(),
+                search_latency_ms: latency_ms(args.search_latency.as_deref()).unwrap_or(0),
+                fetch_latency_ms: latency_ms(args.fetch_latency.as_deref()).unwrap_or(0),
             })))
         }
     };
@@ -726,7 +761,16 @@ fn run_cell(
     )
     .map_err(|e| e.to_string())?;
     let archive = FileArchive::open(state_dir).map_err(|e| e.to_string())?;
-    let row = measure(&report, &archive, run_id, wall_s);
+    let mut row = measure(&report, &archive, run_id, wall_s);
+    if let Some(efficiency) = std::fs::read(dir.join("efficiency.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<crate::record::Efficiency>(&b).ok())
+    {
+        if efficiency.restored_nodes == 0 {
+            row.pipeline_wall_s = efficiency.wall_s;
+            row.lower_bound_s = efficiency.lower_bound_s;
+        }
+    }
     crate::run::write_atomically(
         &row_path,
         &serde_json::to_vec_pretty(&row).map_err(|e| e.to_string())?,

@@ -93,6 +93,12 @@ pub struct BenchArgs {
     /// Simulated offline-model latency per call (e.g. 50ms).
     #[arg(long, value_name = "DURATION")]
     pub offline_latency: Option<String>,
+    /// Simulated latency per search call (orchestration efficiency, e.g. 20ms).
+    #[arg(long, value_name = "DURATION")]
+    pub search_latency: Option<String>,
+    /// Simulated latency per fetch call (orchestration efficiency, e.g. 30ms).
+    #[arg(long, value_name = "DURATION")]
+    pub fetch_latency: Option<String>,
     /// Where the bench writes bench.json, bench.md, bench.svg, its runs and reports.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,

@@ -55,6 +55,27 @@ pub struct RunRecord {
     /// another's answers.
     #[serde(default)]
     pub cache_namespace: String,
+    /// Simulated latency per search call, milliseconds (orchestration benchmarks).
+    #[serde(default)]
+    pub search_latency_ms: u64,
+    /// Simulated latency per fetch call, milliseconds (orchestration benchmarks).
+    #[serde(default)]
+    pub fetch_latency_ms: u64,
+}
+
+/// `efficiency.json`: a session's wall time against the lower bound of its DAG.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Efficiency {
+    /// Wall time of the pipeline in this session, seconds.
+    pub wall_s: f64,
+    /// Longest dependency chain, with each node costing its calls' simulated latencies.
+    pub critical_path_s: f64,
+    /// All nodes' simulated work divided by the concurrency cap.
+    pub work_over_concurrency_s: f64,
+    /// max(critical path, work / concurrency): no schedule can be faster.
+    pub lower_bound_s: f64,
+    /// Nodes restored from checkpoints (the bound is meaningful only when this is 0).
+    pub restored_nodes: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

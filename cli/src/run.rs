@@ -311,6 +311,8 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         prompts: settings.prompts.as_deref().map(absolute),
         created: now_secs(),
         cache_namespace: String::new(),
+        search_latency_ms: 0,
+        fetch_latency_ms: 0,
     };
     let options = SessionOptions {
         quiet: globals.quiet,

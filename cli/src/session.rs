@@ -300,11 +300,27 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     }
     let strong = Arc::clone(&models[record.llm_strong.as_str()]);
     let cheap = Arc::clone(&models[record.llm_cheap.as_str()]);
+    let mut search: Arc<dyn deepr_orchestrator::SearchProvider> =
+        Arc::new(CorpusSearch(Arc::clone(&index)));
+    let mut fetcher: Arc<dyn deepr_orchestrator::Fetcher> =
+        Arc::new(CorpusFetcher(Arc::clone(&index)));
+    if record.search_latency_ms > 0 {
+        search = Arc::new(deepr_orchestrator::simulate::SlowSearch {
+            inner: search,
+            latency: Duration::from_millis(record.search_latency_ms),
+        });
+    }
+    if record.fetch_latency_ms > 0 {
+        fetcher = Arc::new(deepr_orchestrator::simulate::SlowFetcher {
+            inner: fetcher,
+            latency: Duration::from_millis(record.fetch_latency_ms),
+        });
+    }
     let providers = ResearchProviders {
         strong,
         cheap,
-        search: vec![Arc::new(CorpusSearch(Arc::clone(&index)))],
-        fetcher: Arc::new(CorpusFetcher(Arc::clone(&index))),
+        search: vec![search],
+        fetcher,
         archive: archive.clone(),
         prompts,
     };
@@ -366,7 +382,20 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     };
     let started = Instant::now();
     let outcome = run_research(&config, &providers, &executor).await;
+    let pipeline_wall = started.elapsed().as_secs_f64();
     reporter.finish();
+    if let Ok(result) = &outcome {
+        let efficiency = efficiency(
+            store.as_ref(),
+            record,
+            concurrency,
+            pipeline_wall,
+            result.restored_nodes,
+        );
+        if let Ok(bytes) = serde_json::to_vec_pretty(&efficiency) {
+            let _ = write_atomically(&dir.join("efficiency.json"), &bytes);
+        }
+    }
 
     let (result, completion) = match outcome {
         Ok(result) => (
@@ -427,6 +456,50 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
         set_state(&dir, record, RunState::Incomplete, Some(reason.clone()));
         eprintln!("deepr: {reason} The report is marked incomplete. resume with: deepr resume {} --max-tokens N", record.run_id);
         Ok(4)
+    }
+}
+
+/// The run's lower bound: each node costs its calls' simulated latencies (offline model,
+/// search, fetch); the bound is the larger of the critical path and the total work
+/// spread over the concurrency cap.
+fn efficiency(
+    store: &dyn CheckpointStore,
+    record: &RunRecord,
+    concurrency: usize,
+    wall_s: f64,
+    restored_nodes: usize,
+) -> crate::record::Efficiency {
+    let cost = |kind: &str| match kind {
+        "llm" => record.offline_latency_ms,
+        "search" => record.search_latency_ms,
+        "fetch" => record.fetch_latency_ms,
+        _ => 0,
+    } as f64
+        / 1000.0;
+    let nodes: Vec<(String, Vec<String>, f64)> = store
+        .finished_nodes()
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|id| {
+            let record = store.get_node(&id).ok().flatten()?;
+            let duration = record
+                .calls
+                .iter()
+                .filter(|c| !c.cache_hit)
+                .map(|c| cost(&c.kind))
+                .sum();
+            Some((id, record.deps, duration))
+        })
+        .collect();
+    let critical_path_s = deepr_orchestrator::executor::critical_path(&nodes);
+    let work_over_concurrency_s =
+        nodes.iter().map(|n| n.2).sum::<f64>() / concurrency.max(1) as f64;
+    crate::record::Efficiency {
+        wall_s,
+        critical_path_s,
+        work_over_concurrency_s,
+        lower_bound_s: critical_path_s.max(work_over_concurrency_s),
+        restored_nodes,
     }
 }
 

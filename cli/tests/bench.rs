@@ -230,3 +230,53 @@ fn qa_mode_scores_reports_against_official_answers_and_a_bm25_baseline() {
         .expect("md")
         .contains("BM25 sentences, same budget"));
 }
+
+#[test]
+fn orchestration_efficiency_is_wall_time_over_the_dag_lower_bound() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let topics = home.path().join("topics.txt");
+    std::fs::write(
+        &topics,
+        "How does the rollback journal protect a transaction?\n",
+    )
+    .expect("write");
+    let out = home.path().join("eff");
+    let corpus = fixture_corpus();
+    let output = deepr(
+        home.path(),
+        &[
+            "--quiet",
+            "bench",
+            "--topics",
+            topics.to_str().expect("utf-8"),
+            "--corpus",
+            corpus.to_str().expect("utf-8"),
+            "--out",
+            out.to_str().expect("utf-8"),
+            "--strategies",
+            "linear",
+            "--offline-latency",
+            "40ms",
+            "--search-latency",
+            "15ms",
+            "--fetch-latency",
+            "15ms",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let bench: Value =
+        serde_json::from_slice(&std::fs::read(out.join("bench.json")).expect("bench.json"))
+            .expect("parse");
+    let run = &bench["runs"][0];
+    let bound = run["lower_bound_s"].as_f64().expect("bound");
+    let wall = run["pipeline_wall_s"].as_f64().expect("wall");
+    assert!(
+        bound > 0.2,
+        "the simulated latencies give a real bound: {bound}"
+    );
+    // Simulated latencies are real sleeps: no schedule can beat the bound.
+    assert!(wall >= bound * 0.98, "wall {wall} vs lower bound {bound}");
+    assert!(bench["strategies"][0]["wall_over_lower_bound"]
+        .as_f64()
+        .is_some_and(|r| r >= 0.98));
+}

@@ -90,6 +90,43 @@ pub struct PlanStep {
     pub action: PlanAction,
 }
 
+/// The longest path through a DAG of `(node, dependencies, duration)`: no schedule can
+/// finish faster. Unknown dependencies count as already done.
+pub fn critical_path(nodes: &[(String, Vec<String>, f64)]) -> f64 {
+    let by_id: BTreeMap<&str, (&Vec<String>, f64)> = nodes
+        .iter()
+        .map(|(id, deps, d)| (id.as_str(), (deps, *d)))
+        .collect();
+    let mut finish: BTreeMap<&str, f64> = BTreeMap::new();
+    fn visit<'a>(
+        id: &'a str,
+        by_id: &BTreeMap<&'a str, (&'a Vec<String>, f64)>,
+        finish: &mut BTreeMap<&'a str, f64>,
+        depth: usize,
+    ) -> f64 {
+        if let Some(done) = finish.get(id) {
+            return *done;
+        }
+        let Some((deps, duration)) = by_id.get(id) else {
+            return 0.0;
+        };
+        let start = if depth > 10_000 {
+            0.0
+        } else {
+            deps.iter()
+                .map(|d| visit(d.as_str(), by_id, finish, depth + 1))
+                .fold(0.0, f64::max)
+        };
+        let end = start + duration;
+        finish.insert(id, end);
+        end
+    }
+    nodes
+        .iter()
+        .map(|(id, _, _)| visit(id, &by_id, &mut finish, 0))
+        .fold(0.0, f64::max)
+}
+
 /// Why a node's key changed: which part of its own key material differs, or which
 /// upstream nodes recompute.
 pub fn explain_drift(old: &Value, new: &Value, changed_upstream: &[String]) -> String {
@@ -180,8 +217,8 @@ pub struct Dag {
     by_id: BTreeMap<String, NodeIndex>,
     /// Every node's dependency IDs (sorted, deduplicated): in this DAG or done earlier.
     deps: BTreeMap<NodeIndex, Vec<String>>,
-    /// Keys and key material of nodes currently running.
-    keys: BTreeMap<NodeIndex, (String, Value)>,
+    /// Keys, key material and dependencies of nodes currently running.
+    keys: BTreeMap<NodeIndex, (String, Value, Vec<String>)>,
 }
 
 impl Dag {
@@ -409,7 +446,7 @@ impl Executor {
                 let future = (spec.run)(context);
                 let (id, stage) = (spec.id, spec.stage);
                 running.spawn(async move { (index, id, stage, future.await) });
-                dag.keys.insert(index, (key, spec.key_material));
+                dag.keys.insert(index, (key, spec.key_material, dep_ids));
             }
 
             let Some(joined) = running.join_next().await else {
@@ -423,7 +460,7 @@ impl Executor {
                 node: id.clone(),
                 message,
             })?;
-            let (key, key_material) = dag.keys.remove(&index).unwrap_or_default();
+            let (key, key_material, deps) = dag.keys.remove(&index).unwrap_or_default();
             if result
                 .calls
                 .iter()
@@ -446,6 +483,7 @@ impl Executor {
                 key: key.clone(),
                 stage: stage.clone(),
                 key_material,
+                deps,
                 output: result.output,
                 calls: result.calls,
             };
@@ -667,6 +705,18 @@ mod tests {
             .map(|(id, _)| id.as_str())
             .collect();
         assert_eq!(recomputed, ["c", "d"]);
+    }
+
+    #[test]
+    fn critical_path_is_the_longest_chain() {
+        let nodes = vec![
+            ("a".to_string(), vec![], 1.0),
+            ("b".to_string(), vec!["a".to_string()], 2.0),
+            ("c".to_string(), vec!["a".to_string()], 5.0),
+            ("d".to_string(), vec!["b".to_string(), "c".to_string()], 1.0),
+        ];
+        assert_eq!(critical_path(&nodes), 7.0);
+        assert_eq!(critical_path(&[]), 0.0);
     }
 
     #[test]

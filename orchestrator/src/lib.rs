@@ -11,12 +11,15 @@
 //! * [`ledger`] — one entry per provider call: stage, tokens, cost, latency, cache hit.
 //! * [`tokens`] — the o200k tokenizer used to count tokens for every model, including
 //!   the offline one, so token figures mean something without a key.
+//! * [`simulate`] — fixed simulated latencies for search and fetch (orchestration
+//!   benchmarks without a network).
 //! * [`terms`] — content-word extraction shared by the offline model and scoring.
 
 pub mod budget;
 pub mod executor;
 pub mod ledger;
 pub mod provider;
+pub mod simulate;
 pub mod store;
 pub mod terms;
 pub mod tokens;

@@ -20,6 +20,9 @@ pub struct NodeRecord {
     #[serde(default)]
     pub key_material: Value,
     pub output: Value,
+    /// The nodes it depended on (for critical-path analysis).
+    #[serde(default)]
+    pub deps: Vec<String>,
     /// The provider calls the node made when it ran.
     pub calls: Vec<LedgerEntry>,
 }
