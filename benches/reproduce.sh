@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Reproduce every figure in benches/README.md: criterion benches, the strategy table,
+# the QA table and the orchestration-efficiency ratio (offline model; release build).
+# Optional: LLAMA_BASE_URL=http://127.0.0.1:8080/v1 also runs the strategy table against
+# a local OpenAI-compatible server (e.g. llama.cpp's llama-server with SmolLM2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-bench-results}"
+mkdir -p "$out"
+cargo build --release -p deepr
+deepr=./target/release/deepr
+
+cargo bench -p deepr-benches -- --warm-up-time 1 --measurement-time 3 | tee "$out/criterion.txt"
+$deepr --quiet bench --topics benches/topics.txt --corpus examples/sqlite-docs \
+  --out "$out/strategies" --jobs 2 --price-as gpt-4.1-mini
+$deepr --quiet bench --qa benches/data/sqlite_faq.json --corpus examples/sqlite-docs \
+  --out "$out/qa" --strategies linear --jobs 2
+$deepr --quiet bench --topics benches/topics.txt --corpus examples/sqlite-docs \
+  --out "$out/efficiency" --strategies linear \
+  --offline-latency 50ms --search-latency 20ms --fetch-latency 20ms
+if [ -n "${LLAMA_BASE_URL:-}" ]; then
+  printf '[limits]\nmax_tokens = 256\nconcurrency = 2\nmax_retries = 1\n' > "$out/llama.toml"
+  head -n 3 benches/topics.txt | grep -v '^#' > "$out/llama-topics.txt"
+  $deepr --quiet --config "$out/llama.toml" bench --topics "$out/llama-topics.txt" \
+    --corpus examples/sqlite-docs --out "$out/llama" --depth quick \
+    --llm openai:smollm2 --llm-base-url "$LLAMA_BASE_URL" --price-as gpt-4.1-mini
+fi
+echo "results in $out/ (bench.md in each folder)"
