@@ -732,6 +732,7 @@ fn run_cell(
                 cache_namespace: run_id.to_string(),
                 search_latency_ms: latency_ms(args.search_latency.as_deref()).unwrap_or(0),
                 fetch_latency_ms: latency_ms(args.fetch_latency.as_deref()).unwrap_or(0),
+                formats: Vec::new(),
             })))
         }
     };

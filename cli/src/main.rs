@@ -188,6 +188,18 @@ pub enum DepthArg {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum FormatArg {
+    /// The long-form markdown report (always written).
+    Md,
+    /// One self-contained HTML file.
+    Html,
+    /// One line per supported claim with its citation.
+    Bullets,
+    /// Question/answer flashcards as TSV (Anki imports it).
+    Cards,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum StrategyArg {
     Linear,
     PerClaim,
@@ -239,6 +251,11 @@ pub struct RunArgs {
     pub concurrency: Option<usize>,
     #[command(flatten)]
     pub budget: BudgetArgs,
+    /// Extra output formats beside --out (repeatable): html (report.html), bullets
+    /// (report.bullets.md), cards (report.cards.tsv). The markdown report and its JSON
+    /// sidecar are always written.
+    #[arg(long = "format", value_enum, value_name = "FORMAT")]
+    pub formats: Vec<FormatArg>,
     /// Simulated latency per offline-model call (e.g. 200ms): a simulation setting for
     /// crash tests and orchestration benchmarks; it never changes an answer.
     #[arg(long, value_name = "DURATION")]

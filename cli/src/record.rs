@@ -61,6 +61,9 @@ pub struct RunRecord {
     /// Simulated latency per fetch call, milliseconds (orchestration benchmarks).
     #[serde(default)]
     pub fetch_latency_ms: u64,
+    /// Extra output formats (`html`, `bullets`, `cards`).
+    #[serde(default)]
+    pub formats: Vec<String>,
 }
 
 /// `efficiency.json`: a session's wall time against the lower bound of its DAG.

@@ -313,6 +313,21 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         cache_namespace: String::new(),
         search_latency_ms: 0,
         fetch_latency_ms: 0,
+        formats: {
+            let mut formats: Vec<String> = args
+                .formats
+                .iter()
+                .filter_map(|f| match f {
+                    crate::FormatArg::Md => None,
+                    crate::FormatArg::Html => Some("html".to_string()),
+                    crate::FormatArg::Bullets => Some("bullets".to_string()),
+                    crate::FormatArg::Cards => Some("cards".to_string()),
+                })
+                .collect();
+            formats.sort();
+            formats.dedup();
+            formats
+        },
     };
     let options = SessionOptions {
         quiet: globals.quiet,

@@ -659,6 +659,30 @@ fn write_reports(
     let json = serde_json::to_vec_pretty(&report).context("cannot serialise report.json")?;
     write_atomically(&json_path, &json)?;
     write_atomically(&record.out, markdown.as_bytes())?;
+    let stem = record.out.with_extension("");
+    let with_suffix = |suffix: &str| {
+        let mut name = stem.clone().into_os_string();
+        name.push(suffix);
+        std::path::PathBuf::from(name)
+    };
+    for format in &record.formats {
+        let (path, text) = match format.as_str() {
+            "html" => (
+                with_suffix(".html"),
+                deepr_stages::formats::render_html(&report, result, &details),
+            ),
+            "bullets" => (
+                with_suffix(".bullets.md"),
+                deepr_stages::formats::render_bullets(&report),
+            ),
+            "cards" => (
+                with_suffix(".cards.tsv"),
+                deepr_stages::formats::render_cards(&report),
+            ),
+            _ => continue,
+        };
+        write_atomically(&path, text.as_bytes())?;
+    }
     let supported = report
         .claims
         .iter()

@@ -11,6 +11,7 @@ pub mod decompose;
 pub mod deepen;
 pub mod extract;
 pub mod fetch;
+pub mod formats;
 pub mod judge;
 pub mod llm;
 pub mod offline;
