@@ -743,6 +743,7 @@ fn run_cell(
         }
         let options = SessionOptions {
             quiet: true,
+            json: false,
             concurrency: None,
             max_tokens: None,
             max_cost: None,

@@ -6,6 +6,7 @@
 
 mod bench;
 mod config;
+mod memory;
 mod progress;
 mod record;
 mod resume;
@@ -30,6 +31,9 @@ struct Cli {
     /// Print nothing but errors.
     #[arg(long, global = true)]
     quiet: bool,
+    /// Progress as machine-readable events on stdout, one JSON object per line.
+    #[arg(long, global = true)]
+    json: bool,
     /// A TOML config file (default: $XDG_CONFIG_HOME/deepr/deepr.toml if it exists).
     #[arg(long, global = true, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -53,6 +57,11 @@ enum Command {
     /// Show the resolved configuration (secrets redacted).
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
     /// Re-check every quote of a report against the texts it was cut from.
     /// Exit 0 PASS, 1 FAIL, 3 UNVERIFIED (nothing could be checked), 2 bad usage.
     Verify(VerifyArgs),
@@ -131,6 +140,11 @@ pub enum ConfigCommand {
 pub enum RunsCommand {
     /// One line per run: id, state, tokens spent, age, topic.
     List,
+    /// Find past runs by topic and content (research memory).
+    Search {
+        /// Words to look for.
+        query: String,
+    },
     /// A run's settings, per-stage progress and spending, and where its report is.
     Show {
         /// The run id.
@@ -251,6 +265,10 @@ pub struct RunArgs {
     pub concurrency: Option<usize>,
     #[command(flatten)]
     pub budget: BudgetArgs,
+    /// Print the expected number of LLM calls, tokens and cost for this depth,
+    /// strategy and model, and exit without running.
+    #[arg(long)]
+    pub estimate: bool,
     /// Extra output formats beside --out (repeatable): html (report.html), bullets
     /// (report.bullets.md), cards (report.cards.tsv). The markdown report and its JSON
     /// sidecar are always written.
@@ -301,6 +319,11 @@ fn main() -> ExitCode {
         Command::Runs(ref command) => runs::execute(&globals, command),
         Command::Verify(ref args) => verify::execute(&globals, args),
         Command::Bench(ref args) => bench::execute(&globals, args),
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut command, "deepr", &mut std::io::stdout());
+            Ok(0)
+        }
         Command::Config(ConfigCommand::Show) => {
             config::show(globals.config.as_deref(), globals.state_dir.as_deref())
         }
@@ -322,6 +345,7 @@ fn main() -> ExitCode {
 pub struct Globals {
     pub state_dir: Option<PathBuf>,
     pub quiet: bool,
+    pub json: bool,
     pub config: Option<PathBuf>,
 }
 
@@ -329,6 +353,7 @@ fn cli_globals(cli: &Cli) -> Globals {
     Globals {
         state_dir: cli.state_dir.clone(),
         quiet: cli.quiet,
+        json: cli.json,
         config: cli.config.clone(),
     }
 }

@@ -11,6 +11,8 @@ use deepr_orchestrator::Progress;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 pub enum Mode {
+    /// One JSON object per line on stdout (`--json`), for scripts.
+    Json,
     Bars,
     Lines,
     Quiet,
@@ -26,8 +28,10 @@ pub struct Reporter {
 }
 
 impl Reporter {
-    pub fn new(quiet: bool, log: Option<std::fs::File>) -> Self {
-        let mode = if quiet {
+    pub fn new(quiet: bool, json: bool, log: Option<std::fs::File>) -> Self {
+        let mode = if json {
+            Mode::Json
+        } else if quiet {
             Mode::Quiet
         } else if std::io::stderr().is_terminal()
             && std::env::var("TERM").map(|t| t != "dumb").unwrap_or(true)
@@ -59,6 +63,16 @@ impl Reporter {
                 let _ = self.multi.println(message);
             }
             Mode::Lines => eprintln!("{message}"),
+            Mode::Json => emit(
+                serde_json::json!({"event": "message", "text": message.trim_start_matches("deepr: ")}),
+            ),
+        }
+    }
+
+    /// A structured event (`--json` only).
+    pub fn event(&self, value: serde_json::Value) {
+        if matches!(self.mode, Mode::Json) {
+            emit(value);
         }
     }
 
@@ -102,8 +116,16 @@ impl Reporter {
     }
 }
 
+fn emit(value: serde_json::Value) {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{value}");
+    let _ = stdout.flush();
+}
+
 impl Progress for Reporter {
     fn planned(&self, stage: &str, nodes: usize) {
+        self.event(serde_json::json!({"event": "planned", "stage": stage, "nodes": nodes}));
         if let Some(bar) = self.bar(stage) {
             bar.inc_length(nodes as u64);
         }
@@ -126,6 +148,9 @@ impl Progress for Reporter {
                 }
             }
             Mode::Lines => eprintln!("deepr: {line}"),
+            Mode::Json => emit(
+                serde_json::json!({"event": "finished", "stage": stage, "node": node_id, "restored": restored, "tokens": tokens, "tokens_so_far": total}),
+            ),
             Mode::Quiet => {}
         }
     }

@@ -30,6 +30,7 @@ pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
     }
     let options = SessionOptions {
         quiet: globals.quiet,
+        json: globals.json,
         concurrency: args.concurrency,
         max_tokens: args.budget.max_tokens,
         max_cost: args.budget.max_cost,

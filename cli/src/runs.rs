@@ -53,6 +53,27 @@ pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> 
             }
             Ok(0)
         }
+        RunsCommand::Search { query } => {
+            let found = crate::memory::search(&state_dir, query);
+            if found.is_empty() {
+                println!("no past run matches {query:?}");
+                return Ok(0);
+            }
+            for (score, memory) in found.iter().take(10) {
+                println!(
+                    "{:.2}  {}  {}  {}",
+                    score,
+                    memory.run_id,
+                    &memory.date[..memory.date.len().min(10)],
+                    memory.topic
+                );
+                println!("      report: {}", memory.report);
+                if let Some((claim, source)) = memory.claims.first() {
+                    println!("      e.g. {claim} ({source})");
+                }
+            }
+            Ok(0)
+        }
         RunsCommand::Show { run_id } => {
             let dir = existing(&state_dir, run_id)?;
             let file = read_run_file(&dir).ok_or_else(|| {

@@ -39,6 +39,8 @@ use crate::{usage, Failure};
 /// How this session runs (what may differ between sessions of one run).
 pub struct SessionOptions {
     pub quiet: bool,
+    /// `--json`: progress as one JSON object per line on stdout.
+    pub json: bool,
     /// `None`: the run's own setting.
     pub concurrency: Option<usize>,
     pub max_tokens: Option<u64>,
@@ -211,7 +213,7 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
         .append(true)
         .open(dir.join("run.log"))
         .ok();
-    let reporter = Arc::new(Reporter::new(options.quiet, log));
+    let reporter = Arc::new(Reporter::new(options.quiet, options.json, log));
     if !options.dry_run {
         write_owner(&dir).context("cannot record the run's owner")?;
     }
@@ -244,7 +246,21 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
             return Err(usage(error.to_string()));
         }
     };
-    if !options.quiet {
+    if first {
+        if let Some(past) =
+            crate::memory::close_to(state_dir, &record.topic).filter(|m| m.run_id != record.run_id)
+        {
+            reporter.say(&format!(
+                "deepr: a past run researched a close topic: {} ({}) — {}",
+                past.run_id,
+                &past.date[..past.date.len().min(10)],
+                past.report
+            ));
+        }
+    }
+    if options.json {
+        reporter.event(serde_json::json!({"event": "run", "run_id": record.run_id, "topic": record.topic, "resumed": !first}));
+    } else if !options.quiet {
         eprintln!("deepr: run {} — {}", record.run_id, record.topic);
     }
     reporter.say(&format!(
@@ -449,6 +465,11 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
         &reporter,
     )?;
     if completion.complete {
+        if let Ok(bytes) = std::fs::read(record.out.with_extension("json")) {
+            if let Ok(report) = serde_json::from_slice::<deepr_evidence::report::Report>(&bytes) {
+                crate::memory::remember(state_dir, &report, &record.out, utc_rfc3339(now_secs()));
+            }
+        }
         set_state(&dir, record, RunState::Finished, None);
         Ok(0)
     } else {
@@ -688,6 +709,7 @@ fn write_reports(
         .iter()
         .filter(|c| c.verdict == deepr_evidence::report::Verdict::Supported)
         .count();
+    reporter.event(serde_json::json!({"event": "report", "markdown": record.out, "json": json_path, "complete": completion.complete, "claims": report.claims.len(), "tokens": report.usage.prompt_tokens + report.usage.completion_tokens}));
     reporter.say(&format!(
         "deepr: wrote {} and {} — {} claims ({} supported) from {} sources, {} LLM calls, {} tokens",
         record.out.display(),

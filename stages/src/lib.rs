@@ -9,6 +9,7 @@
 pub mod conflict;
 pub mod decompose;
 pub mod deepen;
+pub mod estimate;
 pub mod extract;
 pub mod fetch;
 pub mod formats;
