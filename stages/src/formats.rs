@@ -41,6 +41,7 @@ h2{font-size:1.35rem;margin:2.5rem 0 .75rem;border-bottom:1px solid var(--line);
 h3{font-size:1.05rem;margin:1.5rem 0 .5rem}
 nav#toc{background:#fff;border:1px solid var(--line);border-radius:6px;padding:.75rem 1.25rem;font-family:system-ui,sans-serif;font-size:.9rem}
 nav#toc h2{font-size:1rem;border:0;margin:.25rem 0}
+nav#toc ol{list-style:none;padding-left:.25rem;margin:.25rem 0}
 a{color:var(--accent)}
 .cite{position:relative;text-decoration:none;font-family:system-ui,sans-serif;font-size:.75em;vertical-align:super;padding:0 .1em}
 .cite .quote{display:none;position:absolute;left:0;top:1.6em;z-index:10;width:22rem;max-width:80vw;background:#fff;border:1px solid var(--line);border-radius:6px;box-shadow:0 4px 14px rgba(0,0,0,.12);padding:.6rem .8rem;font:14px/1.45 system-ui,sans-serif;color:var(--ink)}
