@@ -749,6 +749,7 @@ fn run_cell(
             max_cost: None,
             max_time: None,
             dry_run: false,
+            notices: Vec::new(),
         };
         match session::execute(state_dir, start, options) {
             Ok(0) => {}

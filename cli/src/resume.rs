@@ -36,6 +36,7 @@ pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
         max_cost: args.budget.max_cost,
         max_time,
         dry_run: args.dry_run,
+        notices: Vec::new(),
     };
     session::execute(&state_dir, Start::Resume(args.run_id.clone()), options)
 }

@@ -310,16 +310,6 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         println!("{line}");
         return Ok(0);
     }
-    if !globals.quiet && !globals.json {
-        eprintln!("deepr: {line}");
-    }
-    if let (Some(max), Some((low, high))) = (args.budget.max_cost, dollars) {
-        if high > max {
-            eprintln!(
-                "deepr: the estimate (${low:.4}–${high:.4}) can exceed --max-cost ${max:.4}; if it does, the run stops early with an incomplete report (resume with a larger budget)"
-            );
-        }
-    }
     check_corpus(&settings.corpus)?;
     prepare_out(&settings.out)?;
     state::prepare(&settings.state_dir)?;
@@ -384,6 +374,14 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
             formats
         },
     };
+    let mut notices = vec![format!("deepr: {line}")];
+    if let (Some(max), Some((low, high))) = (args.budget.max_cost, dollars) {
+        if high > max {
+            notices.push(format!(
+                "deepr: the estimate (${low:.4}–${high:.4}) can exceed --max-cost ${max:.4}; if it does, the run stops early with an incomplete report (resume with a larger budget)"
+            ));
+        }
+    }
     let options = SessionOptions {
         quiet: globals.quiet,
         json: globals.json,
@@ -392,6 +390,7 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         max_cost: args.budget.max_cost,
         max_time: settings.max_time,
         dry_run: false,
+        notices,
     };
     session::execute(
         &settings.state_dir,

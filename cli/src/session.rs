@@ -48,6 +48,8 @@ pub struct SessionOptions {
     pub max_time: Option<Duration>,
     /// Resume only: print the plan and stop.
     pub dry_run: bool,
+    /// Lines to show once the run has started (the estimate, budget warnings).
+    pub notices: Vec<String>,
 }
 
 /// Which run a session works on.
@@ -246,6 +248,9 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
             return Err(usage(error.to_string()));
         }
     };
+    for notice in &options.notices {
+        reporter.say(notice);
+    }
     if first {
         if let Some(past) =
             crate::memory::close_to(state_dir, &record.topic).filter(|m| m.run_id != record.run_id)
