@@ -178,6 +178,31 @@ pub fn apply_floor(verdict: Verdict, claim: &str, quotes: &[String]) -> Verdict 
     }
 }
 
+/// The offline verdict: `supported` when at least 60 % of the claim's content words and
+/// every number it states are in the evidence, `partial` from 30 %, else `unsupported`.
+fn offline_verdict(claim: &str, evidence: &str) -> &'static str {
+    let evidence_terms: BTreeSet<String> = content_terms(evidence).into_iter().collect();
+    let claim_terms: BTreeSet<String> = content_terms(claim).into_iter().collect();
+    let share = if claim_terms.is_empty() {
+        0.0
+    } else {
+        claim_terms
+            .iter()
+            .filter(|t| evidence_terms.contains(*t))
+            .count() as f64
+            / claim_terms.len() as f64
+    };
+    let evidence_numbers = numbers(evidence);
+    let numbers_ok = numbers(claim).iter().all(|n| evidence_numbers.contains(n));
+    if share >= 0.6 && numbers_ok {
+        "supported"
+    } else if share >= 0.3 {
+        "partial"
+    } else {
+        "unsupported"
+    }
+}
+
 /// Offline judge: share of the claim's content words found in its quotes, and every
 /// number of the claim present in a quote.
 pub fn offline_answer(input: &Value) -> Value {
@@ -192,28 +217,7 @@ pub fn offline_answer(input: &Value) -> Value {
                         .as_array()
                         .map(|q| q.iter().filter_map(Value::as_str).collect())
                         .unwrap_or_default();
-                    let joined = quotes.join(" ");
-                    let quote_terms: BTreeSet<String> =
-                        content_terms(&joined).into_iter().collect();
-                    let claim_terms: BTreeSet<String> = content_terms(claim).into_iter().collect();
-                    let share = if claim_terms.is_empty() {
-                        0.0
-                    } else {
-                        claim_terms
-                            .iter()
-                            .filter(|t| quote_terms.contains(*t))
-                            .count() as f64
-                            / claim_terms.len() as f64
-                    };
-                    let quote_numbers = numbers(&joined);
-                    let numbers_ok = numbers(claim).iter().all(|n| quote_numbers.contains(n));
-                    let verdict = if share >= 0.6 && numbers_ok {
-                        "supported"
-                    } else if share >= 0.3 {
-                        "partial"
-                    } else {
-                        "unsupported"
-                    };
+                    let verdict = offline_verdict(claim, &quotes.join(" "));
                     json!({"claim_id": c["id"], "verdict": verdict})
                 })
                 .collect()
@@ -381,26 +385,6 @@ pub fn offline_vote_answer(input: &Value) -> Value {
         .as_array()
         .map(|s| s.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let text = sources.join(" ");
-    let source_terms: BTreeSet<String> = content_terms(&text).into_iter().collect();
-    let claim_terms: BTreeSet<String> = content_terms(claim).into_iter().collect();
-    let share = if claim_terms.is_empty() {
-        0.0
-    } else {
-        claim_terms
-            .iter()
-            .filter(|t| source_terms.contains(*t))
-            .count() as f64
-            / claim_terms.len() as f64
-    };
-    let source_numbers = numbers(&text);
-    let numbers_ok = numbers(claim).iter().all(|n| source_numbers.contains(n));
-    let verdict = if share >= 0.6 && numbers_ok {
-        "supported"
-    } else if share >= 0.3 {
-        "partial"
-    } else {
-        "unsupported"
-    };
+    let verdict = offline_verdict(claim, &sources.join(" "));
     json!({"verdict": verdict})
 }
