@@ -76,12 +76,17 @@ pub fn is_private(ip: IpAddr) -> bool {
 /// A resolver that drops private addresses (unless allowed).
 struct GuardedResolver {
     allow_private: bool,
+    allow_hosts: Arc<Vec<String>>,
 }
 
 impl reqwest::dns::Resolve for GuardedResolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        let allow_private = self.allow_private;
         let host = name.as_str().to_string();
+        let allow_private = self.allow_private
+            || self
+                .allow_hosts
+                .iter()
+                .any(|h| h.split(':').next() == Some(host.as_str()));
         Box::pin(async move {
             let resolved: Vec<SocketAddr> =
                 tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
@@ -99,9 +104,19 @@ impl reqwest::dns::Resolve for GuardedResolver {
     }
 }
 
-fn literal_is_refused(url: &url::Url, allow_private: bool) -> bool {
+fn literal_is_refused(url: &url::Url, allow_private: bool, allow_hosts: &[String]) -> bool {
     if allow_private {
         return false;
+    }
+    if let Some(host) = url.host_str() {
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let with_port = url.port_or_known_default().map(|p| format!("{host}:{p}"));
+        if allow_hosts
+            .iter()
+            .any(|a| a == host || Some(a) == with_port.as_ref())
+        {
+            return false;
+        }
     }
     match url.host() {
         Some(url::Host::Ipv4(ip)) => is_private(IpAddr::V4(ip)),
@@ -118,18 +133,33 @@ fn literal_is_refused(url: &url::Url, allow_private: bool) -> bool {
 pub struct HttpClient {
     client: reqwest::Client,
     allow_private: bool,
+    allow_hosts: Arc<Vec<String>>,
     max_bytes: usize,
 }
 
 impl HttpClient {
     /// `timeout` bounds the whole request; `max_bytes` the body.
     pub fn new(allow_private: bool, timeout: Duration, max_bytes: usize) -> Result<Self, String> {
+        Self::with_allowed_hosts(allow_private, Vec::new(), timeout, max_bytes)
+    }
+
+    /// Like [`HttpClient::new`], with `HOST` or `HOST:PORT` entries that are reachable
+    /// even on private addresses (`--allow-host`; tests serve pages on 127.0.0.1 this way).
+    /// A host allowed by name is reachable on any port; `HOST:PORT` allows exactly that port.
+    pub fn with_allowed_hosts(
+        allow_private: bool,
+        allow_hosts: Vec<String>,
+        timeout: Duration,
+        max_bytes: usize,
+    ) -> Result<Self, String> {
+        let allow_hosts = Arc::new(allow_hosts);
+        let redirect_hosts = Arc::clone(&allow_hosts);
         // reqwest is built without a default crypto provider: use ring.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let redirects = reqwest::redirect::Policy::custom(move |attempt| {
             if attempt.previous().len() >= 5 {
                 attempt.error("more than 5 redirects")
-            } else if literal_is_refused(attempt.url(), allow_private) {
+            } else if literal_is_refused(attempt.url(), allow_private, &redirect_hosts) {
                 attempt.error("redirect to a private address refused")
             } else if !matches!(attempt.url().scheme(), "http" | "https") {
                 attempt.error("redirect to a non-HTTP URL refused")
@@ -142,18 +172,74 @@ impl HttpClient {
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
             .redirect(redirects)
-            .dns_resolver(Arc::new(GuardedResolver { allow_private }))
+            .dns_resolver(Arc::new(GuardedResolver {
+                allow_private,
+                allow_hosts: Arc::clone(&allow_hosts),
+            }))
             .build()
             .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
         Ok(Self {
             client,
             allow_private,
+            allow_hosts,
             max_bytes,
         })
     }
 
     /// GET a URL. Every failure is a status: never a panic, never a silent empty page.
     pub async fn get(&self, raw_url: &str) -> Result<Page, FetchFailure> {
+        self.send(raw_url, |b| b).await
+    }
+
+    /// GET with one extra header (an API key header).
+    pub async fn get_with_header(
+        &self,
+        raw_url: &str,
+        name: &'static str,
+        value: &str,
+    ) -> Result<Page, FetchFailure> {
+        let value = value.to_string();
+        self.send(raw_url, move |b| b.header(name, value)).await
+    }
+
+    /// POST a JSON body, with an optional bearer token.
+    pub async fn post_json(
+        &self,
+        raw_url: &str,
+        body: &serde_json::Value,
+        bearer: Option<&str>,
+    ) -> Result<Page, FetchFailure> {
+        let bytes = serde_json::to_vec(body).unwrap_or_default();
+        let bearer = bearer.map(String::from);
+        self.send_method(reqwest::Method::POST, raw_url, move |b| {
+            let b = b
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(bytes);
+            match bearer {
+                Some(token) => b.bearer_auth(token),
+                None => b,
+            }
+        })
+        .await
+    }
+
+    async fn send<F>(&self, raw_url: &str, decorate: F) -> Result<Page, FetchFailure>
+    where
+        F: FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
+    {
+        self.send_method(reqwest::Method::GET, raw_url, decorate)
+            .await
+    }
+
+    async fn send_method<F>(
+        &self,
+        method: reqwest::Method,
+        raw_url: &str,
+        decorate: F,
+    ) -> Result<Page, FetchFailure>
+    where
+        F: FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
+    {
         let url = url::Url::parse(raw_url)
             .map_err(|e| failure(CallStatus::BadResponse, format!("not a URL: {e}")))?;
         if !matches!(url.scheme(), "http" | "https") {
@@ -162,12 +248,10 @@ impl HttpClient {
                 format!("{} URLs are not fetched", url.scheme()),
             ));
         }
-        if literal_is_refused(&url, self.allow_private) {
+        if literal_is_refused(&url, self.allow_private, &self.allow_hosts) {
             return Err(failure(CallStatus::Skipped, "private or loopback address refused (allow private networks explicitly to fetch it)"));
         }
-        let mut response = self
-            .client
-            .get(url)
+        let mut response = decorate(self.client.request(method, url))
             .send()
             .await
             .map_err(|e| classify(&e))?;

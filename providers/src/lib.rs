@@ -9,6 +9,8 @@
 //! * [`llm`] — remote chat models (OpenAI-compatible, Anthropic) with rate limits,
 //!   retries honouring `Retry-After`, and structured-output fallbacks.
 //! * [`prices`] — the shipped price table and the wrapper that prices every call.
+//! * [`web`] — web search providers (Wikipedia, arXiv, HN, SearXNG, Brave, Tavily),
+//!   canonical URLs, and the polite, guarded web fetcher.
 //! * [`analyzer`] — the multi-script tokenizer the corpus index uses (jieba for Han
 //!   text, English and Russian stemming).
 
@@ -18,6 +20,7 @@ pub mod http;
 pub mod llm;
 pub mod prices;
 pub mod sentence_index;
+pub mod web;
 
 pub use corpus::{
     indexed_locators, CorpusError, CorpusFetcher, CorpusIndex, CorpusSearch, IndexReport,
@@ -26,3 +29,4 @@ pub use http::{FetchFailure, HttpClient, Page};
 pub use llm::{LlmLimits, LlmSpec, RemoteLlm};
 pub use prices::{PriceTable, PricedLlm};
 pub use sentence_index::SentenceIndex;
+pub use web::{canonical_url, WebApi, WebFetcher, WebSearch};
