@@ -228,6 +228,28 @@ pub struct RunArgs {
     /// A folder of .md, .txt and .html documents to research.
     #[arg(long, value_name = "DIR")]
     pub corpus: Option<PathBuf>,
+    /// Search providers, comma-separated: corpus, wikipedia, arxiv, hn, searxng, brave
+    /// (BRAVE_API_KEY), tavily (TAVILY_API_KEY). Default: the corpus when --corpus is
+    /// given, else wikipedia,arxiv,hn.
+    #[arg(long, value_name = "LIST")]
+    pub sources: Option<String>,
+    #[arg(long, value_name = "URL")]
+    pub wikipedia_url: Option<String>,
+    #[arg(long, value_name = "URL")]
+    pub arxiv_url: Option<String>,
+    #[arg(long, value_name = "URL")]
+    pub hn_url: Option<String>,
+    /// Base URL of your SearXNG instance (needed for --sources searxng).
+    #[arg(long, value_name = "URL")]
+    pub searxng_url: Option<String>,
+    #[arg(long, value_name = "URL")]
+    pub brave_url: Option<String>,
+    #[arg(long, value_name = "URL")]
+    pub tavily_url: Option<String>,
+    /// Let the fetcher reach HOST (or exactly HOST:PORT) even on a private or loopback
+    /// address (repeatable). Nothing else on a private network is ever fetched.
+    #[arg(long = "allow-host", value_name = "HOST[:PORT]")]
+    pub allow_hosts: Vec<String>,
     /// Report path (default: a slug of the topic in the current folder); report.json is written beside it.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,

@@ -26,8 +26,17 @@ pub struct RunRecord {
     pub topic: String,
     pub depth: Depth,
     pub strategy: Strategy,
-    /// Absolute path of the corpus folder.
-    pub corpus: PathBuf,
+    /// Absolute path of the corpus folder, if the corpus is searched.
+    pub corpus: Option<PathBuf>,
+    /// Search providers: `corpus`, `wikipedia`, `arxiv`, `hn`, `searxng`, `brave`, `tavily`.
+    #[serde(default)]
+    pub sources: Vec<String>,
+    /// Base URLs configured for providers (trusted endpoints).
+    #[serde(default)]
+    pub source_urls: std::collections::BTreeMap<String, String>,
+    /// `HOST[:PORT]` entries the web fetcher may reach even on private addresses.
+    #[serde(default)]
+    pub allow_hosts: Vec<String>,
     /// Absolute path of the markdown report (report.json beside it).
     pub out: PathBuf,
     /// Model for decompose and synthesize (`offline`, `openai:MODEL`, …).

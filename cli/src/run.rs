@@ -45,7 +45,9 @@ struct Settings {
     depth: Depth,
     strategy: Strategy,
     concurrency: usize,
-    corpus: PathBuf,
+    corpus: Option<PathBuf>,
+    sources: Vec<String>,
+    source_urls: std::collections::BTreeMap<String, String>,
     out: PathBuf,
     run_id: String,
     state_dir: PathBuf,
@@ -143,9 +145,70 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
             "--concurrency {concurrency} is out of range; use 1 to 64"
         )));
     }
-    let Some(corpus) = args.corpus.clone() else {
-        return Err(usage("no sources: pass --corpus DIR (a folder of .md, .txt or .html files); web search is not available in this build"));
+    let corpus = args.corpus.clone();
+    let sources: Vec<String> = match &args.sources {
+        Some(list) => list
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+        None if corpus.is_some() => vec!["corpus".to_string()],
+        None => vec!["wikipedia".into(), "arxiv".into(), "hn".into()],
     };
+    if sources.is_empty() {
+        return Err(usage(
+            "--sources is empty; e.g. --sources wikipedia,arxiv,hn or --sources corpus",
+        ));
+    }
+    let mut source_urls = std::collections::BTreeMap::new();
+    for (name, flag) in [
+        ("wikipedia", &args.wikipedia_url),
+        ("arxiv", &args.arxiv_url),
+        ("hn", &args.hn_url),
+        ("searxng", &args.searxng_url),
+        ("brave", &args.brave_url),
+        ("tavily", &args.tavily_url),
+    ] {
+        if let Some(url) = flag {
+            let ok = url::Url::parse(url)
+                .map(|u| matches!(u.scheme(), "http" | "https"))
+                .unwrap_or(false);
+            if !ok {
+                return Err(usage(format!("--{name}-url {url:?} is not an http(s) URL")));
+            }
+            source_urls.insert(name.to_string(), url.clone());
+        }
+    }
+    for source in &sources {
+        if source == "corpus" {
+            if corpus.is_none() {
+                return Err(usage("--sources corpus needs --corpus DIR"));
+            }
+            continue;
+        }
+        let api = deepr_providers::WebApi::parse(source)
+            .ok_or_else(|| usage(format!("source {source:?} is unknown; use corpus, wikipedia, arxiv, hn, searxng, brave, tavily")))?;
+        if api.default_base().is_none() && !source_urls.contains_key(source) {
+            return Err(usage(format!(
+                "{source} needs --{source}-url (your instance's base URL)"
+            )));
+        }
+        if let Some(var) = api.key_var() {
+            if std::env::var(var)
+                .map(|v| v.trim().is_empty())
+                .unwrap_or(true)
+            {
+                return Err(usage(format!("{source} needs {var} in the environment")));
+            }
+        }
+    }
+    for host in &args.allow_hosts {
+        if host.is_empty() || host.contains('/') || host.chars().any(char::is_whitespace) {
+            return Err(usage(format!(
+                "--allow-host {host:?} is not HOST or HOST:PORT"
+            )));
+        }
+    }
     let out = match &args.out {
         Some(out) => out.clone(),
         None => PathBuf::from(format!("{}.md", state::slug(&topic))),
@@ -196,6 +259,8 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
         strategy,
         concurrency,
         corpus,
+        sources,
+        source_urls,
         out,
         run_id,
         state_dir,
@@ -310,7 +375,9 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         println!("{line}");
         return Ok(0);
     }
-    check_corpus(&settings.corpus)?;
+    if let Some(corpus) = &settings.corpus {
+        check_corpus(corpus)?;
+    }
     prepare_out(&settings.out)?;
     state::prepare(&settings.state_dir)?;
     let run_dir = settings.state_dir.join("runs").join(&settings.run_id);
@@ -343,7 +410,10 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         topic: settings.topic.clone(),
         depth: settings.depth,
         strategy: settings.strategy,
-        corpus: absolute(&settings.corpus),
+        corpus: settings.corpus.as_deref().map(absolute),
+        sources: settings.sources.clone(),
+        source_urls: settings.source_urls.clone(),
+        allow_hosts: args.allow_hosts.clone(),
         out: absolute(&settings.out),
         llm_strong: settings.llm_strong.clone(),
         llm_cheap: settings.llm_cheap.clone(),

@@ -108,7 +108,15 @@ pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> 
                     .map(|u| format!(" at {u}"))
                     .unwrap_or_default()
             );
-            println!("corpus:    {}", record.corpus.display());
+            println!(
+                "sources:   {}{}",
+                record.sources.join(", "),
+                record
+                    .corpus
+                    .as_ref()
+                    .map(|c| format!(" (corpus {})", c.display()))
+                    .unwrap_or_default()
+            );
             let exists = if record.out.exists() {
                 ""
             } else {

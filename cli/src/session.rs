@@ -234,19 +234,22 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     }
 
     let archive = Arc::new(FileArchive::open(state_dir).context("cannot open the text archive")?);
-    let (index, report) = match CorpusIndex::open(&record.corpus, state_dir, &archive) {
-        Ok(opened) => opened,
-        Err(error) => {
-            if first {
-                // A corpus that cannot be used is bad input: the run never started, so
-                // its just-created folder goes (no other run is touched).
-                drop(store);
-                let _ = std::fs::remove_dir_all(&dir);
-            } else {
-                set_state(&dir, record, RunState::Failed, Some(error.to_string()));
+    let opened = match &record.corpus {
+        Some(corpus) => match CorpusIndex::open(corpus, state_dir, &archive) {
+            Ok(opened) => Some(opened),
+            Err(error) => {
+                if first {
+                    // A corpus that cannot be used is bad input: the run never started, so
+                    // its just-created folder goes (no other run is touched).
+                    drop(store);
+                    let _ = std::fs::remove_dir_all(&dir);
+                } else {
+                    set_state(&dir, record, RunState::Failed, Some(error.to_string()));
+                }
+                return Err(usage(error.to_string()));
             }
-            return Err(usage(error.to_string()));
-        }
+        },
+        None => None,
     };
     for notice in &options.notices {
         reporter.say(notice);
@@ -268,30 +271,46 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     } else if !options.quiet {
         eprintln!("deepr: run {} — {}", record.run_id, record.topic);
     }
-    reporter.say(&format!(
-        "deepr: corpus {}: {} documents ({} indexed now, {} reused), {} skipped",
-        record.corpus.display(),
-        report.extracted.len() + report.reused.len(),
-        report.extracted.len(),
-        report.reused.len(),
-        report.skipped.len()
-    ));
-    for (path, why) in &report.skipped {
-        reporter.say(&format!("deepr: skipped {path}: {why}"));
-    }
-    let index = Arc::new(index);
     let mut fingerprint = blake3::Hasher::new();
-    for doc in index.documents() {
-        // Everything a stage reads of a document: a changed title or date recomputes too.
-        for part in [
-            doc.doc_key.as_str(),
-            &doc.content_sha256,
-            &doc.title,
-            doc.date.as_deref().unwrap_or(""),
-        ] {
-            fingerprint.update(part.as_bytes());
-            fingerprint.update(b"\0");
+    let mut index = None;
+    if let (Some((opened, report)), Some(corpus)) = (opened, &record.corpus) {
+        reporter.say(&format!(
+            "deepr: corpus {}: {} documents ({} indexed now, {} reused), {} skipped",
+            corpus.display(),
+            report.extracted.len() + report.reused.len(),
+            report.extracted.len(),
+            report.reused.len(),
+            report.skipped.len()
+        ));
+        for (path, why) in &report.skipped {
+            reporter.say(&format!("deepr: skipped {path}: {why}"));
         }
+        for doc in opened.documents() {
+            // Everything a stage reads of a document: a changed title or date recomputes too.
+            for part in [
+                doc.doc_key.as_str(),
+                &doc.content_sha256,
+                &doc.title,
+                doc.date.as_deref().unwrap_or(""),
+            ] {
+                fingerprint.update(part.as_bytes());
+                fingerprint.update(b"\0");
+            }
+        }
+        index = Some(Arc::new(opened));
+    }
+    for source in &record.sources {
+        fingerprint.update(
+            format!(
+                "source:{source}:{}\0",
+                record
+                    .source_urls
+                    .get(source)
+                    .map(String::as_str)
+                    .unwrap_or("")
+            )
+            .as_bytes(),
+        );
     }
     let prompts = Arc::new(load_prompts(record.prompts.as_deref())?);
 
@@ -321,16 +340,60 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     }
     let strong = Arc::clone(&models[record.llm_strong.as_str()]);
     let cheap = Arc::clone(&models[record.llm_cheap.as_str()]);
-    let mut search: Arc<dyn deepr_orchestrator::SearchProvider> =
-        Arc::new(CorpusSearch(Arc::clone(&index)));
-    let mut fetcher: Arc<dyn deepr_orchestrator::Fetcher> =
-        Arc::new(CorpusFetcher(Arc::clone(&index)));
-    if record.search_latency_ms > 0 {
-        search = Arc::new(deepr_orchestrator::simulate::SlowSearch {
-            inner: search,
-            latency: Duration::from_millis(record.search_latency_ms),
+    let timeout = Duration::from_secs(30);
+    let mut searches: Vec<Arc<dyn deepr_orchestrator::SearchProvider>> = Vec::new();
+    for source in &record.sources {
+        let provider: Arc<dyn deepr_orchestrator::SearchProvider> = if source == "corpus" {
+            let Some(index) = &index else {
+                return Err(usage("--sources corpus needs --corpus DIR"));
+            };
+            Arc::new(CorpusSearch(Arc::clone(index)))
+        } else {
+            let api = deepr_providers::WebApi::parse(source)
+                .ok_or_else(|| usage(format!("source {source:?} is unknown; use corpus, wikipedia, arxiv, hn, searxng, brave, tavily")))?;
+            let key = api.key_var().and_then(|var| std::env::var(var).ok());
+            Arc::new(
+                deepr_providers::WebSearch::new(
+                    api,
+                    record.source_urls.get(source).map(String::as_str),
+                    key,
+                    timeout,
+                )
+                .map_err(usage)?,
+            )
+        };
+        searches.push(if record.search_latency_ms > 0 {
+            Arc::new(deepr_orchestrator::simulate::SlowSearch {
+                inner: provider,
+                latency: Duration::from_millis(record.search_latency_ms),
+            })
+        } else {
+            provider
         });
     }
+    let corpus_fetcher: Option<Arc<dyn deepr_orchestrator::Fetcher>> = index
+        .as_ref()
+        .map(|i| Arc::new(CorpusFetcher(Arc::clone(i))) as Arc<dyn deepr_orchestrator::Fetcher>);
+    let web_fetcher: Option<Arc<dyn deepr_orchestrator::Fetcher>> =
+        if record.sources.iter().any(|s| s != "corpus") {
+            Some(Arc::new(
+                deepr_providers::WebFetcher::new(
+                    archive.clone(),
+                    record.allow_hosts.clone(),
+                    timeout,
+                    20 << 20,
+                    8,
+                )
+                .map_err(|e| Failure::Run(anyhow::anyhow!(e)))?,
+            ))
+        } else {
+            None
+        };
+    let mut fetcher: Arc<dyn deepr_orchestrator::Fetcher> =
+        Arc::new(deepr_providers::RoutingFetcher {
+            corpus: corpus_fetcher,
+            web: web_fetcher,
+        });
     if record.fetch_latency_ms > 0 {
         fetcher = Arc::new(deepr_orchestrator::simulate::SlowFetcher {
             inner: fetcher,
@@ -340,7 +403,7 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     let providers = ResearchProviders {
         strong,
         cheap,
-        search: vec![search],
+        search: searches,
         fetcher,
         archive: archive.clone(),
         prompts,
@@ -640,7 +703,18 @@ fn write_reports(
             ),
             ("State dir".into(), format!("`{}`", state_dir.display())),
             ("Report".into(), format!("`{}`", record.out.display())),
-            ("Corpus".into(), format!("`{}`", record.corpus.display())),
+            (
+                "Sources".into(),
+                format!(
+                    "{}{}",
+                    record.sources.join(", "),
+                    record
+                        .corpus
+                        .as_ref()
+                        .map(|c| format!(" (corpus `{}`)", c.display()))
+                        .unwrap_or_default()
+                ),
+            ),
             (
                 "Models".into(),
                 format!(

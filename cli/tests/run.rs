@@ -533,7 +533,28 @@ fn bad_input_is_a_usage_error_that_damages_nothing() {
                 "keep".into(),
             ],
         ),
-        ("no sources", vec!["run".into(), "t".into()]),
+        (
+            "unknown source",
+            vec![
+                "run".into(),
+                "t".into(),
+                "--sources".into(),
+                "gopher".into(),
+            ],
+        ),
+        (
+            "corpus source without a corpus",
+            vec![
+                "run".into(),
+                "t".into(),
+                "--sources".into(),
+                "corpus".into(),
+            ],
+        ),
+        (
+            "keyed source without a key",
+            vec!["run".into(), "t".into(), "--sources".into(), "brave".into()],
+        ),
     ];
     for (why, args) in cases {
         let mut full = vec!["--state-dir".to_string(), s.clone()];
