@@ -6,6 +6,7 @@
 
 mod bench;
 mod config;
+mod doctor;
 mod memory;
 mod progress;
 mod record;
@@ -57,6 +58,8 @@ enum Command {
     /// Show the resolved configuration (secrets redacted).
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Which search sources are configured and usable (`--probe`: reachable now).
+    Doctor(doctor::DoctorArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -341,6 +344,7 @@ fn main() -> ExitCode {
         Command::Runs(ref command) => runs::execute(&globals, command),
         Command::Verify(ref args) => verify::execute(&globals, args),
         Command::Bench(ref args) => bench::execute(&globals, args),
+        Command::Doctor(ref args) => doctor::execute(&globals, args),
         Command::Completions { shell } => {
             let mut command = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut command, "deepr", &mut std::io::stdout());

@@ -341,6 +341,10 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     let strong = Arc::clone(&models[record.llm_strong.as_str()]);
     let cheap = Arc::clone(&models[record.llm_cheap.as_str()]);
     let timeout = Duration::from_secs(30);
+    let web_cache = deepr_providers::WebCache {
+        cache: Arc::clone(&cache),
+        namespace: record.run_id.clone(),
+    };
     let mut searches: Vec<Arc<dyn deepr_orchestrator::SearchProvider>> = Vec::new();
     for source in &record.sources {
         let provider: Arc<dyn deepr_orchestrator::SearchProvider> = if source == "corpus" {
@@ -359,7 +363,8 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
                     key,
                     timeout,
                 )
-                .map_err(usage)?,
+                .map_err(usage)?
+                .with_cache(web_cache.clone()),
             )
         };
         searches.push(if record.search_latency_ms > 0 {
@@ -384,7 +389,8 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
                     20 << 20,
                     8,
                 )
-                .map_err(|e| Failure::Run(anyhow::anyhow!(e)))?,
+                .map_err(|e| Failure::Run(anyhow::anyhow!(e)))?
+                .with_cache(web_cache.clone()),
             ))
         } else {
             None

@@ -29,4 +29,4 @@ pub use http::{FetchFailure, HttpClient, Page};
 pub use llm::{LlmLimits, LlmSpec, RemoteLlm};
 pub use prices::{PriceTable, PricedLlm};
 pub use sentence_index::SentenceIndex;
-pub use web::{canonical_url, RoutingFetcher, WebApi, WebFetcher, WebSearch};
+pub use web::{canonical_url, RoutingFetcher, WebApi, WebCache, WebFetcher, WebSearch};

@@ -139,6 +139,36 @@ impl WebApi {
     }
 }
 
+/// A response cache and the namespace (the run id) that scopes it: a resumed run never
+/// asks again what it already asked, and a later run does not reuse stale results.
+#[derive(Clone)]
+pub struct WebCache {
+    pub cache: Arc<deepr_checkpoints::ResponseCache>,
+    pub namespace: String,
+}
+
+impl WebCache {
+    fn key(&self, parts: &[&str]) -> String {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(b"deepr.web-cache.v1\0");
+        hasher.update(self.namespace.as_bytes());
+        for part in parts {
+            hasher.update(b"\0");
+            hasher.update(part.as_bytes());
+        }
+        hasher.finalize().to_hex().to_string()
+    }
+}
+
+/// Only answers that would not change on retry are cached: results, no results, an
+/// auth failure, a page that is skipped by rule; never timeouts, rate limits or 5xx.
+fn definitive(status: CallStatus) -> bool {
+    matches!(
+        status,
+        CallStatus::Ok | CallStatus::NoResults | CallStatus::AuthFailed | CallStatus::Skipped
+    )
+}
+
 /// A web search provider.
 pub struct WebSearch {
     api: WebApi,
@@ -146,6 +176,7 @@ pub struct WebSearch {
     key: Option<String>,
     client: HttpClient,
     limiter: DefaultDirectRateLimiter,
+    cache: Option<WebCache>,
 }
 
 impl WebSearch {
@@ -183,7 +214,14 @@ impl WebSearch {
             key,
             client,
             limiter: RateLimiter::direct(api.quota()),
+            cache: None,
         })
+    }
+
+    /// Cache definitive answers (per run) so a resumed run asks nothing twice.
+    pub fn with_cache(mut self, cache: WebCache) -> Self {
+        self.cache = Some(cache);
+        self
     }
 
     fn request_url(&self, query: &str, limit: usize) -> String {
@@ -319,6 +357,38 @@ impl SearchProvider for WebSearch {
     }
 
     async fn search(&self, query: &str, limit: usize) -> SearchOutcome {
+        let cache_key = self.cache.as_ref().map(|c| {
+            c.key(&[
+                "search",
+                self.api.name(),
+                &self.base,
+                query,
+                &limit.to_string(),
+            ])
+        });
+        if let (Some(cache), Some(key)) = (&self.cache, &cache_key) {
+            if let Some(outcome) = cache
+                .cache
+                .get("search", key)
+                .and_then(|v| serde_json::from_value::<SearchOutcome>(v).ok())
+            {
+                return outcome;
+            }
+        }
+        let outcome = self.search_live(query, limit).await;
+        if let (Some(cache), Some(key)) = (&self.cache, &cache_key) {
+            if definitive(outcome.status) {
+                if let Ok(value) = serde_json::to_value(&outcome) {
+                    let _ = cache.cache.put("search", key, &value);
+                }
+            }
+        }
+        outcome
+    }
+}
+
+impl WebSearch {
+    async fn search_live(&self, query: &str, limit: usize) -> SearchOutcome {
         self.limiter.until_ready().await;
         let url = self.request_url(query, limit);
         let page = match self.api {
@@ -402,6 +472,7 @@ pub fn decode(body: &[u8], content_type: &str) -> String {
 /// Fetches web pages politely and archives their main text.
 pub struct WebFetcher {
     client: HttpClient,
+    cache: Option<WebCache>,
     archive: Arc<FileArchive>,
     per_host: DefaultKeyedRateLimiter<String>,
     slots: Semaphore,
@@ -419,6 +490,7 @@ impl WebFetcher {
     ) -> Result<Self, String> {
         Ok(Self {
             client: HttpClient::with_allowed_hosts(false, allow_hosts, timeout, max_bytes)?,
+            cache: None,
             archive,
             per_host: RateLimiter::keyed(Quota::per_second(
                 NonZeroU32::new(2).unwrap_or(NonZeroU32::MIN),
@@ -426,6 +498,12 @@ impl WebFetcher {
             slots: Semaphore::new(concurrency.max(1)),
             robots: Mutex::new(BTreeMap::new()),
         })
+    }
+
+    /// Cache definitive outcomes (per run): a resumed run never refetches a page.
+    pub fn with_cache(mut self, cache: WebCache) -> Self {
+        self.cache = Some(cache);
+        self
     }
 
     /// Disallowed path prefixes for `User-agent: *` (cached per host; a missing or
@@ -479,6 +557,37 @@ pub fn parse_robots(text: &str) -> Vec<String> {
 #[async_trait]
 impl Fetcher for WebFetcher {
     async fn fetch(&self, hit: &SearchHit) -> FetchOutcome {
+        let cache_key = self.cache.as_ref().map(|c| c.key(&["fetch", &hit.locator]));
+        if let (Some(cache), Some(key)) = (&self.cache, &cache_key) {
+            if let Some(outcome) = cache
+                .cache
+                .get("fetch", key)
+                .and_then(|v| serde_json::from_value::<FetchOutcome>(v).ok())
+            {
+                // A cached page counts only while its archived text is still there.
+                if outcome
+                    .doc
+                    .as_ref()
+                    .is_none_or(|d| self.archive.contains(&d.content_sha256))
+                {
+                    return outcome;
+                }
+            }
+        }
+        let outcome = self.fetch_live(hit).await;
+        if let (Some(cache), Some(key)) = (&self.cache, &cache_key) {
+            if definitive(outcome.status) {
+                if let Ok(value) = serde_json::to_value(&outcome) {
+                    let _ = cache.cache.put("fetch", key, &value);
+                }
+            }
+        }
+        outcome
+    }
+}
+
+impl WebFetcher {
+    async fn fetch_live(&self, hit: &SearchHit) -> FetchOutcome {
         let fail = |status: CallStatus, detail: String| FetchOutcome {
             status,
             doc: None,

@@ -1,0 +1,301 @@
+//! The web fetcher against a loopback server that fails in every way the web does:
+//! each fault ends in its status, never a panic or a hang, and a per-run cache means a
+//! page already read is never fetched again.
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use deepr_checkpoints::{FileArchive, ResponseCache};
+use deepr_evidence::report::CallStatus;
+use deepr_orchestrator::{Fetcher, SearchHit, SearchProvider, TextArchive};
+use deepr_providers::{WebApi, WebCache, WebFetcher, WebSearch};
+
+fn page(title: &str) -> String {
+    format!("<html><head><title>{title}</title></head><body><article><h1>{title}</h1><p>{}</p></article></body></html>", "The rollback journal keeps the original page content so that an interrupted transaction can be rolled back. ".repeat(4))
+}
+
+/// Serves the fault table; returns the port and a request counter.
+fn server() -> (u16, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let count = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&count);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let counter = Arc::clone(&counter);
+            std::thread::spawn(move || {
+                let mut buffer = [0u8; 4096];
+                let n = stream.read(&mut buffer).unwrap_or(0);
+                let request = String::from_utf8_lossy(&buffer[..n]).into_owned();
+                let path = request.split_whitespace().nth(1).unwrap_or("/").to_string();
+                if path != "/robots.txt" {
+                    counter.fetch_add(1, Ordering::SeqCst);
+                }
+                let head = |status: &str, kind: &str, len: usize, extra: &str| {
+                    format!("HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {len}\r\n{extra}Connection: close\r\n\r\n")
+                };
+                match path.as_str() {
+                    "/robots.txt" => {
+                        let body = "User-agent: *\nDisallow: /private\n";
+                        let _ = write!(
+                            stream,
+                            "{}{body}",
+                            head("200 OK", "text/plain", body.len(), "")
+                        );
+                    }
+                    "/ok" | "/private/x" => {
+                        let body = page("Journal");
+                        let _ = write!(
+                            stream,
+                            "{}{body}",
+                            head("200 OK", "text/html; charset=utf-8", body.len(), "")
+                        );
+                    }
+                    "/limited" => {
+                        let _ = write!(
+                            stream,
+                            "{}",
+                            head(
+                                "429 Too Many Requests",
+                                "text/plain",
+                                0,
+                                "Retry-After: 30\r\n"
+                            )
+                        );
+                    }
+                    "/forbidden" => {
+                        let _ = write!(stream, "{}", head("403 Forbidden", "text/plain", 0, ""));
+                    }
+                    "/loop" => {
+                        let _ = write!(
+                            stream,
+                            "{}",
+                            head("302 Found", "text/plain", 0, "Location: /loop\r\n")
+                        );
+                    }
+                    "/big" => {
+                        let _ = write!(stream, "{}", head("200 OK", "text/plain", 50 << 20, ""));
+                        let chunk = vec![b'a'; 1 << 20];
+                        for _ in 0..50 {
+                            if stream.write_all(&chunk).is_err() {
+                                break;
+                            }
+                        }
+                    }
+                    "/drip" => {
+                        let _ = write!(stream, "{}", head("200 OK", "text/plain", 1000, ""));
+                        for _ in 0..100 {
+                            if stream.write_all(b"x").is_err() {
+                                break;
+                            }
+                            std::thread::sleep(Duration::from_millis(100));
+                        }
+                    }
+                    "/truncated" => {
+                        let _ = write!(stream, "{}short", head("200 OK", "text/plain", 5000, ""));
+                    }
+                    "/jswall" => {
+                        let body = "<html><head><script>load()</script></head><body><div id=app></div></body></html>";
+                        let _ = write!(
+                            stream,
+                            "{}{body}",
+                            head("200 OK", "text/html", body.len(), "")
+                        );
+                    }
+                    "/binary" => {
+                        let _ = write!(
+                            stream,
+                            "{}",
+                            head("200 OK", "application/octet-stream", 4, "")
+                        );
+                        let _ = stream.write_all(&[0, 1, 2, 3]);
+                    }
+                    "/latin1" => {
+                        let body =
+                            b"Le journal est \xe9crit avant la validation de la transaction.";
+                        let _ = write!(
+                            stream,
+                            "{}",
+                            head("200 OK", "text/plain; charset=iso-8859-1", body.len(), "")
+                        );
+                        let _ = stream.write_all(body);
+                    }
+                    _ => {
+                        let _ = write!(stream, "{}", head("404 Not Found", "text/plain", 0, ""));
+                    }
+                }
+            });
+        }
+    });
+    (port, count)
+}
+
+fn hit(port: u16, path: &str) -> SearchHit {
+    let url = format!("http://127.0.0.1:{port}{path}");
+    SearchHit {
+        doc_key: url.clone(),
+        locator: url,
+        title: path.into(),
+        score: 0.0,
+        snippet: String::new(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_fault_ends_in_its_status() {
+    let (port, count) = server();
+    let state = tempfile::tempdir().expect("tempdir");
+    let archive = Arc::new(FileArchive::open(state.path()).expect("archive"));
+    let cache = WebCache {
+        cache: Arc::new(ResponseCache::open(state.path()).expect("cache")),
+        namespace: "run-1".into(),
+    };
+    let fetcher = WebFetcher::new(
+        Arc::clone(&archive),
+        vec![format!("127.0.0.1:{port}")],
+        Duration::from_secs(3),
+        10 << 20,
+        4,
+    )
+    .expect("fetcher")
+    .with_cache(cache);
+    let cases: &[(&str, CallStatus)] = &[
+        ("/ok", CallStatus::Ok),
+        ("/latin1", CallStatus::Ok),
+        ("/limited", CallStatus::RateLimited),
+        ("/forbidden", CallStatus::AuthFailed),
+        ("/loop", CallStatus::BadResponse),
+        ("/big", CallStatus::BadResponse),
+        ("/drip", CallStatus::Timeout),
+        ("/truncated", CallStatus::BadResponse),
+        ("/jswall", CallStatus::BadResponse),
+        ("/binary", CallStatus::Skipped),
+        ("/private/x", CallStatus::Skipped),
+        ("/missing", CallStatus::BadResponse),
+    ];
+    for (path, want) in cases {
+        let started = Instant::now();
+        let outcome = fetcher.fetch(&hit(port, path)).await;
+        assert_eq!(outcome.status, *want, "{path}: {:?}", outcome.detail);
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{path} is bounded in time"
+        );
+    }
+    let latin = fetcher.fetch(&hit(port, "/latin1")).await;
+    let text = archive
+        .get(&latin.doc.expect("doc").content_sha256)
+        .expect("archived");
+    assert!(
+        text.text.contains("écrit"),
+        "decoded with the header's charset: {}",
+        text.text
+    );
+
+    // Definitive answers are cached for the run: the same pages are not fetched again.
+    let before = count.load(Ordering::SeqCst);
+    for path in ["/ok", "/forbidden", "/binary"] {
+        fetcher.fetch(&hit(port, path)).await;
+    }
+    assert_eq!(
+        count.load(Ordering::SeqCst),
+        before,
+        "cached pages are not refetched"
+    );
+    // Transient failures are not cached: a rate-limited page is asked again.
+    fetcher.fetch(&hit(port, "/limited")).await;
+    assert_eq!(count.load(Ordering::SeqCst), before + 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_loopback_address_that_was_not_allowed_is_never_connected() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let connections = Arc::new(AtomicUsize::new(0));
+    {
+        let connections = Arc::clone(&connections);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                connections.fetch_add(1, Ordering::SeqCst);
+                drop(stream);
+            }
+        });
+    }
+    let state = tempfile::tempdir().expect("tempdir");
+    let archive = Arc::new(FileArchive::open(state.path()).expect("archive"));
+    // Another port on the same host is allowed; this one is not.
+    let fetcher = WebFetcher::new(
+        archive,
+        vec!["127.0.0.1:1".into()],
+        Duration::from_secs(2),
+        1 << 20,
+        2,
+    )
+    .expect("fetcher");
+    for url in [
+        format!("http://127.0.0.1:{port}/x"),
+        format!("http://localhost:{port}/x"),
+        format!("http://[::ffff:127.0.0.1]:{port}/x"),
+    ] {
+        let outcome = fetcher
+            .fetch(&SearchHit {
+                doc_key: url.clone(),
+                locator: url.clone(),
+                title: String::new(),
+                score: 0.0,
+                snippet: String::new(),
+            })
+            .await;
+        assert_eq!(
+            outcome.status,
+            CallStatus::Skipped,
+            "{url}: {:?}",
+            outcome.detail
+        );
+    }
+    assert_eq!(connections.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn arxiv_requests_are_spaced_three_seconds_apart() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let times = Arc::new(std::sync::Mutex::new(Vec::new()));
+    {
+        let times = Arc::clone(&times);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                if let Ok(mut t) = times.lock() {
+                    t.push(Instant::now());
+                }
+                let mut buffer = [0u8; 2048];
+                let _ = stream.read(&mut buffer);
+                let body =
+                    r#"<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"></feed>"#;
+                let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/atom+xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+            }
+        });
+    }
+    let arxiv = WebSearch::new(
+        WebApi::Arxiv,
+        Some(&format!("http://127.0.0.1:{port}")),
+        None,
+        Duration::from_secs(5),
+    )
+    .expect("arxiv");
+    for query in ["a", "b"] {
+        let outcome = arxiv.search(query, 5).await;
+        assert_eq!(outcome.status, CallStatus::NoResults);
+    }
+    let times = times.lock().expect("times").clone();
+    assert_eq!(times.len(), 2);
+    assert!(
+        times[1].duration_since(times[0]) >= Duration::from_millis(2900),
+        "at most one arXiv request per 3 s"
+    );
+}
