@@ -42,6 +42,11 @@ pub struct Page {
     pub final_url: String,
     pub content_type: String,
     pub body: Vec<u8>,
+    /// `ETag` and `Last-Modified` validators, for conditional re-fetches.
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    /// True when the server answered 304 Not Modified (the body is empty).
+    pub not_modified: bool,
 }
 
 /// Is this an address deepr must not reach without explicit permission?
@@ -191,6 +196,26 @@ impl HttpClient {
         self.send(raw_url, |b| b).await
     }
 
+    /// A conditional GET: `If-None-Match` / `If-Modified-Since` from an earlier fetch.
+    pub async fn get_conditional(
+        &self,
+        raw_url: &str,
+        etag: Option<&str>,
+        last_modified: Option<&str>,
+    ) -> Result<Page, FetchFailure> {
+        let (etag, last_modified) = (etag.map(String::from), last_modified.map(String::from));
+        self.send(raw_url, move |mut b| {
+            if let Some(etag) = etag {
+                b = b.header(reqwest::header::IF_NONE_MATCH, etag);
+            }
+            if let Some(date) = last_modified {
+                b = b.header(reqwest::header::IF_MODIFIED_SINCE, date);
+            }
+            b
+        })
+        .await
+    }
+
     /// GET with one extra header (an API key header).
     pub async fn get_with_header(
         &self,
@@ -256,6 +281,27 @@ impl HttpClient {
             .await
             .map_err(|e| classify(&e))?;
         let status = response.status();
+        let header = |name: reqwest::header::HeaderName| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(String::from)
+        };
+        let (etag, last_modified) = (
+            header(reqwest::header::ETAG),
+            header(reqwest::header::LAST_MODIFIED),
+        );
+        if status == reqwest::StatusCode::NOT_MODIFIED {
+            return Ok(Page {
+                final_url: response.url().to_string(),
+                content_type: String::new(),
+                body: Vec::new(),
+                etag,
+                last_modified,
+                not_modified: true,
+            });
+        }
         if !status.is_success() {
             let kind = match status.as_u16() {
                 401 | 403 => CallStatus::AuthFailed,
@@ -286,6 +332,9 @@ impl HttpClient {
             final_url,
             content_type,
             body,
+            etag,
+            last_modified,
+            not_modified: false,
         })
     }
 }

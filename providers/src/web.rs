@@ -500,6 +500,28 @@ impl WebFetcher {
         })
     }
 
+    fn validators_key(url: &str) -> String {
+        blake3::hash(format!("deepr.validators.v1\0{url}").as_bytes())
+            .to_hex()
+            .to_string()
+    }
+
+    /// ETag / Last-Modified (and the page's archived text) from an earlier fetch.
+    fn validators(&self, url: &str) -> Option<Value> {
+        self.cache
+            .as_ref()
+            .and_then(|c| c.cache.get("validators", &Self::validators_key(url)))
+    }
+
+    fn remember_validators(&self, url: &str, page: &crate::http::Page, doc: &DocMeta) {
+        if let Some(cache) = &self.cache {
+            let value = serde_json::json!({"etag": page.etag, "last_modified": page.last_modified, "doc": doc});
+            let _ = cache
+                .cache
+                .put("validators", &Self::validators_key(url), &value);
+        }
+    }
+
     /// Cache definitive outcomes (per run): a resumed run never refetches a page.
     pub fn with_cache(mut self, cache: WebCache) -> Self {
         self.cache = Some(cache);
@@ -614,10 +636,41 @@ impl WebFetcher {
             );
         }
         self.per_host.until_key_ready(&host).await;
-        let page = match self.client.get(&hit.locator).await {
+        // Validators from an earlier fetch of this URL (any run): ask only for changes.
+        let validators = self.validators(&hit.locator);
+        let known = validators
+            .as_ref()
+            .and_then(|v| serde_json::from_value::<DocMeta>(v["doc"].clone()).ok())
+            .filter(|d| self.archive.contains(&d.content_sha256));
+        let page = match &known {
+            Some(_) => {
+                let etag = validators.as_ref().and_then(|v| v["etag"].as_str());
+                let modified = validators
+                    .as_ref()
+                    .and_then(|v| v["last_modified"].as_str());
+                self.client
+                    .get_conditional(&hit.locator, etag, modified)
+                    .await
+            }
+            None => self.client.get(&hit.locator).await,
+        };
+        let page = match page {
             Ok(page) => page,
             Err(failure) => return fail(failure.status, failure.detail),
         };
+        if page.not_modified {
+            if let Some(doc) = known {
+                return FetchOutcome {
+                    status: CallStatus::Ok,
+                    doc: Some(DocMeta {
+                        doc_key: hit.doc_key.clone(),
+                        locator: hit.locator.clone(),
+                        ..doc
+                    }),
+                    detail: Some("not modified (conditional GET)".into()),
+                };
+            }
+        }
         let kind = if page.content_type.contains("html") {
             DocKind::Html
         } else if page.content_type.starts_with("text/plain") || page.content_type.is_empty() {
@@ -647,16 +700,20 @@ impl WebFetcher {
         } else {
             extracted.title
         };
+        let doc = DocMeta {
+            doc_key: hit.doc_key.clone(),
+            locator: hit.locator.clone(),
+            title,
+            content_sha256: sha,
+            date: extracted.date,
+            authority: 0.6,
+        };
+        if page.etag.is_some() || page.last_modified.is_some() {
+            self.remember_validators(&hit.locator, &page, &doc);
+        }
         FetchOutcome {
             status: CallStatus::Ok,
-            doc: Some(DocMeta {
-                doc_key: hit.doc_key.clone(),
-                locator: hit.locator.clone(),
-                title,
-                content_sha256: sha,
-                date: extracted.date,
-                authority: 0.6,
-            }),
+            doc: Some(doc),
             detail: None,
         }
     }

@@ -299,3 +299,67 @@ async fn arxiv_requests_are_spaced_three_seconds_apart() {
         "at most one arXiv request per 3 s"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_later_run_refetches_with_a_conditional_get() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let conditional = Arc::new(AtomicUsize::new(0));
+    {
+        let conditional = Arc::clone(&conditional);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut buffer = [0u8; 4096];
+                let n = stream.read(&mut buffer).unwrap_or(0);
+                let request = String::from_utf8_lossy(&buffer[..n]).to_ascii_lowercase();
+                if request.contains("if-none-match: \"v1\"") {
+                    conditional.fetch_add(1, Ordering::SeqCst);
+                    let _ = write!(
+                        stream,
+                        "HTTP/1.1 304 Not Modified\r\nETag: \"v1\"\r\nConnection: close\r\n\r\n"
+                    );
+                } else if request.starts_with("get /robots.txt") {
+                    let _ = write!(
+                        stream,
+                        "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    );
+                } else {
+                    let body = page("Conditional");
+                    let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nETag: \"v1\"\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+                }
+            }
+        });
+    }
+    let state = tempfile::tempdir().expect("tempdir");
+    let archive = Arc::new(FileArchive::open(state.path()).expect("archive"));
+    let responses = Arc::new(ResponseCache::open(state.path()).expect("cache"));
+    let fetcher = |run: &str| {
+        WebFetcher::new(
+            Arc::clone(&archive),
+            vec![format!("127.0.0.1:{port}")],
+            Duration::from_secs(3),
+            1 << 20,
+            2,
+        )
+        .expect("fetcher")
+        .with_cache(WebCache {
+            cache: Arc::clone(&responses),
+            namespace: run.into(),
+        })
+    };
+    let first = fetcher("run-a").fetch(&hit(port, "/page")).await;
+    assert_eq!(first.status, CallStatus::Ok);
+    let second = fetcher("run-b").fetch(&hit(port, "/page")).await;
+    assert_eq!(second.status, CallStatus::Ok, "{:?}", second.detail);
+    assert_eq!(
+        conditional.load(Ordering::SeqCst),
+        1,
+        "the second run asked with If-None-Match"
+    );
+    assert_eq!(
+        second.doc.map(|d| d.content_sha256),
+        first.doc.map(|d| d.content_sha256),
+        "304: the archived text is reused"
+    );
+}
