@@ -469,6 +469,29 @@ pub fn decode(body: &[u8], content_type: &str) -> String {
     text.into_owned()
 }
 
+/// Seconds a PDF may take to turn into text.
+pub const PDF_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// PDF → text in a blocking task, bounded in time, with panics contained (PDF parsers
+/// meet hostile files).
+pub async fn pdf_text(bytes: Vec<u8>) -> Result<String, String> {
+    let task = tokio::task::spawn_blocking(move || {
+        std::panic::catch_unwind(move || pdf_extract::extract_text_from_mem(&bytes))
+    });
+    match tokio::time::timeout(PDF_TIMEOUT, task).await {
+        Err(_) => Err(format!(
+            "PDF text took longer than {} s",
+            PDF_TIMEOUT.as_secs()
+        )),
+        Ok(Err(_)) | Ok(Ok(Err(_))) => {
+            Err("the PDF could not be parsed (the parser failed)".into())
+        }
+        Ok(Ok(Ok(Err(e)))) => Err(format!("the PDF could not be read: {e}")),
+        Ok(Ok(Ok(Ok(text)))) if text.trim().is_empty() => Err("the PDF has no text layer".into()),
+        Ok(Ok(Ok(Ok(text)))) => Ok(text),
+    }
+}
+
 /// Fetches web pages politely and archives their main text.
 pub struct WebFetcher {
     client: HttpClient,
@@ -671,17 +694,23 @@ impl WebFetcher {
                 };
             }
         }
-        let kind = if page.content_type.contains("html") {
-            DocKind::Html
+        let is_pdf =
+            page.content_type.starts_with("application/pdf") || page.body.starts_with(b"%PDF-");
+        let (kind, text) = if is_pdf {
+            match pdf_text(page.body.clone()).await {
+                Ok(text) => (DocKind::Text, text),
+                Err(why) => return fail(CallStatus::BadResponse, why),
+            }
+        } else if page.content_type.contains("html") {
+            (DocKind::Html, decode(&page.body, &page.content_type))
         } else if page.content_type.starts_with("text/plain") || page.content_type.is_empty() {
-            DocKind::Text
+            (DocKind::Text, decode(&page.body, &page.content_type))
         } else {
             return fail(
                 CallStatus::Skipped,
                 format!("{} is not a readable text type", page.content_type),
             );
         };
-        let text = decode(&page.body, &page.content_type);
         let extracted = match extract_text(text.as_bytes(), kind) {
             Ok(extracted) => extracted,
             Err(why) => return fail(CallStatus::BadResponse, format!("no readable text: {why}")),

@@ -106,6 +106,15 @@ fn server() -> (u16, Arc<AtomicUsize>) {
                             head("200 OK", "text/html", body.len(), "")
                         );
                     }
+                    "/doc.pdf" => {
+                        let body = tiny_pdf("The rollback journal is written before the commit.");
+                        let _ = write!(
+                            stream,
+                            "{}",
+                            head("200 OK", "application/pdf", body.len(), "")
+                        );
+                        let _ = stream.write_all(&body);
+                    }
                     "/binary" => {
                         let _ = write!(
                             stream,
@@ -174,6 +183,7 @@ async fn every_fault_ends_in_its_status() {
         ("/truncated", CallStatus::BadResponse),
         ("/jswall", CallStatus::BadResponse),
         ("/binary", CallStatus::Skipped),
+        ("/doc.pdf", CallStatus::Ok),
         ("/private/x", CallStatus::Skipped),
         ("/missing", CallStatus::BadResponse),
     ];
@@ -362,4 +372,57 @@ async fn a_later_run_refetches_with_a_conditional_get() {
         first.doc.map(|d| d.content_sha256),
         "304: the archived text is reused"
     );
+}
+
+/// A minimal one-page PDF with a text layer, built with correct xref offsets.
+fn tiny_pdf(text: &str) -> Vec<u8> {
+    let content = format!("BT /F1 18 Tf 72 720 Td ({text}) Tj ET");
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>".to_string(),
+        format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_string(),
+    ];
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, body) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = out.len();
+    out.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
+    for offset in offsets {
+        out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pdf_text_is_read_in_a_contained_task() {
+    let text =
+        deepr_providers::web::pdf_text(tiny_pdf("The journal is written before the commit."))
+            .await
+            .expect("pdf text");
+    assert!(text.contains("journal"), "{text:?}");
+    for hostile in [
+        b"%PDF-1.4\n1 0 obj << garbage".to_vec(),
+        b"%PDF-".to_vec(),
+        vec![0xff; 4096],
+    ] {
+        let result = deepr_providers::web::pdf_text(hostile).await;
+        assert!(
+            result.is_err(),
+            "a broken PDF is an error, never a panic or a hang"
+        );
+    }
 }
