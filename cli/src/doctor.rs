@@ -13,18 +13,8 @@ pub struct DoctorArgs {
     /// Send one small query to each configured provider and report its status.
     #[arg(long)]
     pub probe: bool,
-    #[arg(long, value_name = "URL")]
-    pub wikipedia_url: Option<String>,
-    #[arg(long, value_name = "URL")]
-    pub arxiv_url: Option<String>,
-    #[arg(long, value_name = "URL")]
-    pub hn_url: Option<String>,
-    #[arg(long, value_name = "URL")]
-    pub searxng_url: Option<String>,
-    #[arg(long, value_name = "URL")]
-    pub brave_url: Option<String>,
-    #[arg(long, value_name = "URL")]
-    pub tavily_url: Option<String>,
+    #[command(flatten)]
+    pub urls: crate::SourceUrlArgs,
 }
 
 pub fn execute(_globals: &Globals, args: &DoctorArgs) -> Result<u8, Failure> {
@@ -32,14 +22,12 @@ pub fn execute(_globals: &Globals, args: &DoctorArgs) -> Result<u8, Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::Run(e.into()))?;
-    let apis = [
-        (WebApi::Wikipedia, &args.wikipedia_url),
-        (WebApi::Arxiv, &args.arxiv_url),
-        (WebApi::HackerNews, &args.hn_url),
-        (WebApi::Searxng, &args.searxng_url),
-        (WebApi::Brave, &args.brave_url),
-        (WebApi::Tavily, &args.tavily_url),
-    ];
+    let apis: Vec<(WebApi, &Option<String>)> = args
+        .urls
+        .pairs()
+        .into_iter()
+        .filter_map(|(name, url)| WebApi::parse(name).map(|api| (api, url)))
+        .collect();
     let mut usable = 0;
     println!("{:<10} {:<12} DETAIL", "SOURCE", "STATE");
     println!(

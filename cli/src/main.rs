@@ -224,18 +224,10 @@ pub enum StrategyArg {
     NoJudge,
 }
 
-#[derive(clap::Args, Debug)]
-pub struct RunArgs {
-    /// The research topic or question.
-    pub topic: String,
-    /// A folder of .md, .txt and .html documents to research.
-    #[arg(long, value_name = "DIR")]
-    pub corpus: Option<PathBuf>,
-    /// Search providers, comma-separated: corpus, wikipedia, arxiv, hn, searxng, brave
-    /// (BRAVE_API_KEY), tavily (TAVILY_API_KEY). Default: the corpus when --corpus is
-    /// given, else wikipedia,arxiv,hn.
-    #[arg(long, value_name = "LIST")]
-    pub sources: Option<String>,
+/// Base URLs of the search providers (trusted endpoints: mirrors, self-hosted
+/// instances, test stand-ins).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SourceUrlArgs {
     #[arg(long, value_name = "URL")]
     pub wikipedia_url: Option<String>,
     #[arg(long, value_name = "URL")]
@@ -249,6 +241,36 @@ pub struct RunArgs {
     pub brave_url: Option<String>,
     #[arg(long, value_name = "URL")]
     pub tavily_url: Option<String>,
+}
+
+impl SourceUrlArgs {
+    /// (source name, configured base URL) for every web provider.
+    pub fn pairs(&self) -> [(&'static str, &Option<String>); 6] {
+        [
+            ("wikipedia", &self.wikipedia_url),
+            ("arxiv", &self.arxiv_url),
+            ("hn", &self.hn_url),
+            ("searxng", &self.searxng_url),
+            ("brave", &self.brave_url),
+            ("tavily", &self.tavily_url),
+        ]
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// The research topic or question.
+    pub topic: String,
+    /// A folder of .md, .txt and .html documents to research.
+    #[arg(long, value_name = "DIR")]
+    pub corpus: Option<PathBuf>,
+    /// Search providers, comma-separated: corpus, wikipedia, arxiv, hn, searxng, brave
+    /// (BRAVE_API_KEY), tavily (TAVILY_API_KEY). Default: the corpus when --corpus is
+    /// given, else wikipedia,arxiv,hn.
+    #[arg(long, value_name = "LIST")]
+    pub sources: Option<String>,
+    #[command(flatten)]
+    pub source_urls: SourceUrlArgs,
     /// Let the fetcher reach HOST (or exactly HOST:PORT) even on a private or loopback
     /// address (repeatable). Nothing else on a private network is ever fetched.
     #[arg(long = "allow-host", value_name = "HOST[:PORT]")]

@@ -161,14 +161,7 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
         ));
     }
     let mut source_urls = std::collections::BTreeMap::new();
-    for (name, flag) in [
-        ("wikipedia", &args.wikipedia_url),
-        ("arxiv", &args.arxiv_url),
-        ("hn", &args.hn_url),
-        ("searxng", &args.searxng_url),
-        ("brave", &args.brave_url),
-        ("tavily", &args.tavily_url),
-    ] {
+    for (name, flag) in args.source_urls.pairs() {
         if let Some(url) = flag {
             let ok = url::Url::parse(url)
                 .map(|u| matches!(u.scheme(), "http" | "https"))
