@@ -123,6 +123,7 @@ fn resume_restore(c: &mut Criterion) {
         depth: Depth::Standard,
         strategy: Strategy::Linear,
         search_fingerprint: "bench".into(),
+        io_concurrency: deepr_stages::concurrent::DEFAULT_IO_CONCURRENCY,
     };
     let store: Arc<dyn CheckpointStore> = Arc::new(
         runtime

@@ -552,21 +552,12 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         .unwrap_or_else(|| "offline".into());
     let spec = deepr_providers::LlmSpec::parse(&llm).map_err(usage)?;
     session::check_credentials(&spec, args.llm_base_url.as_deref())?;
-    for (flag, value) in [
-        ("--search-latency", &args.search_latency),
-        ("--fetch-latency", &args.fetch_latency),
-    ] {
-        if let Some(v) = value {
-            crate::record::parse_duration(flag, v)?;
-        }
-    }
-    let offline_latency_ms = match &args.offline_latency {
-        Some(v) => {
-            u64::try_from(crate::record::parse_duration("--offline-latency", v)?.as_millis())
-                .unwrap_or(u64::MAX)
-        }
-        None => 0,
-    };
+    let simulation = crate::record::Simulation::from_settings(&args.simulation, &file)?;
+    let io_concurrency = crate::run::check_io_concurrency(
+        args.io_concurrency
+            .or(file.io_concurrency)
+            .unwrap_or(deepr_stages::concurrent::DEFAULT_IO_CONCURRENCY),
+    )?;
     let out_dir = std::path::absolute(&args.out).unwrap_or_else(|_| args.out.clone());
     let state_dir = out_dir.join("state");
     crate::state::prepare(&state_dir)?;
@@ -613,7 +604,8 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
                     &llm,
                     args,
                     &file,
-                    offline_latency_ms,
+                    &simulation,
+                    io_concurrency,
                 ) {
                     if let Ok(mut failures) = failures.lock() {
                         failures.push(format!("{run_id}: {why}"));
@@ -675,12 +667,6 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
     Ok(0)
 }
 
-fn latency_ms(value: Option<&str>) -> Option<u64> {
-    value
-        .and_then(|v| humantime::parse_duration(v.trim()).ok())
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
 /// Run (or resume, or read back) one cell and store its row.
 #[allow(clippy::too_many_arguments)]
 fn run_cell(
@@ -694,7 +680,8 @@ fn run_cell(
     llm: &str,
     args: &BenchArgs,
     file: &config::FileConfig,
-    offline_latency_ms: u64,
+    simulation: &crate::record::Simulation,
+    io_concurrency: usize,
 ) -> Result<(), String> {
     let row_path = out_dir.join("rows").join(format!("{run_id}.json"));
     if row_path.exists() {
@@ -711,7 +698,7 @@ fn run_cell(
             if dir.exists() {
                 let _ = std::fs::remove_dir_all(&dir); // killed before it started
             }
-            Some(Start::New(Box::new(RunRecord {
+            let mut record = RunRecord {
                 schema: RECORD_SCHEMA.into(),
                 run_id: run_id.to_string(),
                 topic: topic.to_string(),
@@ -729,14 +716,24 @@ fn run_cell(
                 limits: file.limits.clone().unwrap_or_default(),
                 prices: file.prices.clone(),
                 concurrency: 5,
-                offline_latency_ms,
+                offline_latency_ms: 0,
                 prompts: None,
                 created: now_secs(),
                 cache_namespace: run_id.to_string(),
-                search_latency_ms: latency_ms(args.search_latency.as_deref()).unwrap_or(0),
-                fetch_latency_ms: latency_ms(args.fetch_latency.as_deref()).unwrap_or(0),
+                search_latency_ms: 0,
+                fetch_latency_ms: 0,
                 formats: Vec::new(),
-            })))
+                simulation: simulation.clone(),
+                io_concurrency,
+            };
+            // The means, for readers of older records (checked when the bench started).
+            let mean = |latency: Result<deepr_orchestrator::simulate::Latency, Failure>| {
+                latency.map(|l| crate::record::mean_ms(&l)).unwrap_or(0)
+            };
+            record.offline_latency_ms = mean(record.model_latency().map(|m| m.first_token));
+            record.search_latency_ms = mean(record.search_latency());
+            record.fetch_latency_ms = mean(record.fetch_latency());
+            Some(Start::New(Box::new(record)))
         }
     };
     let started = Instant::now();
@@ -748,6 +745,7 @@ fn run_cell(
             quiet: true,
             json: false,
             concurrency: None,
+            io_concurrency: None,
             max_tokens: None,
             max_cost: None,
             max_time: None,

@@ -18,6 +18,9 @@ pub struct FileConfig {
     pub depth: Option<String>,
     pub strategy: Option<String>,
     pub concurrency: Option<usize>,
+    /// Independent calls one step keeps in flight (searches, fetches, judge batches);
+    /// 1 = one after another, for tightly rate-limited APIs.
+    pub io_concurrency: Option<usize>,
     /// Both tiers (`offline`, `openai:MODEL`, `ollama:MODEL`, `anthropic:MODEL`).
     pub llm: Option<String>,
     /// The model for decompose and synthesize.
@@ -28,8 +31,14 @@ pub struct FileConfig {
     pub llm_base_url: Option<String>,
     /// Price every call as if this model had answered.
     pub price_as: Option<String>,
-    /// Simulated offline-model latency, e.g. "200ms".
+    /// Simulated offline-model latency, e.g. "200ms" or "800ms+60tok/s".
     pub offline_latency: Option<String>,
+    /// Simulated latency per search call, e.g. "400ms" or "300ms..900ms".
+    pub search_latency: Option<String>,
+    /// Simulated latency per fetch call, e.g. "600ms" or "200ms..1500ms".
+    pub fetch_latency: Option<String>,
+    /// Seed of the simulated latency draws.
+    pub latency_seed: Option<u64>,
     /// Folder of prompt overrides.
     pub prompts: Option<String>,
     /// Rate limits, retries and timeouts of remote models.
@@ -39,7 +48,7 @@ pub struct FileConfig {
     pub prices: BTreeMap<String, Price>,
 }
 
-const KEYS: &str = "depth, strategy, concurrency, llm, llm_strong, llm_cheap, llm_base_url, price_as, offline_latency, prompts, [limits], [prices.MODEL]";
+const KEYS: &str = "depth, strategy, concurrency, io_concurrency, llm, llm_strong, llm_cheap, llm_base_url, price_as, offline_latency, search_latency, fetch_latency, latency_seed, prompts, [limits], [prices.MODEL]";
 
 /// The config file in use: `--config PATH`, else `$XDG_CONFIG_HOME/deepr/deepr.toml`
 /// (or `~/.config/deepr/deepr.toml`) if it exists.
@@ -119,6 +128,10 @@ pub fn show(flag: Option<&Path>, state_dir: Option<&Path>) -> Result<u8, Failure
         depth: Some(file.depth.clone().unwrap_or_else(|| "standard".into())),
         strategy: Some(file.strategy.clone().unwrap_or_else(|| "linear".into())),
         concurrency: Some(file.concurrency.unwrap_or(5)),
+        io_concurrency: Some(
+            file.io_concurrency
+                .unwrap_or(deepr_stages::concurrent::DEFAULT_IO_CONCURRENCY),
+        ),
         llm: file.llm.clone().or_else(|| Some("offline".into())),
         limits: Some(limits),
         ..file

@@ -102,15 +102,11 @@ pub struct BenchArgs {
     /// Runs at once (1–8).
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
-    /// Simulated offline-model latency per call (e.g. 50ms).
-    #[arg(long, value_name = "DURATION")]
-    pub offline_latency: Option<String>,
-    /// Simulated latency per search call (orchestration efficiency, e.g. 20ms).
-    #[arg(long, value_name = "DURATION")]
-    pub search_latency: Option<String>,
-    /// Simulated latency per fetch call (orchestration efficiency, e.g. 30ms).
-    #[arg(long, value_name = "DURATION")]
-    pub fetch_latency: Option<String>,
+    #[command(flatten)]
+    pub simulation: SimulationArgs,
+    /// Independent calls one step keeps in flight (1–64; default 8; 1 = sequential).
+    #[arg(long, value_name = "N")]
+    pub io_concurrency: Option<usize>,
     /// Where the bench writes bench.json, bench.md, bench.svg, its runs and reports.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -192,6 +188,9 @@ pub struct ResumeArgs {
     /// Nodes run at once (1–64; default: the run's setting).
     #[arg(long, value_name = "N")]
     pub concurrency: Option<usize>,
+    /// Independent calls one step keeps in flight (1–64; default: the run's setting).
+    #[arg(long, value_name = "N")]
+    pub io_concurrency: Option<usize>,
     /// Show what would be restored, recomputed (and why) or run, and stop.
     #[arg(long)]
     pub dry_run: bool,
@@ -310,6 +309,10 @@ pub struct RunArgs {
     /// Nodes run at once (1–64; default 5).
     #[arg(long, value_name = "N")]
     pub concurrency: Option<usize>,
+    /// Independent calls one step keeps in flight — searches, fetches, judge batches
+    /// (1–64; default 8). 1 runs them one after another, for tightly rate-limited APIs.
+    #[arg(long, value_name = "N")]
+    pub io_concurrency: Option<usize>,
     #[command(flatten)]
     pub budget: BudgetArgs,
     /// Print the expected number of LLM calls, tokens and cost for this depth,
@@ -321,14 +324,33 @@ pub struct RunArgs {
     /// sidecar are always written.
     #[arg(long = "format", value_enum, value_name = "FORMAT")]
     pub formats: Vec<FormatArg>,
-    /// Simulated latency per offline-model call (e.g. 200ms): a simulation setting for
-    /// crash tests and orchestration benchmarks; it never changes an answer.
-    #[arg(long, value_name = "DURATION")]
-    pub offline_latency: Option<String>,
+    #[command(flatten)]
+    pub simulation: SimulationArgs,
     /// A folder of prompt templates (<id>.txt) that replace the built-in ones; edits
     /// there recompute exactly the dependent steps on resume.
     #[arg(long, value_name = "DIR")]
     pub prompts: Option<PathBuf>,
+}
+
+/// Simulated latencies: settings for crash tests and orchestration benchmarks that
+/// never change an answer. A latency is fixed (`400ms`), uniform (`300ms..900ms`) or
+/// normal (`600ms~200ms`, mean ~ standard deviation); each call's draw depends on the
+/// call itself and the seed, not on the order calls are made in.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct SimulationArgs {
+    /// Simulated offline-model latency per call: time to first token, optionally plus
+    /// a generation speed (e.g. 200ms, 800ms+60tok/s).
+    #[arg(long, value_name = "LATENCY")]
+    pub offline_latency: Option<String>,
+    /// Simulated latency per search call (e.g. 400ms, 300ms..900ms).
+    #[arg(long, value_name = "LATENCY")]
+    pub search_latency: Option<String>,
+    /// Simulated latency per fetch call (e.g. 600ms, 200ms..1500ms).
+    #[arg(long, value_name = "LATENCY")]
+    pub fetch_latency: Option<String>,
+    /// Seed of the simulated latency draws (default 0).
+    #[arg(long, value_name = "N")]
+    pub latency_seed: Option<u64>,
 }
 
 /// A failure with its exit code.

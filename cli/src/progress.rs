@@ -1,5 +1,10 @@
 //! Live progress: indicatif bars per stage on a terminal, plain log lines otherwise,
 //! nothing with `--quiet`; every event also goes to the run's log file.
+//!
+//! First useful output comes early: as soon as a round's claims are judged, each of
+//! its subquestions is shown as a `section` event (`--json`: the subquestion and its
+//! claims with their verdicts) or a line with its supported claims — long before the
+//! report is written.
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -7,7 +12,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use deepr_evidence::report::Verdict;
 use deepr_orchestrator::Progress;
+use deepr_stages::types::{DecomposeOut, DeepenOut, ExtractOut, JudgeOut, Subq};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 pub enum Mode {
@@ -25,6 +32,77 @@ pub struct Reporter {
     log: Mutex<Option<std::fs::File>>,
     tokens: AtomicU64,
     started: Instant,
+    findings: Mutex<Findings>,
+}
+
+/// What the finished nodes said so far, to show each section once its round is judged.
+#[derive(Default)]
+struct Findings {
+    /// Subquestion id → text.
+    subquestions: BTreeMap<String, String>,
+    /// Claim id → (subquestion id, text), from extract outputs.
+    claims: BTreeMap<String, (String, String)>,
+}
+
+/// One judged section: its subquestion and its claims with their verdicts.
+#[derive(Debug, PartialEq)]
+pub struct Section {
+    pub subquestion: String,
+    pub claims: Vec<(String, Verdict)>,
+}
+
+impl Findings {
+    /// Take in a node's output; a judge output yields its round's sections.
+    fn take(&mut self, stage: &str, output: &serde_json::Value) -> Vec<Section> {
+        match stage {
+            "decompose" => {
+                if let Ok(out) = serde_json::from_value::<DecomposeOut>(output.clone()) {
+                    self.add_subquestions(out.subquestions);
+                }
+            }
+            "deepen" => {
+                if let Ok(out) = serde_json::from_value::<DeepenOut>(output.clone()) {
+                    self.add_subquestions(out.followups);
+                }
+            }
+            "extract" => {
+                if let Ok(out) = serde_json::from_value::<ExtractOut>(output.clone()) {
+                    for claim in out.claims {
+                        self.claims
+                            .insert(claim.id, (claim.subquestion, claim.text));
+                    }
+                }
+            }
+            "judge" => {
+                if let Ok(out) = serde_json::from_value::<JudgeOut>(output.clone()) {
+                    let mut sections: BTreeMap<String, Vec<(String, Verdict)>> = BTreeMap::new();
+                    for (id, verdict) in out.verdicts {
+                        if let Some((subq, text)) = self.claims.get(&id) {
+                            sections
+                                .entry(subq.clone())
+                                .or_default()
+                                .push((text.clone(), verdict));
+                        }
+                    }
+                    return sections
+                        .into_iter()
+                        .map(|(subq, claims)| Section {
+                            subquestion: self.subquestions.get(&subq).cloned().unwrap_or(subq),
+                            claims,
+                        })
+                        .collect();
+                }
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn add_subquestions(&mut self, subquestions: Vec<Subq>) {
+        for subq in subquestions {
+            self.subquestions.insert(subq.id, subq.text);
+        }
+    }
 }
 
 impl Reporter {
@@ -51,6 +129,7 @@ impl Reporter {
             log: Mutex::new(log),
             tokens: AtomicU64::new(0),
             started: Instant::now(),
+            findings: Mutex::new(Findings::default()),
         }
     }
 
@@ -123,7 +202,43 @@ fn emit(value: serde_json::Value) {
     let _ = stdout.flush();
 }
 
+impl Reporter {
+    fn show_section(&self, section: &Section) {
+        let supported: Vec<&str> = section
+            .claims
+            .iter()
+            .filter(|(_, v)| matches!(v, Verdict::Supported | Verdict::Partial | Verdict::Unjudged))
+            .map(|(text, _)| text.as_str())
+            .collect();
+        match self.mode {
+            Mode::Json => emit(serde_json::json!({
+                "event": "section",
+                "subquestion": section.subquestion,
+                "claims": section.claims.iter().map(|(text, verdict)| serde_json::json!({"text": text, "verdict": verdict})).collect::<Vec<_>>(),
+            })),
+            Mode::Quiet => {}
+            _ => {
+                let mut text = format!("deepr: judged — {}", section.subquestion);
+                for claim in supported.iter().take(3) {
+                    text.push_str(&format!("\n  · {claim}"));
+                }
+                self.say(&text);
+            }
+        }
+    }
+}
+
 impl Progress for Reporter {
+    fn output(&self, stage: &str, _node_id: &str, output: &serde_json::Value) {
+        let sections = match self.findings.lock() {
+            Ok(mut findings) => findings.take(stage, output),
+            Err(_) => return,
+        };
+        for section in &sections {
+            self.show_section(section);
+        }
+    }
+
     fn planned(&self, stage: &str, nodes: usize) {
         self.event(serde_json::json!({"event": "planned", "stage": stage, "nodes": nodes}));
         if let Some(bar) = self.bar(stage) {
@@ -153,5 +268,36 @@ impl Progress for Reporter {
             ),
             Mode::Quiet => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_judged_round_yields_its_sections_with_verdicts() {
+        let mut findings = Findings::default();
+        let none = findings.take(
+            "decompose",
+            &json!({"subquestions": [{"id": "s1", "text": "What is WAL?", "round": 0, "parent": null}], "degraded": null}),
+        );
+        assert!(none.is_empty());
+        findings.take(
+            "extract",
+            &json!({"claims": [{"id": "s1c1", "subquestion": "s1", "text": "WAL appends changes.", "citations": []}], "degraded": null}),
+        );
+        let sections = findings.take(
+            "judge",
+            &json!({"verdicts": [["s1c1", "supported"], ["unknown", "partial"]], "calls": 1, "degraded": null}),
+        );
+        assert_eq!(
+            sections,
+            [Section {
+                subquestion: "What is WAL?".into(),
+                claims: vec![("WAL appends changes.".into(), Verdict::Supported)],
+            }]
+        );
     }
 }

@@ -12,6 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use deepr_orchestrator::simulate::{Latency, ModelLatency};
 use deepr_stages::{Depth, Strategy};
 use serde::{Deserialize, Serialize};
 
@@ -73,6 +74,105 @@ pub struct RunRecord {
     /// Extra output formats (`html`, `bullets`, `cards`).
     #[serde(default)]
     pub formats: Vec<String>,
+    /// Simulated latencies as given (they win over the `*_latency_ms` fields, which
+    /// older records carry alone).
+    #[serde(default)]
+    pub simulation: Simulation,
+    /// Independent calls one step keeps in flight (1 = sequential).
+    #[serde(default = "default_io_concurrency")]
+    pub io_concurrency: usize,
+}
+
+fn default_io_concurrency() -> usize {
+    deepr_stages::concurrent::DEFAULT_IO_CONCURRENCY
+}
+
+/// Simulated latencies (`--offline-latency`, `--search-latency`, `--fetch-latency`,
+/// `--latency-seed`): simulation settings that never change an answer.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Simulation {
+    #[serde(default)]
+    pub offline: Option<String>,
+    #[serde(default)]
+    pub search: Option<String>,
+    #[serde(default)]
+    pub fetch: Option<String>,
+    #[serde(default)]
+    pub seed: u64,
+}
+
+impl Simulation {
+    /// Read flags (which win) and the config file; every latency is checked here, once.
+    pub fn from_settings(
+        args: &crate::SimulationArgs,
+        file: &crate::config::FileConfig,
+    ) -> Result<Self, Failure> {
+        let pick = |flag: &Option<String>, key: &Option<String>| flag.clone().or(key.clone());
+        let simulation = Self {
+            offline: pick(&args.offline_latency, &file.offline_latency),
+            search: pick(&args.search_latency, &file.search_latency),
+            fetch: pick(&args.fetch_latency, &file.fetch_latency),
+            seed: args.latency_seed.or(file.latency_seed).unwrap_or(0),
+        };
+        if let Some(text) = &simulation.offline {
+            ModelLatency::parse(text).map_err(|e| {
+                usage(format!(
+                    "--offline-latency: {e}; e.g. 200ms or 800ms+60tok/s"
+                ))
+            })?;
+        }
+        for (flag, value) in [
+            ("--search-latency", &simulation.search),
+            ("--fetch-latency", &simulation.fetch),
+        ] {
+            if let Some(text) = value {
+                Latency::parse(text).map_err(|e| {
+                    usage(format!(
+                        "{flag}: {e}; e.g. 400ms, 300ms..900ms or 600ms~200ms"
+                    ))
+                })?;
+            }
+        }
+        Ok(simulation)
+    }
+}
+
+impl RunRecord {
+    /// The offline model's simulated latency.
+    pub fn model_latency(&self) -> Result<ModelLatency, Failure> {
+        match &self.simulation.offline {
+            Some(text) => ModelLatency::parse(text)
+                .map_err(|e| usage(format!("the run record's offline latency: {e}"))),
+            None => Ok(ModelLatency {
+                first_token: Latency::Fixed(Duration::from_millis(self.offline_latency_ms)),
+                tokens_per_s: None,
+            }),
+        }
+    }
+
+    /// Simulated search latency.
+    pub fn search_latency(&self) -> Result<Latency, Failure> {
+        latency_or(&self.simulation.search, self.search_latency_ms, "search")
+    }
+
+    /// Simulated fetch latency.
+    pub fn fetch_latency(&self) -> Result<Latency, Failure> {
+        latency_or(&self.simulation.fetch, self.fetch_latency_ms, "fetch")
+    }
+}
+
+fn latency_or(text: &Option<String>, ms: u64, what: &str) -> Result<Latency, Failure> {
+    match text {
+        Some(text) => {
+            Latency::parse(text).map_err(|e| usage(format!("the run record's {what} latency: {e}")))
+        }
+        None => Ok(Latency::Fixed(Duration::from_millis(ms))),
+    }
+}
+
+/// Milliseconds of a latency's mean (kept in the record for older readers).
+pub fn mean_ms(latency: &Latency) -> u64 {
+    u64::try_from(latency.mean().as_millis()).unwrap_or(u64::MAX)
 }
 
 /// `efficiency.json`: a session's wall time against the lower bound of its DAG.
@@ -80,9 +180,10 @@ pub struct RunRecord {
 pub struct Efficiency {
     /// Wall time of the pipeline in this session, seconds.
     pub wall_s: f64,
-    /// Longest dependency chain, with each node costing its calls' simulated latencies.
+    /// Longest dependency chain, each node costing its calls' measured latencies with
+    /// calls that could run together counted once (`deepr_orchestrator::bound`).
     pub critical_path_s: f64,
-    /// All nodes' simulated work divided by the concurrency cap.
+    /// All nodes' costs divided by the node concurrency cap.
     pub work_over_concurrency_s: f64,
     /// max(critical path, work / concurrency): no schedule can be faster.
     pub lower_bound_s: f64,

@@ -32,6 +32,10 @@ pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
         quiet: globals.quiet,
         json: globals.json,
         concurrency: args.concurrency,
+        io_concurrency: args
+            .io_concurrency
+            .map(crate::run::check_io_concurrency)
+            .transpose()?,
         max_tokens: args.budget.max_tokens,
         max_cost: args.budget.max_cost,
         max_time,

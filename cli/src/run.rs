@@ -40,18 +40,31 @@ fn civil(secs: u64) -> (i64, u32, u32, u64, u64, u64) {
     (y, m, d, rem / 3600, (rem % 3600) / 60, rem % 60)
 }
 
+/// `--io-concurrency` (or `io_concurrency` in the config) must be 1 to 64.
+pub fn check_io_concurrency(value: usize) -> Result<usize, Failure> {
+    if (1..=deepr_stages::concurrent::MAX_IO_CONCURRENCY).contains(&value) {
+        Ok(value)
+    } else {
+        Err(usage(format!(
+            "--io-concurrency {value} is out of range; use 1 (one call at a time) to {}",
+            deepr_stages::concurrent::MAX_IO_CONCURRENCY
+        )))
+    }
+}
+
 struct Settings {
     topic: String,
     depth: Depth,
     strategy: Strategy,
     concurrency: usize,
+    io_concurrency: usize,
     corpus: Option<PathBuf>,
     sources: Vec<String>,
     source_urls: std::collections::BTreeMap<String, String>,
     out: PathBuf,
     run_id: String,
     state_dir: PathBuf,
-    offline_latency: Duration,
+    simulation: record::Simulation,
     prompts: Option<PathBuf>,
     max_time: Option<Duration>,
     llm_strong: String,
@@ -145,6 +158,11 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
             "--concurrency {concurrency} is out of range; use 1 to 64"
         )));
     }
+    let io_concurrency = check_io_concurrency(
+        args.io_concurrency
+            .or(file.io_concurrency)
+            .unwrap_or(deepr_stages::concurrent::DEFAULT_IO_CONCURRENCY),
+    )?;
     let corpus = args.corpus.clone();
     let sources: Vec<String> = match &args.sources {
         Some(list) => list
@@ -227,14 +245,7 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
         }
         None => state::new_run_id(&topic),
     };
-    let offline_latency = match args
-        .offline_latency
-        .as_deref()
-        .or(file.offline_latency.as_deref())
-    {
-        Some(value) => record::parse_duration("--offline-latency", value)?,
-        None => Duration::ZERO,
-    };
+    let simulation = record::Simulation::from_settings(&args.simulation, &file)?;
     let max_time = args
         .budget
         .max_time
@@ -251,13 +262,14 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
         depth,
         strategy,
         concurrency,
+        io_concurrency,
         corpus,
         sources,
         source_urls,
         out,
         run_id,
         state_dir,
-        offline_latency,
+        simulation,
         prompts,
         max_time,
         llm_strong,
@@ -397,7 +409,7 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         ))
     })?;
     let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let record = RunRecord {
+    let mut record = RunRecord {
         schema: record::RECORD_SCHEMA.into(),
         run_id: settings.run_id.clone(),
         topic: settings.topic.clone(),
@@ -415,12 +427,14 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         limits: settings.limits.clone(),
         prices: settings.prices.clone(),
         concurrency: settings.concurrency,
-        offline_latency_ms: u64::try_from(settings.offline_latency.as_millis()).unwrap_or(u64::MAX),
+        offline_latency_ms: 0,
         prompts: settings.prompts.as_deref().map(absolute),
         created: now_secs(),
         cache_namespace: String::new(),
         search_latency_ms: 0,
         fetch_latency_ms: 0,
+        simulation: settings.simulation.clone(),
+        io_concurrency: settings.io_concurrency,
         formats: {
             let mut formats: Vec<String> = args
                 .formats
@@ -437,6 +451,10 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
             formats
         },
     };
+    // The means, for readers of older records; the distributions are in `simulation`.
+    record.offline_latency_ms = record::mean_ms(&record.model_latency()?.first_token);
+    record.search_latency_ms = record::mean_ms(&record.search_latency()?);
+    record.fetch_latency_ms = record::mean_ms(&record.fetch_latency()?);
     let mut notices = vec![format!("deepr: {line}")];
     if let (Some(max), Some((low, high))) = (args.budget.max_cost, dollars) {
         if high > max {
@@ -449,6 +467,7 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         quiet: globals.quiet,
         json: globals.json,
         concurrency: None,
+        io_concurrency: None,
         max_tokens: args.budget.max_tokens,
         max_cost: args.budget.max_cost,
         max_time: settings.max_time,

@@ -43,6 +43,8 @@ pub struct SessionOptions {
     pub json: bool,
     /// `None`: the run's own setting.
     pub concurrency: Option<usize>,
+    /// Overrides the run's `io_concurrency` for this session.
+    pub io_concurrency: Option<usize>,
     pub max_tokens: Option<u64>,
     pub max_cost: Option<f64>,
     pub max_time: Option<Duration>,
@@ -202,6 +204,8 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
         Start::New(record) => record.run_id.clone(),
         Start::Resume(run_id) => run_id.clone(),
     };
+    // The tokenizer loads while the store, the corpus and the scout do their work.
+    let _warm = tokio::task::spawn_blocking(deepr_orchestrator::tokens::warm_up);
     let dir = run_dir(state_dir, &run_id);
     let store = open_store(&dir, &run_id).await?;
     let (record, first) = match start {
@@ -345,6 +349,7 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
         cache: Arc::clone(&cache),
         namespace: record.run_id.clone(),
     };
+    let search_latency = record.search_latency()?;
     let mut searches: Vec<Arc<dyn deepr_orchestrator::SearchProvider>> = Vec::new();
     for source in &record.sources {
         let provider: Arc<dyn deepr_orchestrator::SearchProvider> = if source == "corpus" {
@@ -367,10 +372,11 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
                 .with_cache(web_cache.clone()),
             )
         };
-        searches.push(if record.search_latency_ms > 0 {
+        searches.push(if !search_latency.is_zero() {
             Arc::new(deepr_orchestrator::simulate::SlowSearch {
                 inner: provider,
-                latency: Duration::from_millis(record.search_latency_ms),
+                latency: search_latency,
+                seed: record.simulation.seed,
             })
         } else {
             provider
@@ -400,10 +406,12 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
             corpus: corpus_fetcher,
             web: web_fetcher,
         });
-    if record.fetch_latency_ms > 0 {
+    let fetch_latency = record.fetch_latency()?;
+    if !fetch_latency.is_zero() {
         fetcher = Arc::new(deepr_orchestrator::simulate::SlowFetcher {
             inner: fetcher,
-            latency: Duration::from_millis(record.fetch_latency_ms),
+            latency: fetch_latency,
+            seed: record.simulation.seed,
         });
     }
     let providers = ResearchProviders {
@@ -419,6 +427,7 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
         depth: record.depth,
         strategy: record.strategy,
         search_fingerprint: fingerprint.finalize().to_hex().to_string(),
+        io_concurrency: options.io_concurrency.unwrap_or(record.io_concurrency),
     };
     let store: Arc<dyn CheckpointStore> = Arc::new(store);
 
@@ -477,8 +486,8 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     if let Ok(result) = &outcome {
         let efficiency = efficiency(
             store.as_ref(),
-            record,
             concurrency,
+            config.io_concurrency,
             pipeline_wall,
             result.restored_nodes,
         );
@@ -554,46 +563,42 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     }
 }
 
-/// The run's lower bound: each node costs its calls' simulated latencies (offline model,
-/// search, fetch); the bound is the larger of the critical path and the total work
-/// spread over the concurrency cap.
+/// The run's honest lower bound (`deepr_orchestrator::bound`): each node costs its
+/// calls' measured latencies, calls of one kind in a node counting once when they could
+/// run together; the bound is the larger of the critical path and the total work
+/// spread over the node concurrency cap.
 fn efficiency(
     store: &dyn CheckpointStore,
-    record: &RunRecord,
     concurrency: usize,
+    io_concurrency: usize,
     wall_s: f64,
     restored_nodes: usize,
 ) -> crate::record::Efficiency {
-    let cost = |kind: &str| match kind {
-        "llm" => record.offline_latency_ms,
-        "search" => record.search_latency_ms,
-        "fetch" => record.fetch_latency_ms,
-        _ => 0,
-    } as f64
-        / 1000.0;
-    let nodes: Vec<(String, Vec<String>, f64)> = store
+    let nodes: Vec<deepr_orchestrator::bound::BoundNode> = store
         .finished_nodes()
         .unwrap_or_default()
         .into_iter()
         .filter_map(|id| {
             let record = store.get_node(&id).ok().flatten()?;
-            let duration = record
+            let calls = record
                 .calls
                 .iter()
                 .filter(|c| !c.cache_hit)
-                .map(|c| cost(&c.kind))
-                .sum();
-            Some((id, record.deps, duration))
+                .map(|c| (c.kind.clone(), c.latency_ms as f64 / 1000.0))
+                .collect();
+            Some(deepr_orchestrator::bound::BoundNode {
+                id,
+                deps: record.deps,
+                calls,
+            })
         })
         .collect();
-    let critical_path_s = deepr_orchestrator::executor::critical_path(&nodes);
-    let work_over_concurrency_s =
-        nodes.iter().map(|n| n.2).sum::<f64>() / concurrency.max(1) as f64;
+    let bound = deepr_orchestrator::bound::lower_bound(&nodes, concurrency, io_concurrency);
     crate::record::Efficiency {
         wall_s,
-        critical_path_s,
-        work_over_concurrency_s,
-        lower_bound_s: critical_path_s.max(work_over_concurrency_s),
+        critical_path_s: bound.critical_path_s,
+        work_over_concurrency_s: bound.work_over_concurrency_s,
+        lower_bound_s: bound.lower_bound_s,
         restored_nodes,
     }
 }
@@ -638,7 +643,8 @@ fn model_stack(
     check_credentials(&spec, record.llm_base_url.as_deref())?;
     let model: Arc<dyn LlmProvider> = match &spec {
         LlmSpec::Offline => Arc::new(deepr_stages::offline::OfflineModel {
-            latency: Duration::from_millis(record.offline_latency_ms),
+            latency: record.model_latency()?,
+            latency_seed: record.simulation.seed,
         }),
         LlmSpec::Remote { api, provider, .. } => {
             let (key_var, base_var) = match api {

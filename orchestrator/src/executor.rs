@@ -90,43 +90,6 @@ pub struct PlanStep {
     pub action: PlanAction,
 }
 
-/// The longest path through a DAG of `(node, dependencies, duration)`: no schedule can
-/// finish faster. Unknown dependencies count as already done.
-pub fn critical_path(nodes: &[(String, Vec<String>, f64)]) -> f64 {
-    let by_id: BTreeMap<&str, (&Vec<String>, f64)> = nodes
-        .iter()
-        .map(|(id, deps, d)| (id.as_str(), (deps, *d)))
-        .collect();
-    let mut finish: BTreeMap<&str, f64> = BTreeMap::new();
-    fn visit<'a>(
-        id: &'a str,
-        by_id: &BTreeMap<&'a str, (&'a Vec<String>, f64)>,
-        finish: &mut BTreeMap<&'a str, f64>,
-        depth: usize,
-    ) -> f64 {
-        if let Some(done) = finish.get(id) {
-            return *done;
-        }
-        let Some((deps, duration)) = by_id.get(id) else {
-            return 0.0;
-        };
-        let start = if depth > 10_000 {
-            0.0
-        } else {
-            deps.iter()
-                .map(|d| visit(d.as_str(), by_id, finish, depth + 1))
-                .fold(0.0, f64::max)
-        };
-        let end = start + duration;
-        finish.insert(id, end);
-        end
-    }
-    nodes
-        .iter()
-        .map(|(id, _, _)| visit(id, &by_id, &mut finish, 0))
-        .fold(0.0, f64::max)
-}
-
 /// Why a node's key changed: which part of its own key material differs, or which
 /// upstream nodes recompute.
 pub fn explain_drift(old: &Value, new: &Value, changed_upstream: &[String]) -> String {
@@ -188,6 +151,9 @@ pub trait Progress: Send + Sync {
     fn planned(&self, _stage: &str, _nodes: usize) {}
     fn started(&self, _stage: &str, _node_id: &str) {}
     fn finished(&self, _stage: &str, _node_id: &str, _restored: bool, _tokens: u64) {}
+    /// A node's output, as soon as it is checkpointed (or restored): lets a display
+    /// show findings before the run ends. Called before [`Progress::finished`].
+    fn output(&self, _stage: &str, _node_id: &str, _output: &Value) {}
 }
 
 /// A progress observer that ignores everything.
@@ -345,11 +311,17 @@ impl Executor {
             })
             .collect();
         // Ready nodes ordered by ID, so start order is deterministic too.
-        let mut ready: BTreeSet<(String, NodeIndex)> = BTreeSet::new();
+        // Ready nodes start longest-remaining-chain first (the classic "highest level
+        // first" list schedule), then by ID: with more chains than slots, a chain that
+        // has not started yet goes before the next step of one that has, so no chain is
+        // left to run alone at the end. The order is deterministic, and outputs are
+        // merged by ID whatever it is.
+        let levels = levels(&dag);
+        let mut ready: BTreeSet<Ready> = BTreeSet::new();
         for (index, count) in &waiting {
             if *count == 0 {
                 if let Some(spec) = &dag.graph[*index] {
-                    ready.insert((spec.id.clone(), *index));
+                    ready.insert(ready_entry(&levels, spec, *index));
                 }
             }
         }
@@ -359,7 +331,7 @@ impl Executor {
 
         loop {
             while running.len() < cap && !self.stop.load(Ordering::SeqCst) {
-                let Some((_, index)) = ready.pop_first() else {
+                let Some((_, _, index)) = ready.pop_first() else {
                     break;
                 };
                 let Some(spec) = dag.graph[index].take() else {
@@ -394,6 +366,7 @@ impl Executor {
                                 ..call
                             });
                         }
+                        self.progress.output(&spec.stage, &spec.id, &record.output);
                         self.progress.finished(&spec.stage, &spec.id, true, tokens);
                         done.insert(
                             spec.id.clone(),
@@ -406,7 +379,7 @@ impl Executor {
                             },
                         );
                         self.note(&spec.id, &spec.stage, PlanAction::Restore);
-                        release(&dag, index, &mut waiting, &mut ready);
+                        release(&dag, &levels, index, &mut waiting, &mut ready);
                         continue;
                     }
                 }
@@ -435,7 +408,7 @@ impl Executor {
                             pending: true,
                         },
                     );
-                    release(&dag, index, &mut waiting, &mut ready);
+                    release(&dag, &levels, index, &mut waiting, &mut ready);
                     continue;
                 }
                 let context = NodeContext {
@@ -496,6 +469,7 @@ impl Executor {
             for call in &record.calls {
                 self.ledger.record(call.clone());
             }
+            self.progress.output(&stage, &id, &record.output);
             self.progress.finished(&stage, &id, false, tokens);
             done.insert(
                 id,
@@ -507,7 +481,7 @@ impl Executor {
                     pending: false,
                 },
             );
-            release(&dag, index, &mut waiting, &mut ready);
+            release(&dag, &levels, index, &mut waiting, &mut ready);
         }
 
         if discarded || dag.graph.node_weights().any(Option::is_some) {
@@ -521,18 +495,48 @@ impl Executor {
     }
 }
 
+/// A ready node: (longest chain from it to the end, reversed so longest sorts first;
+/// its ID; its index).
+type Ready = (std::cmp::Reverse<usize>, String, NodeIndex);
+
+fn ready_entry(levels: &BTreeMap<NodeIndex, usize>, spec: &NodeSpec, index: NodeIndex) -> Ready {
+    (
+        std::cmp::Reverse(levels.get(&index).copied().unwrap_or(0)),
+        spec.id.clone(),
+        index,
+    )
+}
+
+/// Each node's level: the number of nodes on the longest path from it to a node with
+/// no dependants (1 for those). The graph is acyclic (checked before this).
+fn levels(dag: &Dag) -> BTreeMap<NodeIndex, usize> {
+    let mut levels = BTreeMap::new();
+    let order = petgraph::algo::toposort(&dag.graph, None).unwrap_or_default();
+    for index in order.into_iter().rev() {
+        let below = dag
+            .graph
+            .neighbors_directed(index, Direction::Outgoing)
+            .filter_map(|next| levels.get(&next).copied())
+            .max()
+            .unwrap_or(0);
+        levels.insert(index, below + 1);
+    }
+    levels
+}
+
 fn release(
     dag: &Dag,
+    levels: &BTreeMap<NodeIndex, usize>,
     index: NodeIndex,
     waiting: &mut BTreeMap<NodeIndex, usize>,
-    ready: &mut BTreeSet<(String, NodeIndex)>,
+    ready: &mut BTreeSet<Ready>,
 ) {
     for next in dag.graph.neighbors_directed(index, Direction::Outgoing) {
         if let Some(count) = waiting.get_mut(&next) {
             *count = count.saturating_sub(1);
             if *count == 0 {
                 if let Some(spec) = &dag.graph[next] {
-                    ready.insert((spec.id.clone(), next));
+                    ready.insert(ready_entry(levels, spec, next));
                 }
             }
         }
@@ -708,18 +712,6 @@ mod tests {
     }
 
     #[test]
-    fn critical_path_is_the_longest_chain() {
-        let nodes = vec![
-            ("a".to_string(), vec![], 1.0),
-            ("b".to_string(), vec!["a".to_string()], 2.0),
-            ("c".to_string(), vec!["a".to_string()], 5.0),
-            ("d".to_string(), vec!["b".to_string(), "c".to_string()], 1.0),
-        ];
-        assert_eq!(critical_path(&nodes), 7.0);
-        assert_eq!(critical_path(&[]), 0.0);
-    }
-
-    #[test]
     fn drift_is_explained_by_what_changed() {
         let old =
             json!({"v": 1, "llm": {"prompt": "extract", "hash": "a", "model": "m"}, "max": 5});
@@ -807,5 +799,48 @@ mod tests {
             matches!(result, Err(ExecutorError::Node { ref node, .. }) if node == "bad"),
             "{result:?}"
         );
+    }
+
+    /// Three chains x1 → x2 and two slots: when a1 finishes, the chain that has not
+    /// started (c1) goes before a1's next step (a2), though "a2" sorts first by ID.
+    #[tokio::test(start_paused = true)]
+    async fn chains_not_yet_started_go_first() {
+        let started: Arc<Mutex<Vec<String>>> = Arc::default();
+        let mut dag = Dag::new();
+        for (id, ms, deps) in [
+            ("a1", 10u64, vec![]),
+            ("a2", 10, vec!["a1".to_string()]),
+            ("b1", 20, vec![]),
+            ("b2", 10, vec!["b1".to_string()]),
+            ("c1", 10, vec![]),
+            ("c2", 10, vec!["c1".to_string()]),
+        ] {
+            let started = Arc::clone(&started);
+            let spec = NodeSpec {
+                id: id.into(),
+                stage: "test".into(),
+                key_material: json!(id),
+                run: Box::new(move |ctx: NodeContext| {
+                    Box::pin(async move {
+                        if let Ok(mut order) = started.lock() {
+                            order.push(ctx.node_id.clone());
+                        }
+                        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                        Ok(NodeResult {
+                            output: json!(null),
+                            calls: vec![],
+                        })
+                    })
+                }),
+            };
+            dag.add(spec, &deps).expect("add");
+        }
+        let mut two_slots = executor(Arc::new(MemoryStore::default()));
+        two_slots.concurrency = 2;
+        let mut done = BTreeMap::new();
+        two_slots.run(dag, &mut done).await.expect("run");
+        let order = started.lock().map(|o| o.clone()).unwrap_or_default();
+        assert_eq!(order[..3], ["a1", "b1", "c1"], "{order:?}");
+        assert_eq!(done.len(), 6);
     }
 }

@@ -11,10 +11,14 @@
 //! * [`ledger`] — one entry per provider call: stage, tokens, cost, latency, cache hit.
 //! * [`tokens`] — the o200k tokenizer used to count tokens for every model, including
 //!   the offline one, so token figures mean something without a key.
-//! * [`simulate`] — fixed simulated latencies for search and fetch (orchestration
-//!   benchmarks without a network).
+//! * [`simulate`] — simulated latencies (fixed, uniform or normal, drawn by call
+//!   identity) for the offline model, search and fetch: orchestration benchmarks
+//!   without a network.
+//! * [`bound`] — the honest lower bound on a run's wall time (calls that can run
+//!   together count once).
 //! * [`terms`] — content-word extraction shared by the offline model and scoring.
 
+pub mod bound;
 pub mod budget;
 pub mod executor;
 pub mod ledger;

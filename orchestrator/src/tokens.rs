@@ -10,6 +10,13 @@ fn bpe() -> Option<&'static CoreBPE> {
     BPE.get_or_init(|| tiktoken_rs::o200k_base().ok()).as_ref()
 }
 
+/// Load the tokenizer now (a few hundred milliseconds, once per process), so that the
+/// first model call does not wait for it; sessions call this on a blocking thread while
+/// the corpus opens and the scout searches.
+pub fn warm_up() {
+    let _ = bpe();
+}
+
 /// Number of o200k tokens in `text`. Falls back to a chars/4 estimate only if the
 /// embedded vocabulary failed to load (it never does in practice).
 pub fn count_tokens(text: &str) -> u64 {

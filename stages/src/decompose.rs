@@ -25,21 +25,47 @@ pub struct Answer {
     pub subquestions: Vec<String>,
 }
 
-/// Search the topic itself and collect titles and headings of the top documents.
+/// Search the topic itself and collect titles and headings of the top documents. The
+/// documents are fetched at once (at most `io_concurrency`), read in rank order.
 pub async fn scout(
     node_id: &str,
     topic: &str,
     search: &[std::sync::Arc<dyn SearchProvider>],
     fetcher: &dyn Fetcher,
     archive: &dyn TextArchive,
+    io_concurrency: usize,
 ) -> (ScoutOut, Vec<LedgerEntry>) {
-    let (retrieved, calls) =
-        crate::retrieve::search_all(node_id, "scout", &[topic.to_string()], search, 10).await;
+    let (retrieved, mut calls) = crate::retrieve::search_all(
+        node_id,
+        "scout",
+        &[topic.to_string()],
+        search,
+        10,
+        io_concurrency,
+    )
+    .await;
+    let top = retrieved.hits.iter().take(SCOUT_DOCS);
+    let fetches = top
+        .map(|fused| async move {
+            let started = tokio::time::Instant::now();
+            let outcome = fetcher.fetch(&fused.hit).await;
+            let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            (outcome, elapsed_ms)
+        })
+        .collect();
+    let fetched = crate::concurrent::in_order(fetches, io_concurrency).await;
     let mut docs = Vec::new();
     let mut headings = Vec::new();
     let mut seen = BTreeSet::new();
-    for fused in retrieved.hits.iter().take(SCOUT_DOCS) {
-        let outcome = fetcher.fetch(&fused.hit).await;
+    for (outcome, elapsed_ms) in fetched {
+        calls.push(LedgerEntry::io_call(
+            node_id,
+            "scout",
+            "fetch",
+            "fetch".into(),
+            elapsed_ms,
+            outcome.status.as_str(),
+        ));
         let Some(doc) = outcome.doc else { continue };
         if let Some(text) = archive.get(&doc.content_sha256) {
             for heading in std::iter::once(doc.title.clone()).chain(heading_lines(&text)) {

@@ -1,34 +1,47 @@
 //! fetch: fused hits → archived documents. A failed fetch is kept as data (status and
 //! detail), never dropped and never fatal.
 
-use std::time::Instant;
+use tokio::time::Instant;
 
 use deepr_evidence::report::CallStatus;
 use deepr_orchestrator::{Fetcher, LedgerEntry};
 
+use crate::concurrent::in_order;
 use crate::types::{FetchFailure, FetchOut, RetrieveOut};
 
 pub const STAGE_VERSION: u32 = 1;
 /// Documents fetched per subquestion.
 pub const DOCS_PER_SUBQUESTION: usize = 8;
 
+/// Fetch the top fused hits, at most `io_concurrency` at once (the fetcher's own
+/// per-host rate limits and global cap still apply inside each call). Documents and
+/// failures are merged in rank order, whatever order the fetches finish in.
 pub async fn run(
     node_id: &str,
     retrieved: &RetrieveOut,
     fetcher: &dyn Fetcher,
+    io_concurrency: usize,
 ) -> (FetchOut, Vec<LedgerEntry>) {
+    let top = retrieved.hits.iter().take(DOCS_PER_SUBQUESTION);
+    let calls = top
+        .map(|fused| async move {
+            let started = Instant::now();
+            let outcome = fetcher.fetch(&fused.hit).await;
+            let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            (fused, outcome, elapsed_ms)
+        })
+        .collect();
+    let fetched = in_order(calls, io_concurrency).await;
     let mut docs = Vec::new();
     let mut failures = Vec::new();
     let mut calls = Vec::new();
-    for fused in retrieved.hits.iter().take(DOCS_PER_SUBQUESTION) {
-        let started = Instant::now();
-        let outcome = fetcher.fetch(&fused.hit).await;
+    for (fused, outcome, elapsed_ms) in fetched {
         calls.push(LedgerEntry::io_call(
             node_id,
             "fetch",
             "fetch",
             "fetch".into(),
-            u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            elapsed_ms,
             outcome.status.as_str(),
         ));
         match (outcome.status, outcome.doc) {
@@ -42,4 +55,114 @@ pub async fn run(
         }
     }
     (FetchOut { docs, failures }, calls)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use async_trait::async_trait;
+    use deepr_evidence::report::CallStatus;
+    use deepr_orchestrator::simulate::{Latency, SlowFetcher};
+    use deepr_orchestrator::{DocMeta, FetchOutcome, Fetcher, SearchHit};
+
+    use super::*;
+    use crate::types::FusedHit;
+
+    /// Answers every hit at once; `fail` names a document that is unreachable.
+    struct Immediate(&'static str);
+
+    #[async_trait]
+    impl Fetcher for Immediate {
+        async fn fetch(&self, hit: &SearchHit) -> FetchOutcome {
+            if hit.doc_key == self.0 {
+                return FetchOutcome {
+                    status: CallStatus::Unreachable,
+                    doc: None,
+                    detail: Some("refused".into()),
+                };
+            }
+            FetchOutcome {
+                status: CallStatus::Ok,
+                doc: Some(DocMeta {
+                    doc_key: hit.doc_key.clone(),
+                    locator: hit.locator.clone(),
+                    title: hit.title.clone(),
+                    content_sha256: format!("sha-{}", hit.doc_key),
+                    date: None,
+                    authority: 1.0,
+                }),
+                detail: None,
+            }
+        }
+    }
+
+    fn retrieved(n: usize) -> RetrieveOut {
+        RetrieveOut {
+            hits: (0..n)
+                .map(|i| FusedHit {
+                    hit: SearchHit {
+                        doc_key: format!("doc{i}"),
+                        locator: format!("doc{i}.html"),
+                        title: format!("Doc {i}"),
+                        score: 1.0,
+                        snippet: String::new(),
+                    },
+                    rrf: 1.0 / (61.0 + i as f64),
+                })
+                .collect(),
+            coverage: vec![],
+        }
+    }
+
+    fn slow(fail: &'static str) -> SlowFetcher {
+        SlowFetcher {
+            inner: Arc::new(Immediate(fail)),
+            latency: Latency::Uniform(Duration::from_millis(200), Duration::from_millis(1500)),
+            seed: 5,
+        }
+    }
+
+    /// Each document's own simulated latency, as the fetcher draws it.
+    fn latency_of(doc: usize) -> Duration {
+        Latency::Uniform(Duration::from_millis(200), Duration::from_millis(1500))
+            .sample(5, format!("fetch\0doc{doc}").as_bytes())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn concurrent_fetches_cost_the_slowest_not_the_sum() {
+        let fetcher = slow("doc3");
+        let started = tokio::time::Instant::now();
+        let (parallel, calls) = run("n", &retrieved(10), &fetcher, 8).await;
+        let elapsed = started.elapsed();
+        let latencies: Vec<Duration> = (0..DOCS_PER_SUBQUESTION).map(latency_of).collect();
+        let slowest = latencies.iter().copied().max().unwrap_or_default();
+        let sum: Duration = latencies.iter().sum();
+        // Virtual time: exactly the slowest fetch (no CPU time passes in paused time).
+        assert_eq!(elapsed, slowest, "sum would be {sum:?}");
+        assert!(sum > slowest * 2, "the draws differ enough to tell");
+        assert_eq!(
+            calls.len(),
+            DOCS_PER_SUBQUESTION,
+            "only the top 8 are fetched"
+        );
+
+        let started = tokio::time::Instant::now();
+        let (sequential, _) = run("n", &retrieved(10), &fetcher, 1).await;
+        assert_eq!(started.elapsed(), sum, "one at a time costs the sum");
+        // Same documents, failures and order either way: rank order, not finish order.
+        assert_eq!(parallel, sequential);
+        let keys: Vec<&str> = parallel
+            .docs
+            .iter()
+            .map(|(d, _)| d.doc_key.as_str())
+            .collect();
+        assert_eq!(
+            keys,
+            ["doc0", "doc1", "doc2", "doc4", "doc5", "doc6", "doc7"]
+        );
+        assert_eq!(parallel.failures.len(), 1);
+        assert_eq!(parallel.failures[0].status, "unreachable");
+    }
 }

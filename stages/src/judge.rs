@@ -12,6 +12,7 @@ use deepr_orchestrator::{LedgerEntry, LlmProvider, TextArchive, Tier};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::concurrent::in_order;
 use crate::llm::{call_task, TaskCall};
 use crate::types::{ClaimDraft, JudgeOut};
 
@@ -49,6 +50,7 @@ pub async fn run(
     claims: &[ClaimDraft],
     archive: &dyn TextArchive,
     llm: &dyn LlmProvider,
+    io_concurrency: usize,
 ) -> (JudgeOut, Vec<LedgerEntry>) {
     let mut verdicts: BTreeMap<String, Verdict> = BTreeMap::new();
     let mut calls = Vec::new();
@@ -57,43 +59,52 @@ pub async fn run(
     // Each claim's quotes, looked up once: shown to the model and used by the floor.
     let claim_quotes: Vec<Vec<String>> = claims.iter().map(|c| quotes(c, archive)).collect();
     let judged: Vec<(&ClaimDraft, &Vec<String>)> = claims.iter().zip(&claim_quotes).collect();
-    for batch in judged.chunks(BATCH) {
+    // The batches are independent calls: they run at once (at most `io_concurrency`,
+    // and under the model provider's own limits), merged in batch order.
+    let batch_calls = judged
+        .chunks(BATCH)
+        .map(|batch| async move {
+            let items: Vec<Value> = batch
+                .iter()
+                .map(|(c, q)| json!({"id": c.id, "text": c.text, "quotes": q}))
+                .collect();
+            let shown = batch
+                .iter()
+                .map(|(c, quotes)| {
+                    let q = quotes
+                        .iter()
+                        .map(|q| {
+                            format!(
+                                "  quote: \"{}\"",
+                                q.split_whitespace().collect::<Vec<_>>().join(" ")
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    format!("claim {}: {}\n{q}", c.id, c.text)
+                })
+                .collect::<Vec<_>>()
+                .join("\n\n");
+            let ids: BTreeSet<String> = batch.iter().map(|(c, _)| c.id.clone()).collect();
+            let result = call_task::<Answer, _>(
+                llm,
+                TaskCall {
+                    node_id,
+                    stage: "judge",
+                    prompt,
+                    tier: Tier::Cheap,
+                    values: vec![("claims", shown)],
+                    task_input: json!({"claims": items}),
+                },
+                |answer: &Answer| validate(answer, &ids),
+            )
+            .await;
+            (ids, result)
+        })
+        .collect();
+    let answers = in_order(batch_calls, io_concurrency).await;
+    for (ids, result) in answers {
         batches += 1;
-        let items: Vec<Value> = batch
-            .iter()
-            .map(|(c, q)| json!({"id": c.id, "text": c.text, "quotes": q}))
-            .collect();
-        let shown = batch
-            .iter()
-            .map(|(c, quotes)| {
-                let q = quotes
-                    .iter()
-                    .map(|q| {
-                        format!(
-                            "  quote: \"{}\"",
-                            q.split_whitespace().collect::<Vec<_>>().join(" ")
-                        )
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                format!("claim {}: {}\n{q}", c.id, c.text)
-            })
-            .collect::<Vec<_>>()
-            .join("\n\n");
-        let ids: BTreeSet<String> = batch.iter().map(|(c, _)| c.id.clone()).collect();
-        let result = call_task::<Answer, _>(
-            llm,
-            TaskCall {
-                node_id,
-                stage: "judge",
-                prompt,
-                tier: Tier::Cheap,
-                values: vec![("claims", shown)],
-                task_input: json!({"claims": items}),
-            },
-            |answer: &Answer| validate(answer, &ids),
-        )
-        .await;
         calls.extend(result.calls);
         if let Some(why) = result.degraded {
             degraded.push(why);
@@ -293,30 +304,42 @@ pub async fn run_votes(
     claims: &[ClaimDraft],
     archive: &dyn TextArchive,
     llm: &dyn LlmProvider,
+    io_concurrency: usize,
 ) -> (JudgeOut, Vec<LedgerEntry>) {
     let mut verdicts = Vec::new();
     let mut calls = Vec::new();
     let mut degraded = Vec::new();
     let mut count = 0u32;
-    for claim in claims {
-        let mut seen = BTreeSet::new();
-        let sources: Vec<String> = claim
-            .citations
-            .iter()
-            .filter(|c| seen.insert(c.content_sha256.clone()))
-            .filter_map(|c| archive.get(&c.content_sha256))
-            .map(|t| t.text.chars().take(VOTE_SOURCE_CHARS).collect())
-            .collect();
-        let shown = sources
-            .iter()
-            .enumerate()
-            .map(|(i, s)| format!("[source {}]\n{s}", i + 1))
-            .collect::<Vec<_>>()
-            .join("\n\n");
-        let mut tally = BTreeMap::new();
-        for voter in 1..=VOTES {
-            count += 1;
-            let result = call_task::<VoteAnswer, _>(
+    // What each claim's voters read, built once per claim.
+    let shown: Vec<(Vec<String>, String)> = claims
+        .iter()
+        .map(|claim| {
+            let mut seen = BTreeSet::new();
+            let sources: Vec<String> = claim
+                .citations
+                .iter()
+                .filter(|c| seen.insert(c.content_sha256.clone()))
+                .filter_map(|c| archive.get(&c.content_sha256))
+                .map(|t| t.text.chars().take(VOTE_SOURCE_CHARS).collect())
+                .collect();
+            let text = sources
+                .iter()
+                .enumerate()
+                .map(|(i, s)| format!("[source {}]\n{s}", i + 1))
+                .collect::<Vec<_>>()
+                .join("\n\n");
+            (sources, text)
+        })
+        .collect();
+    // Every vote of every claim is an independent call: all run at once (at most
+    // `io_concurrency`), tallied in (claim, voter) order.
+    let ballots = claims
+        .iter()
+        .zip(&shown)
+        .flat_map(|(claim, shown)| (1..=VOTES).map(move |voter| (claim, shown, voter)));
+    let vote_calls = ballots
+        .map(|(claim, (sources, text), voter)| async move {
+            call_task::<VoteAnswer, _>(
                 llm,
                 TaskCall {
                     node_id,
@@ -326,7 +349,7 @@ pub async fn run_votes(
                     values: vec![
                         ("voter", voter.to_string()),
                         ("claim", claim.text.clone()),
-                        ("sources", shown.clone()),
+                        ("sources", text.clone()),
                     ],
                     task_input: json!({"voter": voter, "claim": claim.text, "sources": sources}),
                 },
@@ -338,7 +361,14 @@ pub async fn run_votes(
                     _ => Ok(()),
                 },
             )
-            .await;
+            .await
+        })
+        .collect();
+    let mut answers = in_order(vote_calls, io_concurrency).await.into_iter();
+    for claim in claims {
+        let mut tally = BTreeMap::new();
+        for result in answers.by_ref().take(VOTES) {
+            count += 1;
             calls.extend(result.calls);
             if let Some(why) = result.degraded {
                 degraded.push(why);

@@ -6,6 +6,7 @@
 //! [`render`] turns the finished nodes into `report.json` and the markdown report;
 //! [`offline`] is the deterministic heuristic model (`--llm offline`).
 
+pub mod concurrent;
 pub mod conflict;
 pub mod decompose;
 pub mod deepen;

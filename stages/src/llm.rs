@@ -4,7 +4,7 @@
 //! heuristic for that node. Model output is untrusted data throughout: it is parsed,
 //! never executed, and it never supplies quote text.
 
-use std::time::Instant;
+use tokio::time::Instant;
 
 use deepr_orchestrator::{LedgerEntry, LlmProvider, LlmRequest, Tier};
 use deepr_prompts::Prompt;

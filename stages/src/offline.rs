@@ -8,6 +8,7 @@
 
 use async_trait::async_trait;
 use deepr_evidence::report::CallStatus;
+use deepr_orchestrator::simulate::ModelLatency;
 use deepr_orchestrator::tokens::{count_chat_tokens, count_tokens};
 use deepr_orchestrator::{LlmError, LlmProvider, LlmRequest, LlmResponse};
 use serde_json::Value;
@@ -15,11 +16,24 @@ use serde_json::Value;
 pub const MODEL_ID: &str = "offline:heuristic-v1";
 
 /// The offline model. `latency` is a simulation setting (`--offline-latency`): each call
-/// waits that long, so crash tests and orchestration benchmarks see realistic timing
-/// without a network. It never changes an answer.
+/// waits its time to first token plus its completion tokens at the given speed, drawn
+/// by the request's identity and `latency_seed`, so crash tests and orchestration
+/// benchmarks see realistic timing without a network. It never changes an answer.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct OfflineModel {
-    pub latency: std::time::Duration,
+    pub latency: ModelLatency,
+    pub latency_seed: u64,
+}
+
+/// What identifies a request for the latency draw: the same request always waits the
+/// same time, whichever order calls are made in.
+fn request_identity(request: &LlmRequest) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new();
+    for part in [&request.prompt_id, &request.system, &request.user] {
+        hasher.update(part.as_bytes());
+        hasher.update(b"\0");
+    }
+    *hasher.finalize().as_bytes()
 }
 
 /// The heuristic answer for a prompt id.
@@ -45,9 +59,6 @@ impl LlmProvider for OfflineModel {
     }
 
     async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
-        if !self.latency.is_zero() {
-            tokio::time::sleep(self.latency).await;
-        }
         let value = answer(&request.prompt_id, &request.task_input);
         if value.is_null() {
             return Err(LlmError::Call {
@@ -56,12 +67,21 @@ impl LlmProvider for OfflineModel {
             });
         }
         let text = value.to_string();
+        let completion_tokens = count_tokens(&text);
+        if !self.latency.is_zero() {
+            let wait = self.latency.sample(
+                self.latency_seed,
+                &request_identity(request),
+                completion_tokens,
+            );
+            tokio::time::sleep(wait).await;
+        }
         Ok(LlmResponse {
             prompt_tokens: count_chat_tokens(&[
                 ("system", &request.system),
                 ("user", &request.user),
             ]),
-            completion_tokens: count_tokens(&text),
+            completion_tokens,
             cached_tokens: 0,
             cost_usd: 0.0,
             cache_hit: false,

@@ -81,6 +81,10 @@ pub struct ResearchConfig {
     /// Identifies what the search providers search (e.g. the corpus index's content
     /// hash), so a changed corpus changes retrieval keys.
     pub search_fingerprint: String,
+    /// How many independent calls one step keeps in flight (searches, fetches, judge
+    /// batches, votes); 1 runs them one after another. It changes timing only, never an
+    /// output, so it is in no node key.
+    pub io_concurrency: usize,
 }
 
 #[derive(Clone)]
@@ -182,6 +186,7 @@ pub async fn run_research(
     let topic = config.topic.clone();
     let depth = config.depth.as_str().to_string();
     let search_names: Vec<String> = providers.search.iter().map(|p| p.name()).collect();
+    let io = config.io_concurrency;
 
     // ---- phase: plan
     let mut plan = Dag::new();
@@ -190,7 +195,7 @@ pub async fn run_research(
         let t = topic.clone();
         plan.add(
             spec("r0/scout".into(), "scout", json!({"v": crate::decompose::STAGE_VERSION, "topic": topic, "search": search_names, "fp": config.search_fingerprint}), move |ctx| async move {
-                let (out, calls) = crate::decompose::scout(&ctx.node_id, &t, &p.search, p.fetcher.as_ref(), p.archive.as_ref()).await;
+                let (out, calls) = crate::decompose::scout(&ctx.node_id, &t, &p.search, p.fetcher.as_ref(), p.archive.as_ref(), io).await;
                 finish(out, calls)
             }),
             &[],
@@ -240,7 +245,7 @@ pub async fn run_research(
             dag.add(
                 spec(rt_id.clone(), "retrieve", json!({"v": crate::retrieve::STAGE_VERSION, "search": search_names, "fp": config.search_fingerprint, "k": crate::retrieve::RRF_K}), move |ctx| async move {
                     let plan: SubqueryOut = read(&ctx.inputs, &sq)?;
-                    let (out, calls) = crate::retrieve::search_all(&ctx.node_id, "retrieve", &plan.queries, &p.search, crate::retrieve::HITS_PER_QUERY).await;
+                    let (out, calls) = crate::retrieve::search_all(&ctx.node_id, "retrieve", &plan.queries, &p.search, crate::retrieve::HITS_PER_QUERY, io).await;
                     finish(out, calls)
                 }),
                 std::slice::from_ref(&sq_id),
@@ -250,7 +255,7 @@ pub async fn run_research(
             dag.add(
                 spec(ft_id.clone(), "fetch", json!({"v": crate::fetch::STAGE_VERSION, "docs": crate::fetch::DOCS_PER_SUBQUESTION}), move |ctx| async move {
                     let retrieved: RetrieveOut = read(&ctx.inputs, &rt)?;
-                    let (out, calls) = crate::fetch::run(&ctx.node_id, &retrieved, p.fetcher.as_ref()).await;
+                    let (out, calls) = crate::fetch::run(&ctx.node_id, &retrieved, p.fetcher.as_ref(), io).await;
                     finish(out, calls)
                 }),
                 std::slice::from_ref(&rt_id),
@@ -326,9 +331,9 @@ pub async fn run_research(
                     return finish(JudgeOut { verdicts, calls: 0, degraded: None }, vec![]);
                 }
                 let (out, calls) = if strategy == Strategy::PerClaim {
-                    crate::judge::run_votes(&ctx.node_id, &p.prompts.judge_vote, &claims, p.archive.as_ref(), p.cheap.as_ref()).await
+                    crate::judge::run_votes(&ctx.node_id, &p.prompts.judge_vote, &claims, p.archive.as_ref(), p.cheap.as_ref(), io).await
                 } else {
-                    crate::judge::run(&ctx.node_id, &p.prompts.judge, &claims, p.archive.as_ref(), p.cheap.as_ref()).await
+                    crate::judge::run(&ctx.node_id, &p.prompts.judge, &claims, p.archive.as_ref(), p.cheap.as_ref(), io).await
                 };
                 finish(out, calls)
             }),

@@ -4,11 +4,12 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Instant;
+use tokio::time::Instant;
 
 use deepr_evidence::report::{CallStatus, Coverage};
 use deepr_orchestrator::{LedgerEntry, SearchHit, SearchProvider};
 
+use crate::concurrent::in_order;
 use crate::types::{FusedHit, RetrieveOut};
 
 pub const STAGE_VERSION: u32 = 1;
@@ -17,46 +18,57 @@ pub const RRF_K: f64 = 60.0;
 /// Hits requested per query and provider.
 pub const HITS_PER_QUERY: usize = 10;
 
-/// Run every query on every provider and fuse the streams.
+/// Run every query on every provider — at most `io_concurrency` calls at once — and
+/// fuse the streams. Results are merged in (query, provider) order whatever order the
+/// calls finish in, so the output is the same as a sequential run's.
 pub async fn search_all(
     node_id: &str,
     stage: &str,
     queries: &[String],
     providers: &[Arc<dyn SearchProvider>],
     limit: usize,
+    io_concurrency: usize,
 ) -> (RetrieveOut, Vec<LedgerEntry>) {
+    let pairs = queries
+        .iter()
+        .flat_map(|query| providers.iter().map(move |provider| (query, provider)));
+    let calls = pairs
+        .map(|(query, provider)| async move {
+            let started = Instant::now();
+            let outcome = provider.search(query, limit).await;
+            let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            (query, provider, outcome, elapsed_ms)
+        })
+        .collect();
+    let answers = in_order(calls, io_concurrency).await;
     let mut streams: Vec<(f64, Vec<SearchHit>)> = Vec::new();
     let mut coverage = Vec::new();
     let mut calls = Vec::new();
-    for query in queries {
-        for provider in providers {
-            let started = Instant::now();
-            let outcome = provider.search(query, limit).await;
-            let hits = u32::try_from(outcome.hits.len()).unwrap_or(u32::MAX);
-            // A provider that says ok but returns nothing is "no-results"; a failure is
-            // never reported as "nothing found".
-            let status = if outcome.status == CallStatus::Ok && hits == 0 {
-                CallStatus::NoResults
-            } else {
-                outcome.status
-            };
-            coverage.push(Coverage {
-                provider: provider.name(),
-                query: query.clone(),
-                status,
-                hits,
-            });
-            calls.push(LedgerEntry::io_call(
-                node_id,
-                stage,
-                "search",
-                provider.name(),
-                u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                status.as_str(),
-            ));
-            if status == CallStatus::Ok {
-                streams.push((provider.weight(), outcome.hits));
-            }
+    for (query, provider, outcome, elapsed_ms) in answers {
+        let hits = u32::try_from(outcome.hits.len()).unwrap_or(u32::MAX);
+        // A provider that says ok but returns nothing is "no-results"; a failure is
+        // never reported as "nothing found".
+        let status = if outcome.status == CallStatus::Ok && hits == 0 {
+            CallStatus::NoResults
+        } else {
+            outcome.status
+        };
+        coverage.push(Coverage {
+            provider: provider.name(),
+            query: query.clone(),
+            status,
+            hits,
+        });
+        calls.push(LedgerEntry::io_call(
+            node_id,
+            stage,
+            "search",
+            provider.name(),
+            elapsed_ms,
+            status.as_str(),
+        ));
+        if status == CallStatus::Ok {
+            streams.push((provider.weight(), outcome.hits));
         }
     }
     coverage.sort_by(|a, b| (&a.provider, &a.query).cmp(&(&b.provider, &b.query)));
@@ -117,5 +129,80 @@ mod tests {
         let keys: Vec<&str> = fused.iter().map(|f| f.hit.doc_key.as_str()).collect();
         assert_eq!(keys, ["a", "b", "c"]);
         assert!((fused[0].rrf - (1.0 / 61.0 + 1.0 / 62.0)).abs() < 1e-12);
+    }
+}
+
+#[cfg(test)]
+mod concurrency_tests {
+    use std::time::Duration;
+
+    use async_trait::async_trait;
+    use deepr_orchestrator::simulate::{Latency, SlowSearch};
+    use deepr_orchestrator::SearchOutcome;
+
+    use super::*;
+
+    /// Ranks three documents by the query's length, so queries fuse differently.
+    struct Ranked(&'static str);
+
+    #[async_trait]
+    impl SearchProvider for Ranked {
+        fn name(&self) -> String {
+            self.0.into()
+        }
+        async fn search(&self, query: &str, _: usize) -> SearchOutcome {
+            let mut keys = vec!["a", "b", "c"];
+            keys.rotate_left(query.len() % 3);
+            SearchOutcome {
+                status: CallStatus::Ok,
+                hits: keys
+                    .into_iter()
+                    .map(|k| SearchHit {
+                        doc_key: format!("{}-{k}", self.0),
+                        locator: k.into(),
+                        title: k.into(),
+                        score: 1.0,
+                        snippet: String::new(),
+                    })
+                    .collect(),
+                detail: None,
+            }
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn all_queries_and_providers_search_at_once_and_fuse_as_in_sequence() {
+        let latency = Latency::Uniform(Duration::from_millis(300), Duration::from_millis(900));
+        let providers: Vec<Arc<dyn SearchProvider>> = ["p1", "p2"]
+            .into_iter()
+            .map(|name| {
+                Arc::new(SlowSearch {
+                    inner: Arc::new(Ranked(name)),
+                    latency,
+                    seed: 1,
+                }) as Arc<dyn SearchProvider>
+            })
+            .collect();
+        let queries: Vec<String> = ["wal", "rollback journal", "locks"]
+            .iter()
+            .map(|q| q.to_string())
+            .collect();
+        let draws: Vec<Duration> = queries
+            .iter()
+            .flat_map(|q| {
+                ["p1", "p2"].map(|p| latency.sample(1, format!("search\0{p}\0{q}\010").as_bytes()))
+            })
+            .collect();
+        let started = tokio::time::Instant::now();
+        let (parallel, calls) = search_all("n", "retrieve", &queries, &providers, 10, 8).await;
+        assert_eq!(
+            started.elapsed(),
+            draws.iter().copied().max().unwrap_or_default()
+        );
+        assert_eq!(calls.len(), 6);
+        let started = tokio::time::Instant::now();
+        let (sequential, _) = search_all("n", "retrieve", &queries, &providers, 10, 1).await;
+        assert_eq!(started.elapsed(), draws.iter().sum::<Duration>());
+        assert_eq!(parallel, sequential);
     }
 }

@@ -4,7 +4,7 @@
 //! store must restore every node and make no live LLM call.
 
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,8 +13,8 @@ use deepr_checkpoints::{FileArchive, SledStore};
 use deepr_evidence::report::CallStatus;
 use deepr_orchestrator::executor::NoProgress;
 use deepr_orchestrator::{
-    Executor, LlmError, LlmProvider, LlmRequest, LlmResponse, SearchOutcome, SearchProvider,
-    UsageLedger,
+    Executor, FetchOutcome, Fetcher, LlmError, LlmProvider, LlmRequest, LlmResponse, SearchHit,
+    SearchOutcome, SearchProvider, UsageLedger,
 };
 use deepr_providers::{CorpusFetcher, CorpusIndex, CorpusSearch};
 use deepr_stages::offline::OfflineModel;
@@ -54,9 +54,46 @@ impl SearchProvider for SlowSearch {
     }
 }
 
+/// A fetcher with a seeded delay per document that counts how many fetches are in
+/// flight at once.
+struct SlowFetch {
+    seed: u64,
+    inner: Arc<dyn Fetcher>,
+    in_flight: AtomicUsize,
+    peak: Arc<AtomicUsize>,
+}
+
+#[async_trait]
+impl Fetcher for SlowFetch {
+    async fn fetch(&self, hit: &SearchHit) -> FetchOutcome {
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.peak.fetch_max(now, Ordering::SeqCst);
+        tokio::time::sleep(delay(self.seed, &hit.doc_key)).await;
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
+        self.inner.fetch(hit).await
+    }
+}
+
 async fn run_once(seed: u64, state: &Path, run: &str) -> (String, usize, u64) {
     let (markdown, _, restored, live) = run_with(seed, state, run, vec![]).await;
     (markdown, restored, live)
+}
+
+/// How a test run is scheduled: node concurrency and per-step I/O concurrency.
+#[derive(Clone, Copy)]
+struct Schedule {
+    nodes: usize,
+    io: usize,
+}
+
+async fn run_with(
+    seed: u64,
+    state: &Path,
+    run: &str,
+    extra: Vec<Arc<dyn SearchProvider>>,
+) -> (String, deepr_evidence::report::Report, usize, u64) {
+    let peak = Arc::new(AtomicUsize::new(0));
+    run_scheduled(seed, state, run, extra, Schedule { nodes: 4, io: 8 }, peak).await
 }
 
 /// A search provider that is always rate-limited.
@@ -76,11 +113,13 @@ impl SearchProvider for RateLimited {
     }
 }
 
-async fn run_with(
+async fn run_scheduled(
     seed: u64,
     state: &Path,
     run: &str,
     extra: Vec<Arc<dyn SearchProvider>>,
+    schedule: Schedule,
+    peak_fetches: Arc<AtomicUsize>,
 ) -> (String, deepr_evidence::report::Report, usize, u64) {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test_data/contradiction");
     let archive = Arc::new(FileArchive::open(state).expect("archive"));
@@ -96,7 +135,12 @@ async fn run_with(
         )) as Arc<dyn SearchProvider>)
         .chain(extra)
         .collect(),
-        fetcher: Arc::new(CorpusFetcher(index)),
+        fetcher: Arc::new(SlowFetch {
+            seed,
+            inner: Arc::new(CorpusFetcher(index)),
+            in_flight: AtomicUsize::new(0),
+            peak: peak_fetches,
+        }),
         archive: archive.clone(),
         prompts: Arc::default(),
     };
@@ -105,6 +149,7 @@ async fn run_with(
         depth: Depth::Standard,
         strategy: Strategy::Linear,
         search_fingerprint: "fixture".into(),
+        io_concurrency: schedule.io,
     };
     let store = SledStore::open(&state.join("runs").join(run))
         .await
@@ -114,7 +159,7 @@ async fn run_with(
         store: Arc::new(store),
         ledger: Arc::clone(&ledger),
         progress: Arc::new(NoProgress),
-        concurrency: 4,
+        concurrency: schedule.nodes,
         stop: Arc::new(AtomicBool::new(false)),
         budget: deepr_orchestrator::Budget::unlimited(),
         plan: None,
@@ -189,4 +234,47 @@ async fn concurrent_runs_with_different_timings_write_identical_reports() {
     assert!(restored_third > 0);
     assert_eq!(live_third, 0, "no LLM token is spent twice");
     assert_eq!(first, third);
+}
+
+/// Parallel I/O inside steps changes timing only: one node at a time, so any overlap
+/// of fetches is inside one step; the report, the tokens and the calls match a run with
+/// `io_concurrency = 1`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_io_writes_what_sequential_io_writes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let parallel_peak = Arc::new(AtomicUsize::new(0));
+    let (parallel, parallel_report, _, _) = run_scheduled(
+        5,
+        dir.path(),
+        "parallel",
+        vec![],
+        Schedule { nodes: 1, io: 8 },
+        Arc::clone(&parallel_peak),
+    )
+    .await;
+    let sequential_peak = Arc::new(AtomicUsize::new(0));
+    let (sequential, sequential_report, _, _) = run_scheduled(
+        5,
+        dir.path(),
+        "sequential",
+        vec![],
+        Schedule { nodes: 1, io: 1 },
+        Arc::clone(&sequential_peak),
+    )
+    .await;
+    assert!(
+        parallel_peak.load(Ordering::SeqCst) > 1,
+        "fetches of one step overlapped"
+    );
+    assert_eq!(
+        sequential_peak.load(Ordering::SeqCst),
+        1,
+        "one call at a time"
+    );
+    assert!(!parallel_report.claims.is_empty());
+    assert_eq!(parallel, sequential, "same bytes above ## Run details");
+    assert_eq!(
+        parallel_report.usage, sequential_report.usage,
+        "same calls and tokens"
+    );
 }
