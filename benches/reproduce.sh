@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Reproduce every figure in benches/README.md: criterion benches, the strategy table,
-# the QA table and the orchestration-efficiency ratio (offline model; release build).
+# the QA table and the orchestration-efficiency figures (offline model; release build;
+# the latency benches take about 12 minutes, most of it simulated waiting).
 # Optional: LLAMA_BASE_URL=http://127.0.0.1:8080/v1 also runs the strategy table against
 # a local OpenAI-compatible server (e.g. llama.cpp's llama-server with SmolLM2).
 set -euo pipefail
@@ -16,8 +17,16 @@ $deepr --quiet bench --topics benches/topics.txt --corpus examples/sqlite-docs \
 $deepr --quiet bench --qa benches/data/sqlite_faq.json --corpus examples/sqlite-docs \
   --out "$out/qa" --strategies linear --jobs 2
 $deepr --quiet bench --topics benches/topics.txt --corpus examples/sqlite-docs \
-  --out "$out/efficiency" --strategies linear \
-  --offline-latency 50ms --search-latency 20ms --fetch-latency 20ms
+  --out "$out/efficiency" --strategies linear --jobs 1 \
+  --offline-latency 1s --search-latency 400ms --fetch-latency 600ms
+$deepr --quiet bench --topics benches/topics.txt --corpus examples/sqlite-docs \
+  --out "$out/efficiency-sequential" --strategies linear --jobs 1 --io-concurrency 1 \
+  --offline-latency 1s --search-latency 400ms --fetch-latency 600ms
+for depth in quick standard deep; do
+  $deepr --quiet bench --topics benches/topics.txt --corpus examples/sqlite-docs \
+    --out "$out/realistic-$depth" --strategies linear --jobs 1 --depth "$depth" \
+    --offline-latency 800ms+60tok/s --search-latency 300ms..900ms --fetch-latency 200ms..1500ms
+done
 if [ -n "${LLAMA_BASE_URL:-}" ]; then
   printf '[limits]\nmax_tokens = 256\nconcurrency = 2\nmax_retries = 1\n' > "$out/llama.toml"
   head -n 3 benches/topics.txt | grep -v '^#' > "$out/llama-topics.txt"

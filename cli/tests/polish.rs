@@ -75,9 +75,26 @@ fn completions_json_events_estimates_and_memory() {
         .map(|l| serde_json::from_str(l).expect("each line is JSON"))
         .collect();
     let kinds: Vec<&str> = events.iter().filter_map(|e| e["event"].as_str()).collect();
-    for kind in ["run", "planned", "finished", "report"] {
+    for kind in ["run", "planned", "finished", "section", "report"] {
         assert!(kinds.contains(&kind), "{kind} event in {kinds:?}");
     }
+    // First useful output: each judged section comes before the synthesis and the report.
+    let first_section = kinds.iter().position(|k| *k == "section");
+    let synthesized = events
+        .iter()
+        .position(|e| e["event"] == "finished" && e["stage"] == "synthesize");
+    assert!(
+        first_section < synthesized,
+        "sections come before the summary"
+    );
+    let section = events
+        .iter()
+        .find(|e| e["event"] == "section")
+        .expect("a section event");
+    assert!(section["subquestion"]
+        .as_str()
+        .is_some_and(|s| !s.is_empty()));
+    assert!(section["claims"][0]["verdict"].is_string(), "{section}");
 
     // Research memory: a close topic mentions the past run; search finds it.
     let second = deepr(

@@ -54,6 +54,12 @@ fn run_args<'a>(state: &'a str, out: &'a str, run_id: &'a str) -> Vec<&'a str> {
         run_id,
         "--offline-latency",
         LATENCY,
+        // Searches and fetches take time too, and run at once inside their steps, so
+        // kills land with several of them in flight.
+        "--search-latency",
+        "2ms..12ms",
+        "--fetch-latency",
+        "2ms..15ms",
     ]
 }
 
