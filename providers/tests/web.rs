@@ -298,10 +298,10 @@ async fn arxiv_requests_are_spaced_three_seconds_apart() {
         Duration::from_secs(5),
     )
     .expect("arxiv");
-    for query in ["a", "b"] {
-        let outcome = arxiv.search(query, 5).await;
-        assert_eq!(outcome.status, CallStatus::NoResults);
-    }
+    // Both at once, as a retrieve step issues them: the limiter still spaces them.
+    let (first, second) = tokio::join!(arxiv.search("a", 5), arxiv.search("b", 5));
+    assert_eq!(first.status, CallStatus::NoResults);
+    assert_eq!(second.status, CallStatus::NoResults);
     let times = times.lock().expect("times").clone();
     assert_eq!(times.len(), 2);
     assert!(
@@ -425,4 +425,82 @@ async fn pdf_text_is_read_in_a_contained_task() {
             "a broken PDF is an error, never a panic or a hang"
         );
     }
+}
+
+/// Six pages of one host fetched at once, as a fetch step now does: the per-host rate
+/// limit (2 per second, burst 2) spaces them and the global cap bounds how many are in
+/// flight; every page still arrives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_fetches_keep_the_per_host_limit_and_the_global_cap() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let arrivals: Arc<std::sync::Mutex<Vec<Instant>>> = Arc::default();
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let peak = Arc::new(AtomicUsize::new(0));
+    {
+        let (arrivals, in_flight, peak) = (
+            Arc::clone(&arrivals),
+            Arc::clone(&in_flight),
+            Arc::clone(&peak),
+        );
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let (arrivals, in_flight, peak) = (
+                    Arc::clone(&arrivals),
+                    Arc::clone(&in_flight),
+                    Arc::clone(&peak),
+                );
+                std::thread::spawn(move || {
+                    let mut buffer = [0u8; 2048];
+                    let n = stream.read(&mut buffer).unwrap_or(0);
+                    let request = String::from_utf8_lossy(&buffer[..n]).into_owned();
+                    if request.starts_with("GET /robots.txt") {
+                        let _ = write!(stream, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                        return;
+                    }
+                    if let Ok(mut a) = arrivals.lock() {
+                        a.push(Instant::now());
+                    }
+                    let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                    peak.fetch_max(now, Ordering::SeqCst);
+                    std::thread::sleep(Duration::from_millis(300));
+                    let body = page("Concurrent");
+                    let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+                    in_flight.fetch_sub(1, Ordering::SeqCst);
+                });
+            }
+        });
+    }
+    let state = tempfile::tempdir().expect("tempdir");
+    let archive = Arc::new(FileArchive::open(state.path()).expect("archive"));
+    let fetcher = Arc::new(
+        WebFetcher::new(
+            archive,
+            vec![format!("127.0.0.1:{port}")],
+            Duration::from_secs(5),
+            1 << 20,
+            2,
+        )
+        .expect("fetcher"),
+    );
+    let mut fetches = tokio::task::JoinSet::new();
+    for i in 0..6 {
+        let fetcher = Arc::clone(&fetcher);
+        fetches.spawn(async move { fetcher.fetch(&hit(port, &format!("/page{i}"))).await });
+    }
+    let mut statuses = Vec::new();
+    while let Some(outcome) = fetches.join_next().await {
+        statuses.push(outcome.expect("task").status);
+    }
+    assert_eq!(statuses, vec![CallStatus::Ok; 6], "every page arrives");
+    let mut arrivals = arrivals.lock().expect("arrivals").clone();
+    arrivals.sort();
+    assert_eq!(arrivals.len(), 6, "each page was requested once");
+    let span = arrivals[5].duration_since(arrivals[0]);
+    assert!(
+        span >= Duration::from_millis(1900),
+        "2 per second with a burst of 2: six requests span at least 2 s, not {span:?}"
+    );
+    assert!(peak.load(Ordering::SeqCst) <= 2, "the global cap holds");
 }
