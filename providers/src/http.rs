@@ -7,8 +7,22 @@
 //! to (a resolver that filters, so a name cannot smuggle a private address past the
 //! check). Text from pages and reports therefore never chooses an address on a private
 //! network.
+//!
+//! * The address checked is the address connected to: the guard is the resolver
+//!   itself, so there is no second lookup between check and connect (DNS rebinding).
+//!   The lookup behind it is injectable ([`HostResolver`]) so tests can resolve names
+//!   to private addresses, or differently on each lookup.
+//! * `--allow-host HOST` opens a host on every port; `HOST:PORT` opens exactly that
+//!   port. A name allowed only with ports is resolved by a second client, used only for
+//!   those (host, port) pairs, whose redirects cannot leave them.
+//! * A guarded client (one that refuses private addresses) never uses a proxy:
+//!   `HTTP_PROXY`/`HTTPS_PROXY`/`ALL_PROXY` would let the proxy resolve names, and the
+//!   guard would never see the address. Trusted endpoints the user configures (search
+//!   APIs, model servers) use an unguarded client and honour those variables.
 
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -65,23 +79,123 @@ pub fn is_private(ip: IpAddr) -> bool {
                 || o[0] == 0
         }
         IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_private(IpAddr::V4(v4));
+            if v6.is_loopback() || v6.is_unspecified() {
+                return true;
+            }
+            // Addresses that carry an IPv4 address follow the IPv4 rules.
+            if embedded_ipv4(v6)
+                .iter()
+                .any(|v4| is_private(IpAddr::V4(*v4)))
+            {
+                return true;
             }
             let first = v6.segments()[0];
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
+            v6.is_multicast()
                 || (first & 0xfe00) == 0xfc00 // unique local fc00::/7
                 || (first & 0xffc0) == 0xfe80 // link-local fe80::/10
+                || (first & 0xffc0) == 0xfec0 // site-local fec0::/10 (deprecated)
         }
     }
+}
+
+/// The IPv4 addresses an IPv6 address carries: IPv4-mapped (::ffff:a.b.c.d) and
+/// -compatible (::a.b.c.d), NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48, last
+/// 32 bits), 6to4 (2002::/16, bits 16–47) and Teredo (2001::/32: the server in bits
+/// 32–63, the client's address inverted in the last 32 bits).
+fn embedded_ipv4(v6: std::net::Ipv6Addr) -> Vec<std::net::Ipv4Addr> {
+    let s = v6.segments();
+    let pair = |hi: u16, lo: u16| std::net::Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo));
+    let last = pair(s[6], s[7]);
+    if let Some(v4) = v6.to_ipv4_mapped() {
+        return vec![v4];
+    }
+    if s[..6].iter().all(|x| *x == 0) {
+        return vec![last]; // IPv4-compatible
+    }
+    if s[0] == 0x0064 && s[1] == 0xff9b && (s[2..6].iter().all(|x| *x == 0) || s[2] == 0x0001) {
+        return vec![last]; // NAT64
+    }
+    if s[0] == 0x2002 {
+        return vec![pair(s[1], s[2])]; // 6to4
+    }
+    if s[0] == 0x2001 && s[1] == 0x0000 {
+        return vec![pair(s[2], s[3]), pair(!s[6], !s[7])]; // Teredo
+    }
+    Vec::new()
+}
+
+/// Turns a host name into addresses: the system resolver in production, a test's own
+/// in tests. The guard filters exactly what this returns, and the connection goes to
+/// what passed, so nothing resolves the name a second time.
+pub trait HostResolver: Send + Sync {
+    fn lookup(
+        &self,
+        host: &str,
+    ) -> Pin<Box<dyn Future<Output = std::io::Result<Vec<IpAddr>>> + Send>>;
+}
+
+/// The operating system's resolver.
+pub struct SystemResolver;
+
+impl HostResolver for SystemResolver {
+    fn lookup(
+        &self,
+        host: &str,
+    ) -> Pin<Box<dyn Future<Output = std::io::Result<Vec<IpAddr>>> + Send>> {
+        let host = host.to_string();
+        Box::pin(async move {
+            Ok(tokio::net::lookup_host((host.as_str(), 0))
+                .await?
+                .map(|a| a.ip())
+                .collect())
+        })
+    }
+}
+
+/// An `--allow-host` entry: `HOST` (every port) or `HOST:PORT` (that port only);
+/// IPv6 literals may be bracketed.
+fn parse_allow(entry: &str) -> (String, Option<u16>) {
+    let entry = entry.trim();
+    if let Some(rest) = entry.strip_prefix('[') {
+        if let Some((host, tail)) = rest.split_once(']') {
+            let port = tail.strip_prefix(':').and_then(|p| p.parse().ok());
+            return (host.to_ascii_lowercase(), port);
+        }
+    }
+    match entry.rsplit_once(':') {
+        Some((host, port)) if !host.contains(':') => match port.parse() {
+            Ok(port) => (host.to_ascii_lowercase(), Some(port)),
+            Err(_) => (entry.to_ascii_lowercase(), None),
+        },
+        _ => (entry.to_ascii_lowercase(), None),
+    }
+}
+
+/// Is `host` (on `port`) opened by an `--allow-host` entry?
+fn host_allowed(allow_hosts: &[String], host: &str, port: Option<u16>) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    allow_hosts
+        .iter()
+        .map(|a| parse_allow(a))
+        .any(|(h, p)| h.eq_ignore_ascii_case(host) && (p.is_none() || p == port))
+}
+
+/// Is `host` opened only for some ports (so its other ports stay guarded)?
+fn port_scoped_only(allow_hosts: &[String], host: &str) -> bool {
+    let entries: Vec<(String, Option<u16>)> = allow_hosts
+        .iter()
+        .map(|a| parse_allow(a))
+        .filter(|(h, _)| h.eq_ignore_ascii_case(host))
+        .collect();
+    !entries.is_empty() && entries.iter().all(|(_, p)| p.is_some())
 }
 
 /// A resolver that drops private addresses (unless allowed).
 struct GuardedResolver {
     allow_private: bool,
-    allow_hosts: Arc<Vec<String>>,
+    /// Names whose private addresses this client may reach.
+    private_names: Arc<Vec<String>>,
+    lookup: Arc<dyn HostResolver>,
 }
 
 impl reqwest::dns::Resolve for GuardedResolver {
@@ -89,12 +203,16 @@ impl reqwest::dns::Resolve for GuardedResolver {
         let host = name.as_str().to_string();
         let allow_private = self.allow_private
             || self
-                .allow_hosts
+                .private_names
                 .iter()
-                .any(|h| h.split(':').next() == Some(host.as_str()));
+                .any(|h| h.eq_ignore_ascii_case(&host));
+        let lookup = self.lookup.lookup(&host);
         Box::pin(async move {
-            let resolved: Vec<SocketAddr> =
-                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let resolved: Vec<SocketAddr> = lookup
+                .await?
+                .into_iter()
+                .map(|ip| SocketAddr::new(ip, 0))
+                .collect();
             let allowed: Vec<SocketAddr> = resolved
                 .iter()
                 .copied()
@@ -114,12 +232,7 @@ fn literal_is_refused(url: &url::Url, allow_private: bool, allow_hosts: &[String
         return false;
     }
     if let Some(host) = url.host_str() {
-        let host = host.trim_start_matches('[').trim_end_matches(']');
-        let with_port = url.port_or_known_default().map(|p| format!("{host}:{p}"));
-        if allow_hosts
-            .iter()
-            .any(|a| a == host || Some(a) == with_port.as_ref())
-        {
+        if host_allowed(allow_hosts, host, url.port_or_known_default()) {
             return false;
         }
     }
@@ -136,7 +249,11 @@ fn literal_is_refused(url: &url::Url, allow_private: bool, allow_hosts: &[String
 /// An HTTP client with deepr's limits.
 #[derive(Clone)]
 pub struct HttpClient {
+    /// Reaches private addresses only of hosts allowed on every port.
     client: reqwest::Client,
+    /// Also reaches those of hosts allowed on some ports; used only for those
+    /// (host, port) pairs.
+    scoped: reqwest::Client,
     allow_private: bool,
     allow_hosts: Arc<Vec<String>>,
     max_bytes: usize,
@@ -157,34 +274,44 @@ impl HttpClient {
         timeout: Duration,
         max_bytes: usize,
     ) -> Result<Self, String> {
+        Self::with_resolver(
+            allow_private,
+            allow_hosts,
+            timeout,
+            max_bytes,
+            Arc::new(SystemResolver),
+        )
+    }
+
+    /// Like [`HttpClient::with_allowed_hosts`], with the name lookup behind the guard.
+    pub fn with_resolver(
+        allow_private: bool,
+        allow_hosts: Vec<String>,
+        timeout: Duration,
+        max_bytes: usize,
+        lookup: Arc<dyn HostResolver>,
+    ) -> Result<Self, String> {
         let allow_hosts = Arc::new(allow_hosts);
-        let redirect_hosts = Arc::clone(&allow_hosts);
-        // reqwest is built without a default crypto provider: use ring.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let redirects = reqwest::redirect::Policy::custom(move |attempt| {
-            if attempt.previous().len() >= 5 {
-                attempt.error("more than 5 redirects")
-            } else if literal_is_refused(attempt.url(), allow_private, &redirect_hosts) {
-                attempt.error("redirect to a private address refused")
-            } else if !matches!(attempt.url().scheme(), "http" | "https") {
-                attempt.error("redirect to a non-HTTP URL refused")
-            } else {
-                attempt.follow()
-            }
-        });
-        let client = reqwest::Client::builder()
-            .user_agent(USER_AGENT)
-            .timeout(timeout)
-            .connect_timeout(timeout.min(Duration::from_secs(10)))
-            .redirect(redirects)
-            .dns_resolver(Arc::new(GuardedResolver {
+        let parsed: Vec<(String, Option<u16>)> =
+            allow_hosts.iter().map(|a| parse_allow(a)).collect();
+        let every_port: Vec<String> = parsed
+            .iter()
+            .filter(|(_, p)| p.is_none())
+            .map(|(h, _)| h.clone())
+            .collect();
+        let any_port: Vec<String> = parsed.iter().map(|(h, _)| h.clone()).collect();
+        let build = |private_names: Vec<String>| {
+            build_client(
                 allow_private,
-                allow_hosts: Arc::clone(&allow_hosts),
-            }))
-            .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+                Arc::clone(&allow_hosts),
+                private_names,
+                timeout,
+                Arc::clone(&lookup),
+            )
+        };
         Ok(Self {
-            client,
+            client: build(every_port)?,
+            scoped: build(any_port)?,
             allow_private,
             allow_hosts,
             max_bytes,
@@ -276,7 +403,16 @@ impl HttpClient {
         if literal_is_refused(&url, self.allow_private, &self.allow_hosts) {
             return Err(failure(CallStatus::Skipped, "private or loopback address refused (allow private networks explicitly to fetch it)"));
         }
-        let mut response = decorate(self.client.request(method, url))
+        // A name opened only on some ports goes through the client that may reach its
+        // private addresses only when this is one of those ports; on any other port it
+        // is guarded like every other name.
+        let client = match url.host_str() {
+            Some(host) if host_allowed(&self.allow_hosts, host, url.port_or_known_default()) => {
+                &self.scoped
+            }
+            _ => &self.client,
+        };
+        let mut response = decorate(client.request(method, url))
             .send()
             .await
             .map_err(|e| classify(&e))?;
@@ -339,6 +475,54 @@ impl HttpClient {
     }
 }
 
+/// One reqwest client behind the guard: private addresses only of `private_names`
+/// (or of every name with `allow_private`); redirects checked against the same rules.
+fn build_client(
+    allow_private: bool,
+    allow_hosts: Arc<Vec<String>>,
+    private_names: Vec<String>,
+    timeout: Duration,
+    lookup: Arc<dyn HostResolver>,
+) -> Result<reqwest::Client, String> {
+    let redirect_hosts = Arc::clone(&allow_hosts);
+    // reqwest is built without a default crypto provider: use ring.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let redirects = reqwest::redirect::Policy::custom(move |attempt| {
+        let target = attempt.url();
+        let off_port = !allow_private
+            && target.host_str().is_some_and(|host| {
+                port_scoped_only(&redirect_hosts, host)
+                    && !host_allowed(&redirect_hosts, host, target.port_or_known_default())
+            });
+        if attempt.previous().len() >= 5 {
+            attempt.error("more than 5 redirects")
+        } else if literal_is_refused(target, allow_private, &redirect_hosts) || off_port {
+            attempt.error("redirect to a private address refused")
+        } else if !matches!(target.scheme(), "http" | "https") {
+            attempt.error("redirect to a non-HTTP URL refused")
+        } else {
+            attempt.follow()
+        }
+    });
+    let mut builder = reqwest::Client::builder()
+        .user_agent(USER_AGENT)
+        .timeout(timeout)
+        .connect_timeout(timeout.min(Duration::from_secs(10)))
+        .redirect(redirects)
+        .dns_resolver(Arc::new(GuardedResolver {
+            allow_private,
+            private_names: Arc::new(private_names),
+            lookup,
+        }));
+    if !allow_private {
+        // Through a proxy the proxy resolves names: the guard would never see them.
+        builder = builder.no_proxy();
+    }
+    builder
+        .build()
+        .map_err(|e| format!("cannot build the HTTP client: {e}"))
+}
+
 fn classify(error: &reqwest::Error) -> FetchFailure {
     let text = error.to_string();
     let mut source: Option<&dyn std::error::Error> = std::error::Error::source(error);
@@ -383,6 +567,48 @@ mod tests {
         for ip in ["93.184.216.34", "2606:4700::1111", "8.8.8.8"] {
             assert!(!is_private(ip.parse().expect("ip")), "{ip}");
         }
+    }
+
+    #[test]
+    fn ipv6_forms_that_carry_ipv4_follow_the_ipv4_rules() {
+        for ip in [
+            "::127.0.0.1",                 // IPv4-compatible
+            "64:ff9b::a00:1",              // NAT64 of 10.0.0.1
+            "64:ff9b::7f00:1",             // NAT64 of 127.0.0.1
+            "64:ff9b:1::a9fe:a9fe",        // local-use NAT64 of 169.254.169.254
+            "2002:c0a8:101::1",            // 6to4 of 192.168.1.1
+            "2002:7f00:1::",               // 6to4 of 127.0.0.1
+            "2001:0:a00:1::",              // Teredo server 10.0.0.1
+            "2001:0:5db8:8d12::80ff:fffe", // Teredo client !(7f00:0001) = 127.0.0.1
+            "fec0::1",                     // site-local
+        ] {
+            assert!(is_private(ip.parse().expect("ip")), "{ip}");
+        }
+        for ip in [
+            "64:ff9b::808:808",            // NAT64 of 8.8.8.8
+            "2002:808:808::1",             // 6to4 of 8.8.8.8
+            "2001:0:5db8:8d12::f7f7:f7f7", // Teredo, public both ends
+        ] {
+            assert!(!is_private(ip.parse().expect("ip")), "{ip}");
+        }
+    }
+
+    #[test]
+    fn allow_entries_scope_by_port() {
+        assert_eq!(
+            parse_allow("Docs.Example:8080"),
+            ("docs.example".into(), Some(8080))
+        );
+        assert_eq!(parse_allow("docs.example"), ("docs.example".into(), None));
+        assert_eq!(parse_allow("[::1]:9000"), ("::1".into(), Some(9000)));
+        assert_eq!(parse_allow("::1"), ("::1".into(), None));
+        let allow = vec!["a.test:8080".to_string(), "b.test".to_string()];
+        assert!(host_allowed(&allow, "a.test", Some(8080)));
+        assert!(!host_allowed(&allow, "a.test", Some(8081)));
+        assert!(host_allowed(&allow, "B.test", Some(1)));
+        assert!(port_scoped_only(&allow, "a.test"));
+        assert!(!port_scoped_only(&allow, "b.test"));
+        assert!(!port_scoped_only(&allow, "c.test"));
     }
 
     #[tokio::test]
