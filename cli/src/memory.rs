@@ -27,6 +27,17 @@ fn terms(text: &str) -> BTreeSet<String> {
 }
 
 /// Record a finished run's summary (best effort: memory is a convenience).
+/// The day part (`YYYY-MM-DD`) of a stored date: the first 10 characters, cut on a
+/// character boundary (the memory file is read from disk and may hold anything).
+pub fn day(date: &str) -> &str {
+    let end = date
+        .char_indices()
+        .nth(10)
+        .map(|(i, _)| i)
+        .unwrap_or(date.len());
+    &date[..end]
+}
+
 pub fn remember(state_dir: &Path, report: &Report, report_path: &Path, date: String) {
     let locators: std::collections::BTreeMap<&str, &str> = report
         .sources
@@ -119,4 +130,16 @@ pub fn close_to(state_dir: &Path, topic: &str) -> Option<Memory> {
         let union = wanted.union(&other).count();
         union > 0 && wanted.intersection(&other).count() as f64 / union as f64 >= 0.5
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn day_cuts_on_a_character_boundary() {
+        assert_eq!(super::day("2026-12-01T03:00:00Z"), "2026-12-01");
+        assert_eq!(super::day("2026"), "2026");
+        // Byte 10 falls inside "é": slicing bytes would panic.
+        assert_eq!(super::day("2026-12-0é-rest"), "2026-12-0é");
+        assert_eq!(super::day(""), "");
+    }
 }

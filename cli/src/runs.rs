@@ -64,7 +64,7 @@ pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> 
                     "{:.2}  {}  {}  {}",
                     score,
                     memory.run_id,
-                    &memory.date[..memory.date.len().min(10)],
+                    crate::memory::day(&memory.date),
                     memory.topic
                 );
                 println!("      report: {}", memory.report);

@@ -265,7 +265,7 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
             reporter.say(&format!(
                 "deepr: a past run researched a close topic: {} ({}) — {}",
                 past.run_id,
-                &past.date[..past.date.len().min(10)],
+                crate::memory::day(&past.date),
                 past.report
             ));
         }

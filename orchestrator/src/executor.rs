@@ -326,6 +326,8 @@ impl Executor {
             }
         }
         let mut running: JoinSet<Finished> = JoinSet::new();
+        // Which node each task runs, so a panic names its node.
+        let mut tasks: BTreeMap<tokio::task::Id, String> = BTreeMap::new();
         let cap = self.concurrency.max(1);
         let mut discarded = false;
 
@@ -418,7 +420,9 @@ impl Executor {
                 };
                 let future = (spec.run)(context);
                 let (id, stage) = (spec.id, spec.stage);
-                running.spawn(async move { (index, id, stage, future.await) });
+                let task_node = id.clone();
+                let task = running.spawn(async move { (index, id, stage, future.await) });
+                tasks.insert(task.id(), task_node);
                 dag.keys.insert(index, (key, spec.key_material, dep_ids));
             }
 
@@ -426,8 +430,8 @@ impl Executor {
                 break;
             };
             let (index, id, stage, result) = joined.map_err(|e| ExecutorError::Node {
-                node: "<task>".into(),
-                message: format!("task panicked or was cancelled: {e}"),
+                node: tasks.get(&e.id()).cloned().unwrap_or_default(),
+                message: format!("the step panicked or was cancelled: {e}"),
             })?;
             let result = result.map_err(|message| ExecutorError::Node {
                 node: id.clone(),
@@ -842,5 +846,39 @@ mod tests {
         let order = started.lock().map(|o| o.clone()).unwrap_or_default();
         assert_eq!(order[..3], ["a1", "b1", "c1"], "{order:?}");
         assert_eq!(done.len(), 6);
+    }
+
+    #[tokio::test]
+    async fn a_panicking_step_is_named_in_the_error() {
+        let mut dag = Dag::new();
+        let spec = NodeSpec {
+            id: "r0/q1/extract".into(),
+            stage: "extract".into(),
+            key_material: json!(1),
+            run: Box::new(|_ctx: NodeContext| {
+                Box::pin(async move {
+                    let empty: Vec<u8> = Vec::new();
+                    // An out-of-bounds index: a panic inside the step's task.
+                    let byte = empty[empty.len()];
+                    Ok(NodeResult {
+                        output: json!(byte),
+                        calls: vec![],
+                    })
+                })
+            }),
+        };
+        dag.add(spec, &[]).expect("add");
+        let mut done = BTreeMap::new();
+        let error = executor(Arc::new(MemoryStore::default()))
+            .run(dag, &mut done)
+            .await
+            .expect_err("a panic is an error");
+        match error {
+            ExecutorError::Node { node, message } => {
+                assert_eq!(node, "r0/q1/extract");
+                assert!(message.contains("panicked"), "{message}");
+            }
+            other => panic!("unexpected {other}"),
+        }
     }
 }

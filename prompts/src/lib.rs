@@ -236,14 +236,18 @@ impl PromptSet {
             "deepen" => &mut self.deepen,
             "judge_vote" => &mut self.judge_vote,
             "extract_free" => &mut self.extract_free,
-            _ => &mut self.synthesize,
+            "synthesize" => &mut self.synthesize,
+            // A template in ALL without a slot here: a programming error, never a
+            // silent overwrite of another task's template.
+            other => return Err(PromptError::Unknown(other.to_string())),
         };
         *slot = candidate;
         Ok(())
     }
 
-    /// Every prompt of the set, in pipeline order.
-    pub fn all(&self) -> [&Prompt; 7] {
+    /// Every prompt of the set, in pipeline order (the strategy variants last, as in
+    /// [`ALL`]).
+    pub fn all(&self) -> [&Prompt; 9] {
         [
             &self.decompose,
             &self.subquery,
@@ -252,6 +256,8 @@ impl PromptSet {
             &self.conflict,
             &self.deepen,
             &self.synthesize,
+            &self.judge_vote,
+            &self.extract_free,
         ]
     }
 }
@@ -297,6 +303,23 @@ pub const ALL: [Prompt; 9] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_builtin_template_can_be_overridden_in_its_own_slot() {
+        for prompt in ALL {
+            let mut set = PromptSet::default();
+            let marked = format!("{}\n", prompt.template.trim_end())
+                .replace("system:", "system: OVERRIDDEN");
+            set.set_template(prompt.id, marked).expect(prompt.id);
+            let changed: Vec<&str> = set
+                .all()
+                .into_iter()
+                .filter(|p| p.template.contains("OVERRIDDEN"))
+                .map(|p| p.id)
+                .collect();
+            assert_eq!(changed, [prompt.id], "only its own slot changes");
+        }
+    }
 
     #[test]
     fn every_prompt_renders_and_hashes_distinctly() {

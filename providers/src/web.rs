@@ -492,6 +492,12 @@ pub async fn pdf_text(bytes: Vec<u8>) -> Result<String, String> {
     }
 }
 
+fn validators_key(url: &str, extractor_version: u32) -> String {
+    blake3::hash(format!("deepr.validators.v2\0{extractor_version}\0{url}").as_bytes())
+        .to_hex()
+        .to_string()
+}
+
 /// Fetches web pages politely and archives their main text.
 pub struct WebFetcher {
     client: HttpClient,
@@ -523,10 +529,11 @@ impl WebFetcher {
         })
     }
 
+    /// The key of a URL's validators. It carries the extractor's version: a 304 reuses
+    /// the archived text, which must come from the extractor in use, so text from an
+    /// older extractor is never served again.
     fn validators_key(url: &str) -> String {
-        blake3::hash(format!("deepr.validators.v1\0{url}").as_bytes())
-            .to_hex()
-            .to_string()
+        validators_key(url, deepr_evidence::EXTRACTOR_VERSION)
     }
 
     /// ETag / Last-Modified (and the page's archived text) from an earlier fetch.
@@ -773,6 +780,16 @@ impl Fetcher for RoutingFetcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn validators_are_kept_per_extractor_version() {
+        let url = "https://sqlite.org/wal.html";
+        assert_ne!(validators_key(url, 2), validators_key(url, 3));
+        assert_eq!(
+            WebFetcher::validators_key(url),
+            validators_key(url, deepr_evidence::EXTRACTOR_VERSION)
+        );
+    }
 
     #[test]
     fn canonical_urls_merge_the_same_page() {
