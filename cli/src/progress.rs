@@ -207,7 +207,7 @@ impl Reporter {
         let supported: Vec<&str> = section
             .claims
             .iter()
-            .filter(|(_, v)| matches!(v, Verdict::Supported | Verdict::Partial | Verdict::Unjudged))
+            .filter(|(_, v)| *v == Verdict::Supported)
             .map(|(text, _)| text.as_str())
             .collect();
         match self.mode {

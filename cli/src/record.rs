@@ -185,7 +185,8 @@ pub struct Efficiency {
     pub critical_path_s: f64,
     /// All nodes' costs divided by the node concurrency cap.
     pub work_over_concurrency_s: f64,
-    /// max(critical path, work / concurrency): no schedule can be faster.
+    /// max(critical path, work / concurrency): with these call latencies, no schedule
+    /// could have been faster. Written only by a session that restored no node.
     pub lower_bound_s: f64,
     /// Nodes restored from checkpoints (the bound is meaningful only when this is 0).
     pub restored_nodes: usize,
@@ -290,6 +291,38 @@ pub fn age(created: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A record written before simulated-latency distributions and `io_concurrency`
+    /// existed still loads: fixed latencies from the `*_ms` fields, the default
+    /// per-step concurrency.
+    #[test]
+    fn an_older_run_record_loads_with_defaults() {
+        let old = serde_json::json!({
+            "schema": RECORD_SCHEMA, "run_id": "old", "topic": "WAL", "depth": "standard",
+            "strategy": "linear", "corpus": null, "out": "/tmp/old.md",
+            "llm_strong": "offline", "llm_cheap": "offline", "llm_base_url": null,
+            "price_as": null, "limits": deepr_providers::llm::LlmLimits::default(),
+            "concurrency": 5, "offline_latency_ms": 15, "prompts": null, "created": 0,
+            "search_latency_ms": 20, "fetch_latency_ms": 30
+        });
+        let record: RunRecord = serde_json::from_value(old).expect("an older record loads");
+        assert_eq!(record.simulation, Simulation::default());
+        assert_eq!(
+            record.io_concurrency,
+            deepr_stages::concurrent::DEFAULT_IO_CONCURRENCY
+        );
+        let model = record.model_latency().map_err(|_| "model latency");
+        assert_eq!(
+            model.map(|m| m.first_token),
+            Ok(Latency::Fixed(Duration::from_millis(15)))
+        );
+        assert!(
+            matches!(record.search_latency(), Ok(Latency::Fixed(d)) if d == Duration::from_millis(20))
+        );
+        assert!(
+            matches!(record.fetch_latency(), Ok(Latency::Fixed(d)) if d == Duration::from_millis(30))
+        );
+    }
 
     #[test]
     fn durations() {

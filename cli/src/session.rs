@@ -483,7 +483,9 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     let outcome = run_research(&config, &providers, &executor).await;
     let pipeline_wall = started.elapsed().as_secs_f64();
     reporter.finish();
-    if let Ok(result) = &outcome {
+    // The bound covers the nodes this session ran; a session that restored some has
+    // no meaningful one (their calls happened before it started), so it writes none.
+    if let Some(result) = outcome.as_ref().ok().filter(|r| r.restored_nodes == 0) {
         let efficiency = efficiency(
             store.as_ref(),
             concurrency,
@@ -494,6 +496,8 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
         if let Ok(bytes) = serde_json::to_vec_pretty(&efficiency) {
             let _ = write_atomically(&dir.join("efficiency.json"), &bytes);
         }
+    } else {
+        let _ = std::fs::remove_file(dir.join("efficiency.json"));
     }
 
     let (result, completion) = match outcome {

@@ -83,6 +83,12 @@ fn parallel_and_sequential_runs_write_the_same_report_tokens_and_calls() {
         std::fs::read_to_string(h.join("state-parallel/runs/parallel/run.json")).expect("run.json");
     assert!(record.contains("\"io_concurrency\": 8"), "{record}");
     assert!(record.contains("1ms..25ms"), "{record}");
+    let sequential = std::fs::read_to_string(h.join("state-sequential/runs/sequential/run.json"))
+        .expect("run.json");
+    assert!(
+        sequential.contains("\"io_concurrency\": 1"),
+        "the flag was taken: {sequential}"
+    );
 }
 
 #[test]
@@ -103,7 +109,10 @@ fn bad_concurrency_and_latency_values_are_usage_errors() {
             "upper bound is below",
         ),
         (vec!["--fetch-latency", "fast"], "--fetch-latency"),
-        (vec!["--offline-latency", "800ms+0tok/s"], "above 0 tok/s"),
+        (
+            vec!["--offline-latency", "800ms+0tok/s"],
+            "at least 1 tok/s",
+        ),
         (vec!["--offline-latency", "800ms+60"], "like 60tok/s"),
         (vec!["--search-latency", "2h"], "over an hour"),
     ] {

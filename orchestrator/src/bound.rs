@@ -1,5 +1,8 @@
-//! The honest lower bound on a run's wall time: no schedule, however clever, can
-//! finish the run's DAG faster. The bench reports wall ÷ this bound.
+//! The honest lower bound on a session's wall time: given the latencies its calls
+//! actually had, no schedule of its DAG could have finished faster. (Those measured
+//! latencies include any waiting inside a provider — a fetch slot, a rate limiter, a
+//! model's concurrency cap — so the bound is about scheduling, not about the providers.)
+//! The bench reports wall ÷ this bound.
 //!
 //! ```text
 //! step(calls of one kind in a node) = max( max latency, Σ latency ÷ io_concurrency )

@@ -40,6 +40,9 @@ impl Default for Latency {
 #[error("{0}")]
 pub struct LatencyError(String);
 
+/// Slowest simulated generation speed accepted.
+pub const MIN_TOKENS_PER_S: f64 = 1.0;
+
 /// Longest simulated latency accepted: anything above is a typo, not a simulation.
 const MAX_LATENCY: Duration = Duration::from_secs(3600);
 
@@ -178,9 +181,9 @@ impl ModelLatency {
                 let value: f64 = number.trim().parse().map_err(|_| {
                     LatencyError(format!("{text:?}: {number:?} is not a number of tokens"))
                 })?;
-                if !value.is_finite() || value <= 0.0 {
+                if !value.is_finite() || value < MIN_TOKENS_PER_S {
                     return Err(LatencyError(format!(
-                        "{text:?}: the generation speed must be above 0 tok/s"
+                        "{text:?}: the generation speed must be at least {MIN_TOKENS_PER_S} tok/s"
                     )));
                 }
                 Some(value)
@@ -200,8 +203,9 @@ impl ModelLatency {
     pub fn sample(&self, seed: u64, identity: &[u8], completion_tokens: u64) -> Duration {
         let generation = self
             .tokens_per_s
-            .map(|speed| Duration::from_secs_f64(completion_tokens as f64 / speed))
-            .unwrap_or_default();
+            .and_then(|speed| Duration::try_from_secs_f64(completion_tokens as f64 / speed).ok())
+            .unwrap_or_default()
+            .min(MAX_LATENCY);
         self.first_token.sample(seed, identity) + whole_ms(generation)
     }
 }
@@ -298,7 +302,15 @@ mod tests {
         ] {
             assert!(Latency::parse(bad).is_err(), "{bad:?} was accepted");
         }
-        for bad in ["800ms+60", "800ms+0tok/s", "800ms+xtok/s", "+60tok/s"] {
+        for bad in [
+            "800ms+60",
+            "800ms+0tok/s",
+            "800ms+xtok/s",
+            "+60tok/s",
+            "800ms+1e-300tok/s",
+            "800ms+0.5tok/s",
+            "800ms+inftok/s",
+        ] {
             assert!(ModelLatency::parse(bad).is_err(), "{bad:?} was accepted");
         }
     }

@@ -505,7 +505,9 @@ pub struct WebFetcher {
     archive: Arc<FileArchive>,
     per_host: DefaultKeyedRateLimiter<String>,
     slots: Semaphore,
-    robots: Mutex<BTreeMap<String, Vec<String>>>,
+    /// robots.txt rules per origin, fetched once even when many pages of a new host are
+    /// fetched at once.
+    robots: Mutex<BTreeMap<String, Arc<tokio::sync::OnceCell<Vec<String>>>>>,
 }
 
 impl WebFetcher {
@@ -560,18 +562,21 @@ impl WebFetcher {
 
     /// Disallowed path prefixes for `User-agent: *` (cached per host; a missing or
     /// unreadable robots.txt allows everything).
-    async fn disallowed(&self, origin: &str) -> Vec<String> {
-        if let Some(rules) = self.robots.lock().ok().and_then(|r| r.get(origin).cloned()) {
-            return rules;
-        }
-        let rules = match self.client.get(&format!("{origin}/robots.txt")).await {
-            Ok(page) => parse_robots(&String::from_utf8_lossy(&page.body)),
-            Err(_) => Vec::new(),
+    async fn disallowed(&self, origin: &str, host: &str) -> Vec<String> {
+        let cell = match self.robots.lock() {
+            Ok(mut robots) => Arc::clone(robots.entry(origin.to_string()).or_default()),
+            Err(_) => Arc::default(),
         };
-        if let Ok(mut robots) = self.robots.lock() {
-            robots.insert(origin.to_string(), rules.clone());
-        }
-        rules
+        cell.get_or_init(|| async {
+            // robots.txt is a request to the host like any other: it waits its turn.
+            self.per_host.until_key_ready(&host.to_string()).await;
+            match self.client.get(&format!("{origin}/robots.txt")).await {
+                Ok(page) => parse_robots(&String::from_utf8_lossy(&page.body)),
+                Err(_) => Vec::new(),
+            }
+        })
+        .await
+        .clone()
     }
 }
 
@@ -655,7 +660,7 @@ impl WebFetcher {
         };
         let path = url.path().to_string();
         if self
-            .disallowed(&origin)
+            .disallowed(&origin, &host)
             .await
             .iter()
             .any(|prefix| path.starts_with(prefix.as_str()))

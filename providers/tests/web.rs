@@ -428,8 +428,9 @@ async fn pdf_text_is_read_in_a_contained_task() {
 }
 
 /// Six pages of one host fetched at once, as a fetch step now does: the per-host rate
-/// limit (2 per second, burst 2) spaces them and the global cap bounds how many are in
-/// flight; every page still arrives.
+/// limit (2 per second, burst 2) spaces them, the global cap (2) bounds how many are in
+/// flight — each page takes 1.2 s, so the rate limit alone would let a third start —
+/// robots.txt is asked once, and every page still arrives.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_fetches_keep_the_per_host_limit_and_the_global_cap() {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -437,25 +438,29 @@ async fn concurrent_fetches_keep_the_per_host_limit_and_the_global_cap() {
     let arrivals: Arc<std::sync::Mutex<Vec<Instant>>> = Arc::default();
     let in_flight = Arc::new(AtomicUsize::new(0));
     let peak = Arc::new(AtomicUsize::new(0));
+    let robots = Arc::new(AtomicUsize::new(0));
     {
-        let (arrivals, in_flight, peak) = (
+        let (arrivals, in_flight, peak, robots) = (
             Arc::clone(&arrivals),
             Arc::clone(&in_flight),
             Arc::clone(&peak),
+            Arc::clone(&robots),
         );
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
-                let (arrivals, in_flight, peak) = (
+                let (arrivals, in_flight, peak, robots) = (
                     Arc::clone(&arrivals),
                     Arc::clone(&in_flight),
                     Arc::clone(&peak),
+                    Arc::clone(&robots),
                 );
                 std::thread::spawn(move || {
                     let mut buffer = [0u8; 2048];
                     let n = stream.read(&mut buffer).unwrap_or(0);
                     let request = String::from_utf8_lossy(&buffer[..n]).into_owned();
                     if request.starts_with("GET /robots.txt") {
+                        robots.fetch_add(1, Ordering::SeqCst);
                         let _ = write!(stream, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
                         return;
                     }
@@ -464,7 +469,7 @@ async fn concurrent_fetches_keep_the_per_host_limit_and_the_global_cap() {
                     }
                     let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
                     peak.fetch_max(now, Ordering::SeqCst);
-                    std::thread::sleep(Duration::from_millis(300));
+                    std::thread::sleep(Duration::from_millis(1200));
                     let body = page("Concurrent");
                     let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
                     in_flight.fetch_sub(1, Ordering::SeqCst);
@@ -502,5 +507,14 @@ async fn concurrent_fetches_keep_the_per_host_limit_and_the_global_cap() {
         span >= Duration::from_millis(1900),
         "2 per second with a burst of 2: six requests span at least 2 s, not {span:?}"
     );
-    assert!(peak.load(Ordering::SeqCst) <= 2, "the global cap holds");
+    assert_eq!(
+        peak.load(Ordering::SeqCst),
+        2,
+        "the global cap holds, and is reached"
+    );
+    assert_eq!(
+        robots.load(Ordering::SeqCst),
+        1,
+        "robots.txt is asked once per host"
+    );
 }

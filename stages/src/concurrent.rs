@@ -21,10 +21,19 @@ pub const MAX_IO_CONCURRENCY: usize = 64;
 /// .collect()`): keeping the mapping closure out of the returned future keeps that
 /// future `Send` for the executor.
 pub async fn in_order<Fut: Future>(calls: Vec<Fut>, limit: usize) -> Vec<Fut::Output> {
-    stream::iter(calls)
-        .buffered(limit.clamp(1, MAX_IO_CONCURRENCY))
-        .collect()
-        .await
+    // Unordered, so a slow early call never keeps a free slot from starting the next
+    // one; the index puts every result back in its place.
+    let mut done: Vec<(usize, Fut::Output)> = stream::iter(
+        calls
+            .into_iter()
+            .enumerate()
+            .map(|(index, call)| async move { (index, call.await) }),
+    )
+    .buffer_unordered(limit.clamp(1, MAX_IO_CONCURRENCY))
+    .collect()
+    .await;
+    done.sort_by_key(|(index, _)| *index);
+    done.into_iter().map(|(_, output)| output).collect()
 }
 
 #[cfg(test)]
@@ -57,6 +66,22 @@ mod tests {
         assert_eq!(peak.load(Ordering::SeqCst), 3);
         // Sequential would take 2.1 s; three lanes take far less.
         assert!(started.elapsed() < Duration::from_millis(1200));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_slow_early_call_does_not_hold_up_the_free_slot() {
+        let started = tokio::time::Instant::now();
+        let calls = [1000u64, 100, 100, 100]
+            .into_iter()
+            .map(|ms| async move {
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                ms
+            })
+            .collect();
+        assert_eq!(in_order(calls, 2).await, [1000, 100, 100, 100]);
+        // The second slot runs the three short calls while the first waits: 1 s, not
+        // the 1.2 s of a queue that waits for its head.
+        assert_eq!(started.elapsed(), Duration::from_millis(1000));
     }
 
     #[tokio::test(start_paused = true)]

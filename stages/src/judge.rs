@@ -296,6 +296,10 @@ pub struct VoteAnswer {
     pub verdict: String,
 }
 
+/// One verifier call: the claim, what its voters read (sources, and their rendering),
+/// and the voter's number.
+type Ballot<'a> = (&'a ClaimDraft, &'a (Vec<String>, String), usize);
+
 /// `per-claim`: three independent verifier calls per claim, each reading the full
 /// archived text (capped) of the claim's sources; the majority wins, ties are `partial`.
 pub async fn run_votes(
@@ -333,11 +337,30 @@ pub async fn run_votes(
         .collect();
     // Every vote of every claim is an independent call: all run at once (at most
     // `io_concurrency`), tallied in (claim, voter) order.
-    let ballots = claims
+    let ballots: Vec<Ballot<'_>> = claims
         .iter()
         .zip(&shown)
-        .flat_map(|(claim, shown)| (1..=VOTES).map(move |voter| (claim, shown, voter)));
-    let vote_calls = ballots
+        .flat_map(|(claim, shown)| (1..=VOTES).map(move |voter| (claim, shown, voter)))
+        .collect();
+    // Two claims with the same text and sources ask the same question: it is asked once
+    // and its answer counts for both. (Asked twice at once, both would be paid; one
+    // after the other, the second would be a cache hit — the answer must not depend on
+    // the schedule.)
+    let mut unique: Vec<usize> = Vec::new();
+    let mut slot_of: Vec<usize> = Vec::with_capacity(ballots.len());
+    let mut seen: BTreeMap<(usize, &str, &str), usize> = BTreeMap::new();
+    for (index, (claim, (_, text), voter)) in ballots.iter().enumerate() {
+        let slot = *seen
+            .entry((*voter, claim.text.as_str(), text.as_str()))
+            .or_insert_with(|| {
+                unique.push(index);
+                unique.len() - 1
+            });
+        slot_of.push(slot);
+    }
+    let vote_calls = unique
+        .iter()
+        .map(|&index| ballots[index])
         .map(|(claim, (sources, text), voter)| async move {
             call_task::<VoteAnswer, _>(
                 llm,
@@ -364,18 +387,23 @@ pub async fn run_votes(
             .await
         })
         .collect();
-    let mut answers = in_order(vote_calls, io_concurrency).await.into_iter();
+    let answers = in_order(vote_calls, io_concurrency).await;
+    for result in &answers {
+        calls.extend(result.calls.iter().cloned());
+        if let Some(why) = &result.degraded {
+            degraded.push(why.clone());
+        }
+    }
+    let mut slots = slot_of.into_iter();
     for claim in claims {
         let mut tally = BTreeMap::new();
-        for result in answers.by_ref().take(VOTES) {
+        for slot in slots.by_ref().take(VOTES) {
             count += 1;
-            calls.extend(result.calls);
-            if let Some(why) = result.degraded {
-                degraded.push(why);
-            }
-            *tally
-                .entry(parse_verdict(&result.value.verdict))
-                .or_insert(0usize) += 1;
+            let verdict = answers
+                .get(slot)
+                .map(|result| parse_verdict(&result.value.verdict))
+                .unwrap_or(Verdict::Unjudged);
+            *tally.entry(verdict).or_insert(0usize) += 1;
         }
         let top = tally.values().copied().max().unwrap_or(0);
         let winners: Vec<Verdict> = tally

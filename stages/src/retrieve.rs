@@ -199,7 +199,16 @@ mod concurrency_tests {
             started.elapsed(),
             draws.iter().copied().max().unwrap_or_default()
         );
-        assert_eq!(calls.len(), 6);
+        // Each call's entry is in (query, provider) order with its own latency, whatever
+        // order the calls finished in.
+        let latencies: Vec<u64> = calls.iter().map(|c| c.latency_ms).collect();
+        let drawn: Vec<u64> = draws
+            .iter()
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+            .collect();
+        assert_eq!(latencies, drawn);
+        let providers_in_order: Vec<&str> = calls.iter().map(|c| c.provider.as_str()).collect();
+        assert_eq!(providers_in_order, ["p1", "p2", "p1", "p2", "p1", "p2"]);
         let started = tokio::time::Instant::now();
         let (sequential, _) = search_all("n", "retrieve", &queries, &providers, 10, 1).await;
         assert_eq!(started.elapsed(), draws.iter().sum::<Duration>());

@@ -84,6 +84,7 @@ async fn run_once(seed: u64, state: &Path, run: &str) -> (String, usize, u64) {
 struct Schedule {
     nodes: usize,
     io: usize,
+    strategy: Strategy,
 }
 
 async fn run_with(
@@ -93,7 +94,19 @@ async fn run_with(
     extra: Vec<Arc<dyn SearchProvider>>,
 ) -> (String, deepr_evidence::report::Report, usize, u64) {
     let peak = Arc::new(AtomicUsize::new(0));
-    run_scheduled(seed, state, run, extra, Schedule { nodes: 4, io: 8 }, peak).await
+    run_scheduled(
+        seed,
+        state,
+        run,
+        extra,
+        Schedule {
+            nodes: 4,
+            io: 8,
+            strategy: Strategy::Linear,
+        },
+        peak,
+    )
+    .await
 }
 
 /// A search provider that is always rate-limited.
@@ -147,7 +160,7 @@ async fn run_scheduled(
     let config = ResearchConfig {
         topic: "How does the rollback journal protect a transaction, and what is the default journal page size?".into(),
         depth: Depth::Standard,
-        strategy: Strategy::Linear,
+        strategy: schedule.strategy,
         search_fingerprint: "fixture".into(),
         io_concurrency: schedule.io,
     };
@@ -238,9 +251,16 @@ async fn concurrent_runs_with_different_timings_write_identical_reports() {
 
 /// Parallel I/O inside steps changes timing only: one node at a time, so any overlap
 /// of fetches is inside one step; the report, the tokens and the calls match a run with
-/// `io_concurrency = 1`.
+/// `io_concurrency = 1` — with batched judging and with per-claim votes (claims × 3
+/// calls at once).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn parallel_io_writes_what_sequential_io_writes() {
+    for strategy in [Strategy::Linear, Strategy::PerClaim] {
+        parallel_equals_sequential(strategy).await;
+    }
+}
+
+async fn parallel_equals_sequential(strategy: Strategy) {
     let dir = tempfile::tempdir().expect("tempdir");
     let parallel_peak = Arc::new(AtomicUsize::new(0));
     let (parallel, parallel_report, _, _) = run_scheduled(
@@ -248,7 +268,11 @@ async fn parallel_io_writes_what_sequential_io_writes() {
         dir.path(),
         "parallel",
         vec![],
-        Schedule { nodes: 1, io: 8 },
+        Schedule {
+            nodes: 1,
+            io: 8,
+            strategy,
+        },
         Arc::clone(&parallel_peak),
     )
     .await;
@@ -258,7 +282,11 @@ async fn parallel_io_writes_what_sequential_io_writes() {
         dir.path(),
         "sequential",
         vec![],
-        Schedule { nodes: 1, io: 1 },
+        Schedule {
+            nodes: 1,
+            io: 1,
+            strategy,
+        },
         Arc::clone(&sequential_peak),
     )
     .await;
