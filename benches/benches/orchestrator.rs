@@ -55,6 +55,7 @@ fn executor(c: &mut Criterion) {
                         stop: Arc::new(AtomicBool::new(false)),
                         budget: deepr_orchestrator::Budget::unlimited(),
                         plan: None,
+                        retry_degraded: false,
                     };
                     let mut dag = Dag::new();
                     for i in 0..100 {
@@ -138,6 +139,7 @@ fn resume_restore(c: &mut Criterion) {
         stop: Arc::new(AtomicBool::new(false)),
         budget: deepr_orchestrator::Budget::unlimited(),
         plan: None,
+        retry_degraded: false,
     };
     let first = runtime
         .block_on(run_research(&config, &providers, &executor()))

@@ -194,6 +194,7 @@ impl LlmProvider for CachedLlm {
         if let Some(cached) = self
             .cache
             .get("llm", &key)
+            .filter(|_| !request.fresh)
             .and_then(|v| serde_json::from_value::<LlmResponse>(v).ok())
         {
             let response = LlmResponse {
@@ -260,6 +261,7 @@ mod tests {
             user: user.into(),
             schema: Value::Null,
             task_input: Value::Null,
+            fresh: false,
         }
     }
 

@@ -746,6 +746,7 @@ fn run_cell(
             json: false,
             concurrency: None,
             io_concurrency: None,
+            retry_degraded: false,
             max_tokens: None,
             max_cost: None,
             max_time: None,

@@ -191,6 +191,10 @@ pub struct ResumeArgs {
     /// Independent calls one step keeps in flight (1–64; default: the run's setting).
     #[arg(long, value_name = "N")]
     pub io_concurrency: Option<usize>,
+    /// Recompute the steps whose model answer was unusable and fell back to the offline
+    /// heuristic (the report lists them), and every step after them.
+    #[arg(long)]
+    pub retry_degraded: bool,
     /// Show what would be restored, recomputed (and why) or run, and stop.
     #[arg(long)]
     pub dry_run: bool,

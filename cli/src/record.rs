@@ -221,6 +221,9 @@ pub struct RunFile {
     pub state: RunState,
     /// Why the run is not finished, if it is not.
     pub note: Option<String>,
+    /// The short cause shown beside the state (`provider unavailable`, `auth`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// Unix seconds of the last state change.
     pub updated: u64,
 }

@@ -32,6 +32,7 @@ pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
         quiet: globals.quiet,
         json: globals.json,
         concurrency: args.concurrency,
+        retry_degraded: args.retry_degraded,
         io_concurrency: args
             .io_concurrency
             .map(crate::run::check_io_concurrency)

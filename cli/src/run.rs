@@ -468,6 +468,7 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         json: globals.json,
         concurrency: None,
         io_concurrency: None,
+        retry_degraded: false,
         max_tokens: args.budget.max_tokens,
         max_cost: args.budget.max_cost,
         max_time: settings.max_time,

@@ -16,7 +16,10 @@ fn shown_state(dir: &std::path::Path, file: &RunFile) -> String {
             Some(owner) if process_alive(owner.pid) => format!("running (pid {})", owner.pid),
             _ => "killed (resumable)".to_string(),
         },
-        other => other.as_str().to_string(),
+        other => match &file.label {
+            Some(label) => format!("{} ({label})", other.as_str()),
+            None => other.as_str().to_string(),
+        },
     }
 }
 

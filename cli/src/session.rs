@@ -4,8 +4,9 @@
 //! another process is executing), indexes the corpus, stacks the model providers
 //! (offline model → budget → response cache + call journal), optionally prints the
 //! drift plan, runs the pipeline with Ctrl-C/SIGTERM handling, and writes the report:
-//! complete (exit 0), incomplete because a budget stopped it (exit 4), or none because
-//! it was interrupted (exit 130/143; resume continues it).
+//! complete (exit 0), incomplete because a budget stopped it (exit 4) or because a
+//! provider stayed unavailable (exit 5), none because a provider refused the key
+//! (exit 6) or because it was interrupted (exit 130/143). Every one of them resumes.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,8 +18,8 @@ use anyhow::Context;
 use deepr_checkpoints::{CachedLlm, CallJournal, FileArchive, ResponseCache, SledStore};
 use deepr_orchestrator::executor::NoProgress;
 use deepr_orchestrator::{
-    Budget, BudgetedLlm, CheckpointStore, Executor, LlmProvider, PlanAction, PlanStep, StoreError,
-    UsageLedger,
+    Budget, BudgetedLlm, CheckpointStore, Executor, LlmProvider, PlanAction, PlanStep, StopReason,
+    StoreError, Unfinished, UsageLedger,
 };
 use deepr_prompts::PromptSet;
 use deepr_providers::llm::Api;
@@ -45,6 +46,8 @@ pub struct SessionOptions {
     pub concurrency: Option<usize>,
     /// Overrides the run's `io_concurrency` for this session.
     pub io_concurrency: Option<usize>,
+    /// Recompute nodes whose model answer degraded to the heuristic (and what follows).
+    pub retry_degraded: bool,
     pub max_tokens: Option<u64>,
     pub max_cost: Option<f64>,
     pub max_time: Option<Duration>,
@@ -135,10 +138,23 @@ pub fn load_prompts(dir: Option<&Path>) -> Result<PromptSet, Failure> {
 }
 
 fn set_state(dir: &Path, record: &RunRecord, state: RunState, note: Option<String>) {
+    set_state_labelled(dir, record, state, note, None);
+}
+
+/// Like [`set_state`], with the short cause `runs list` shows beside the state
+/// (`incomplete (provider unavailable)`, `failed (auth)`).
+fn set_state_labelled(
+    dir: &Path,
+    record: &RunRecord,
+    state: RunState,
+    note: Option<String>,
+    label: Option<&str>,
+) {
     let file = RunFile {
         record: record.clone(),
         state,
         note,
+        label: label.map(String::from),
         updated: now_secs(),
     };
     // run.json is a convenience copy for `runs list`; the store is authoritative.
@@ -442,6 +458,7 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
             stop: Arc::new(AtomicBool::new(false)),
             budget: Budget::unlimited(),
             plan: Some(Arc::clone(&plan)),
+            retry_degraded: options.retry_degraded,
         };
         let ends = match run_research(&config, &providers, &planner).await {
             Err(ResearchError::PlanEnds(node)) => Some(node),
@@ -478,6 +495,7 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
         stop,
         budget: Arc::clone(&budget),
         plan: None,
+        retry_degraded: options.retry_degraded,
     };
     let started = Instant::now();
     let outcome = run_research(&config, &providers, &executor).await;
@@ -500,13 +518,14 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
         let _ = std::fs::remove_file(dir.join("efficiency.json"));
     }
 
-    let (result, completion) = match outcome {
+    let (result, completion, stop) = match outcome {
         Ok(result) => (
             result,
             Completion {
                 complete: true,
                 incomplete_reason: None,
             },
+            None,
         ),
         Err(ResearchError::Stopped { reason, partial }) => {
             let code = signalled.load(Ordering::SeqCst);
@@ -523,14 +542,46 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
                 );
                 return Ok(code);
             }
-            let why = format!("Stopped early: {reason}. Resume the run with a larger budget to finish the report.");
-            (
-                *partial,
-                Completion {
-                    complete: false,
-                    incomplete_reason: Some(why),
-                },
-            )
+            match &reason {
+                StopReason::Unfinished(Unfinished::AuthFailed { provider, message }) => {
+                    // Nothing works until the key is fixed: no report, state kept.
+                    let var = key_variable(provider);
+                    set_state_labelled(
+                        &dir,
+                        record,
+                        RunState::Failed,
+                        Some(format!("{provider} refused the credentials: {message}")),
+                        Some("auth"),
+                    );
+                    eprintln!(
+                        "deepr: {provider} refused the credentials in {var} ({message}); finished steps are kept. Fix {var}, then: deepr resume {}",
+                        record.run_id
+                    );
+                    return Ok(EXIT_AUTH);
+                }
+                StopReason::Unfinished(Unfinished::ProviderUnavailable { .. }) => {
+                    let why = format!("Stopped early: {reason}. Finished steps are kept; resume the run when the provider answers again (deepr resume {}) to finish the report.", record.run_id);
+                    (
+                        *partial,
+                        Completion {
+                            complete: false,
+                            incomplete_reason: Some(why),
+                        },
+                        Some(Stop::Unavailable),
+                    )
+                }
+                _ => {
+                    let why = format!("Stopped early: {reason}. Resume the run with a larger budget to finish the report.");
+                    (
+                        *partial,
+                        Completion {
+                            complete: false,
+                            incomplete_reason: Some(why),
+                        },
+                        Some(Stop::Budget),
+                    )
+                }
+            }
         }
         Err(error) => {
             set_state(&dir, record, RunState::Failed, Some(error.to_string()));
@@ -561,9 +612,42 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
         Ok(0)
     } else {
         let reason = completion.incomplete_reason.unwrap_or_default();
+        if stop == Some(Stop::Unavailable) {
+            set_state_labelled(
+                &dir,
+                record,
+                RunState::Incomplete,
+                Some(reason.clone()),
+                Some("provider unavailable"),
+            );
+            eprintln!("deepr: {reason} The report is marked incomplete.");
+            return Ok(EXIT_UNAVAILABLE);
+        }
         set_state(&dir, record, RunState::Incomplete, Some(reason.clone()));
         eprintln!("deepr: {reason} The report is marked incomplete. resume with: deepr resume {} --max-tokens N", record.run_id);
         Ok(4)
+    }
+}
+
+/// Exit code of a run stopped because a provider stayed unavailable (resumable).
+pub const EXIT_UNAVAILABLE: u8 = 5;
+/// Exit code of a run stopped because a provider refused the credentials (resumable
+/// once the key is fixed).
+pub const EXIT_AUTH: u8 = 6;
+
+/// How a run that did not finish stopped (beyond an interrupt).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    Budget,
+    Unavailable,
+}
+
+/// The environment variable holding the key of a model provider (`openai:…`).
+fn key_variable(provider: &str) -> &'static str {
+    match provider.split(':').next() {
+        Some("anthropic") => "ANTHROPIC_API_KEY",
+        Some("openai") => "OPENAI_API_KEY",
+        _ => "the provider's key variable",
     }
 }
 

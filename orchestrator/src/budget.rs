@@ -2,9 +2,9 @@
 //!
 //! The meter is charged as each live model call returns; [`BudgetedLlm`] refuses to
 //! *start* a call once a limit is reached, so a budget is never exceeded by more than
-//! the calls already in flight. A refused call is recorded in the ledger with a status
-//! starting with [`BUDGET_REFUSED`]; the executor discards the output of any node that
-//! saw one (it would rest on a fallback answer) and stops starting nodes.
+//! the calls already in flight. A refused call ([`LlmError::Budget`]) is recorded in the
+//! ledger as [`crate::Unfinished::Budget`]; the executor discards the output of any node
+//! that saw one (it would rest on a fallback answer) and stops starting nodes.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -13,9 +13,6 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 
 use crate::provider::{LlmError, LlmProvider, LlmRequest, LlmResponse};
-
-/// Status prefix of a call refused by the budget.
-pub const BUDGET_REFUSED: &str = "budget exhausted";
 
 /// Limits for one run. Tokens and dollars count the whole run (earlier sessions of a
 /// resumed run included); time counts this session.

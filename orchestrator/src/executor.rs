@@ -26,7 +26,8 @@ use serde_json::Value;
 use thiserror::Error;
 use tokio::task::JoinSet;
 
-use crate::budget::{Budget, BUDGET_REFUSED};
+use crate::budget::Budget;
+use crate::ledger::Unfinished;
 use crate::ledger::{LedgerEntry, UsageLedger};
 use crate::store::{CheckpointStore, NodeRecord, StoreError};
 
@@ -156,6 +157,24 @@ pub trait Progress: Send + Sync {
     fn output(&self, _stage: &str, _node_id: &str, _output: &Value) {}
 }
 
+/// Why the executor stopped before every node finished.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The stop flag was set from outside (Ctrl-C, SIGTERM).
+    Interrupted,
+    /// A call could not be made or answered (budget, credentials, outage).
+    Unfinished(Unfinished),
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Interrupted => write!(f, "interrupted"),
+            Self::Unfinished(why) => write!(f, "{why}"),
+        }
+    }
+}
+
 /// A progress observer that ignores everything.
 pub struct NoProgress;
 impl Progress for NoProgress {}
@@ -173,7 +192,7 @@ pub enum ExecutorError {
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("stopped before finishing: {0}")]
-    Stopped(String),
+    Stopped(StopReason),
 }
 
 /// A DAG under construction.
@@ -236,6 +255,26 @@ pub struct Executor {
     /// Plan mode (`resume --dry-run`, and the plan every resume prints first): restore
     /// what matches, run nothing, and record what would happen to each node.
     pub plan: Option<Arc<std::sync::Mutex<Vec<PlanStep>>>>,
+    /// `resume --retry-degraded`: a checkpointed node whose model answer was unusable
+    /// (its output says `degraded`) runs again, and so does every node after it.
+    pub retry_degraded: bool,
+}
+
+tokio::task_local! {
+    /// Set while a step that `--retry-degraded` recomputes runs: its model calls ask
+    /// the model again instead of being served the unusable answers cached the first
+    /// time (`LlmRequest::fresh`).
+    static RETRYING: bool;
+}
+
+/// Is the current task a step recomputed by `--retry-degraded`?
+pub fn retrying() -> bool {
+    RETRYING.try_with(|r| *r).unwrap_or(false)
+}
+
+/// Did this node's output fall back to the heuristic (a `degraded` note)?
+fn is_degraded(output: &Value) -> bool {
+    output.get("degraded").is_some_and(|d| !d.is_null())
 }
 
 /// The key of a node: blake3 of its stage, key material and dependency keys.
@@ -329,7 +368,8 @@ impl Executor {
         // Which node each task runs, so a panic names its node.
         let mut tasks: BTreeMap<tokio::task::Id, String> = BTreeMap::new();
         let cap = self.concurrency.max(1);
-        let mut discarded = false;
+        // The most important reason a node was left unfinished, if one was.
+        let mut unfinished: Option<Unfinished> = None;
 
         loop {
             while running.len() < cap && !self.stop.load(Ordering::SeqCst) {
@@ -355,7 +395,25 @@ impl Executor {
                 let key = node_key(&spec.stage, &spec.key_material, &dep_keys);
                 self.progress.started(&spec.stage, &spec.id);
 
-                if let Some(record) = self.store.get_node(&spec.id)? {
+                // With --retry-degraded, a degraded node and everything after one that
+                // ran again are recomputed even though their keys match.
+                let retried_upstream = self.retry_degraded
+                    && dep_ids
+                        .iter()
+                        .any(|d| done.get(d).is_some_and(|n| n.pending || !n.restored));
+                let stored = self.store.get_node(&spec.id)?;
+                let retry = stored.as_ref().is_some_and(|record| {
+                    record.key == key
+                        && (retried_upstream
+                            || (self.retry_degraded && is_degraded(&record.output)))
+                });
+                // Only a step whose own answer degraded asks the model afresh; the steps
+                // after it are recomputed from their new inputs (and the cache).
+                let fresh = self.retry_degraded
+                    && stored
+                        .as_ref()
+                        .is_some_and(|r| r.key == key && is_degraded(&r.output));
+                if let Some(record) = stored.filter(|_| !retry) {
                     if record.key == key {
                         let tokens = record
                             .calls
@@ -392,6 +450,15 @@ impl Executor {
                         .cloned()
                         .collect();
                     let action = match self.store.get_node(&spec.id)? {
+                        Some(record) if retry && is_degraded(&record.output) => {
+                            PlanAction::Recompute(
+                                "its model answer was unusable; retried (--retry-degraded)".into(),
+                            )
+                        }
+                        Some(_) if retry => PlanAction::Recompute(format!(
+                            "a step before it is retried: {}",
+                            changed.join(", ")
+                        )),
                         Some(record) => PlanAction::Recompute(explain_drift(
                             &record.key_material,
                             &spec.key_material,
@@ -421,7 +488,8 @@ impl Executor {
                 let future = (spec.run)(context);
                 let (id, stage) = (spec.id, spec.stage);
                 let task_node = id.clone();
-                let task = running.spawn(async move { (index, id, stage, future.await) });
+                let task = running
+                    .spawn(RETRYING.scope(fresh, async move { (index, id, stage, future.await) }));
                 tasks.insert(task.id(), task_node);
                 dag.keys.insert(index, (key, spec.key_material, dep_ids));
             }
@@ -438,21 +506,21 @@ impl Executor {
                 message,
             })?;
             let (key, key_material, deps) = dag.keys.remove(&index).unwrap_or_default();
-            if result
+            if let Some(why) = result
                 .calls
                 .iter()
-                .any(|c| c.status.starts_with(BUDGET_REFUSED))
+                .filter_map(|c| c.unfinished.clone())
+                .min_by_key(Unfinished::rank)
             {
-                // Its output rests on a fallback for a call the budget refused: never
-                // checkpoint it; it runs again when the run resumes with more budget.
+                // Its output rests on a call that was refused or never answered: never
+                // checkpoint it; it runs again when the run resumes. Calls that did
+                // complete stay in the ledger (and in the response cache).
                 self.stop.store(true, Ordering::SeqCst);
-                discarded = true;
-                for call in result
-                    .calls
-                    .iter()
-                    .filter(|c| !c.status.starts_with(BUDGET_REFUSED))
-                {
+                for call in result.calls.iter().filter(|c| c.unfinished.is_none()) {
                     self.ledger.record(call.clone());
+                }
+                if unfinished.as_ref().is_none_or(|u| why.rank() < u.rank()) {
+                    unfinished = Some(why);
                 }
                 continue;
             }
@@ -488,11 +556,14 @@ impl Executor {
             release(&dag, &levels, index, &mut waiting, &mut ready);
         }
 
-        if discarded || dag.graph.node_weights().any(Option::is_some) {
-            let reason = self
-                .budget
-                .exhausted()
-                .unwrap_or_else(|| "interrupted".into());
+        if let Some(why) = unfinished {
+            return Err(ExecutorError::Stopped(StopReason::Unfinished(why)));
+        }
+        if dag.graph.node_weights().any(Option::is_some) {
+            let reason = match self.budget.exhausted() {
+                Some(reason) => StopReason::Unfinished(Unfinished::Budget { reason }),
+                None => StopReason::Interrupted,
+            };
             return Err(ExecutorError::Stopped(reason));
         }
         Ok(())
@@ -606,6 +677,7 @@ mod tests {
             stop: Arc::new(AtomicBool::new(false)),
             budget: Budget::unlimited(),
             plan: None,
+            retry_degraded: false,
         }
     }
 
@@ -677,6 +749,7 @@ mod tests {
         let plan = Arc::new(Mutex::new(Vec::new()));
         let planner = Executor {
             plan: Some(Arc::clone(&plan)),
+            retry_degraded: false,
             ..executor(Arc::clone(&store))
         };
         planner

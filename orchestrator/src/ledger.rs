@@ -29,6 +29,52 @@ pub struct LedgerEntry {
     pub estimated: bool,
     /// `ok`, or why the call failed / degraded.
     pub status: String,
+    /// Set when the call produced nothing the run can keep (a budget refusal, a
+    /// provider that refused the key or stayed unreachable): the node that made it is
+    /// not checkpointed, and the executor stops starting nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unfinished: Option<Unfinished>,
+}
+
+/// Why a call left its node unfinished. The run stops, keeps its state, and a resume
+/// makes the call again.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Unfinished {
+    /// The run's budget refused to start the call.
+    Budget { reason: String },
+    /// The provider refused the credentials (HTTP 401/403).
+    AuthFailed { provider: String, message: String },
+    /// The provider could not be reached, or kept failing past its retries (timeouts,
+    /// 5xx, 429 past the wait, connection refused) — or, for search, every source of
+    /// a step failed.
+    ProviderUnavailable { provider: String, message: String },
+}
+
+impl Unfinished {
+    /// Which of several stops a run reports: auth first (nothing works until the key
+    /// is fixed), then an unavailable provider, then the budget.
+    pub fn rank(&self) -> u8 {
+        match self {
+            Self::AuthFailed { .. } => 0,
+            Self::ProviderUnavailable { .. } => 1,
+            Self::Budget { .. } => 2,
+        }
+    }
+}
+
+impl std::fmt::Display for Unfinished {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Budget { reason } => write!(f, "{reason}"),
+            Self::AuthFailed { provider, message } => {
+                write!(f, "{provider} refused the credentials: {message}")
+            }
+            Self::ProviderUnavailable { provider, message } => {
+                write!(f, "{provider} is unavailable: {message}")
+            }
+        }
+    }
 }
 
 impl LedgerEntry {
@@ -55,6 +101,7 @@ impl LedgerEntry {
             restored: false,
             estimated: false,
             status: status.to_string(),
+            unfinished: None,
         }
     }
 }

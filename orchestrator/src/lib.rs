@@ -28,10 +28,11 @@ pub mod store;
 pub mod terms;
 pub mod tokens;
 
-pub use budget::{Budget, BudgetedLlm, BUDGET_REFUSED};
+pub use budget::{Budget, BudgetedLlm};
 pub use executor::{
     Executor, ExecutorError, NodeContext, NodeFn, NodeSpec, PlanAction, PlanStep, Progress,
+    StopReason,
 };
-pub use ledger::{LedgerEntry, UsageLedger};
+pub use ledger::{LedgerEntry, Unfinished, UsageLedger};
 pub use provider::*;
 pub use store::{CheckpointStore, NodeRecord, StoreError};

@@ -37,6 +37,11 @@ pub struct LlmRequest {
     pub user: String,
     pub schema: Value,
     pub task_input: Value,
+    /// Ask the model again: never served from the response cache (`resume
+    /// --retry-degraded` recomputing a step whose cached answer was unusable). Left out
+    /// of the serialised request when false, so ordinary requests keep their hashes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fresh: bool,
 }
 
 /// An LLM answer plus its token accounting.

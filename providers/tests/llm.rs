@@ -22,6 +22,7 @@ fn request() -> LlmRequest {
         user: "Candidate sentences: [c1] The journal is deleted at commit.".into(),
         schema: json!({"type": "object"}),
         task_input: Value::Null,
+        fresh: false,
     }
 }
 

@@ -1,12 +1,16 @@
 //! Calling an LLM for a task: render the prompt, send it, validate the answer
 //! locally (schema shape and meaning — IDs must exist), repair once by showing the
 //! model its error, and if the answer is still invalid fall back to the offline
-//! heuristic for that node. Model output is untrusted data throughout: it is parsed,
+//! heuristic for that node. A call that got **no** answer (the budget refused it, the
+//! provider refused the key, or the provider stayed unreachable past its retries) is
+//! not a bad answer: its ledger entry is marked [`Unfinished`], the executor keeps the
+//! node unfinished and stops, and a resume makes the call again. Model output is untrusted data throughout: it is parsed,
 //! never executed, and it never supplies quote text.
 
 use tokio::time::Instant;
 
-use deepr_orchestrator::{LedgerEntry, LlmProvider, LlmRequest, Tier};
+use deepr_evidence::report::CallStatus;
+use deepr_orchestrator::{LedgerEntry, LlmError, LlmProvider, LlmRequest, Tier, Unfinished};
 use deepr_prompts::Prompt;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -51,6 +55,28 @@ fn entry(call: &TaskCall<'_>, provider: String, status: String) -> LedgerEntry {
         restored: false,
         estimated: false,
         status,
+        unfinished: None,
+    }
+}
+
+/// What a failed call leaves behind: every call error is an unfinished node, never a
+/// degraded answer.
+fn unfinished(error: &LlmError, provider: String) -> Unfinished {
+    match error {
+        LlmError::Budget(reason) => Unfinished::Budget {
+            reason: reason.clone(),
+        },
+        LlmError::Call {
+            status: CallStatus::AuthFailed,
+            message,
+        } => Unfinished::AuthFailed {
+            provider,
+            message: message.clone(),
+        },
+        LlmError::Call { status, message } => Unfinished::ProviderUnavailable {
+            provider,
+            message: format!("{}: {message}", status.as_str()),
+        },
     }
 }
 
@@ -109,6 +135,7 @@ where
         user: rendered.user.clone(),
         schema: call.prompt.schema(),
         task_input: call.task_input.clone(),
+        fresh: deepr_orchestrator::executor::retrying(),
     };
     let mut last_error = String::new();
     for attempt in 0..=REPAIR_ATTEMPTS {
@@ -119,8 +146,14 @@ where
             Err(error) => {
                 let mut failed = entry(&call, llm.model_id(), error.to_string());
                 failed.latency_ms = latency_ms;
+                failed.unfinished = Some(unfinished(&error, llm.model_id()));
                 calls.push(failed);
-                return degrade(&call, calls, format!("model call failed: {error}"));
+                // The value is a placeholder: the executor discards this node's output.
+                return TaskResult {
+                    value: T::default(),
+                    calls,
+                    degraded: None,
+                };
             }
             Ok(response) => {
                 let parsed = parse_json_object(&response.text)

@@ -19,7 +19,7 @@ use deepr_evidence::report::{Conflict, Coverage, Verdict};
 use deepr_orchestrator::executor::{Dag, DoneNode, NodeResult};
 use deepr_orchestrator::{
     Executor, ExecutorError, Fetcher, LedgerEntry, LlmProvider, NodeContext, NodeSpec,
-    SearchProvider, TextArchive,
+    SearchProvider, StopReason, TextArchive,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -106,10 +106,11 @@ pub enum ResearchError {
     /// Plan mode: the next phase's shape depends on a node that would run first.
     #[error("later steps depend on {0}, which would run first")]
     PlanEnds(String),
-    /// The run stopped early (budget, interrupt); `partial` holds what finished.
+    /// The run stopped early (budget, interrupt, credentials, outage); `partial` holds
+    /// what finished.
     #[error("stopped: {reason}")]
     Stopped {
-        reason: String,
+        reason: StopReason,
         partial: Box<ResearchResult>,
     },
 }

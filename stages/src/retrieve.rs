@@ -2,12 +2,12 @@
 //! status recorded in coverage; streams fuse by weighted reciprocal rank fusion,
 //! Σ w / (60 + rank), merging hits by `doc_key`. Ties break by `doc_key`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use tokio::time::Instant;
 
 use deepr_evidence::report::{CallStatus, Coverage};
-use deepr_orchestrator::{LedgerEntry, SearchHit, SearchProvider};
+use deepr_orchestrator::{LedgerEntry, SearchHit, SearchProvider, Unfinished};
 
 use crate::concurrent::in_order;
 use crate::types::{FusedHit, RetrieveOut};
@@ -69,6 +69,30 @@ pub async fn search_all(
         ));
         if status == CallStatus::Ok {
             streams.push((provider.weight(), outcome.hits));
+        }
+    }
+    // Every search of this step failed (none answered, not even with "no results"):
+    // nothing here is worth keeping. The step stays unfinished so that a resume asks
+    // again; when only some sources failed, the step goes on and coverage says so.
+    if !coverage.is_empty()
+        && coverage
+            .iter()
+            .all(|c| !matches!(c.status, CallStatus::Ok | CallStatus::NoResults))
+    {
+        let failed: Vec<String> = coverage
+            .iter()
+            .map(|c| format!("{} {}", c.provider, c.status.as_str()))
+            .collect::<BTreeSet<String>>()
+            .into_iter()
+            .collect();
+        if let Some(last) = calls.last_mut() {
+            last.unfinished = Some(Unfinished::ProviderUnavailable {
+                provider: "search".into(),
+                message: format!(
+                    "every search failed ({}); check the network, or use --corpus DIR",
+                    failed.join(", ")
+                ),
+            });
         }
     }
     coverage.sort_by(|a, b| (&a.provider, &a.query).cmp(&(&b.provider, &b.query)));

@@ -176,6 +176,7 @@ async fn run_scheduled(
         stop: Arc::new(AtomicBool::new(false)),
         budget: deepr_orchestrator::Budget::unlimited(),
         plan: None,
+        retry_degraded: false,
     };
     let result = run_research(&config, &providers, &executor)
         .await
