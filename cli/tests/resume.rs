@@ -223,18 +223,37 @@ fn signal(pid: u32, name: &str) {
 
 #[test]
 fn ctrl_c_and_sigterm_stop_cleanly_and_resume() {
-    let base = baseline();
+    baseline();
     for (name, code) in [("INT", 130), ("TERM", 143)] {
         let t = trial();
         let (s, o) = (t.s(), t.o());
-        let child = spawn(&t.home, &run_args(&s, &o, "sig"));
-        std::thread::sleep(base.wall.mul_f64(0.4));
+        // Slow calls (answers are the same at any latency), and the signal only once
+        // the run is under way: it always lands before the run can finish.
+        let args: Vec<&str> = run_args(&s, &o, "sig")
+            .into_iter()
+            .map(|a| if a == LATENCY { "300ms" } else { a })
+            .collect();
+        let child = spawn(&t.home, &args);
+        let journal = t.state.join("runs/sig/calls.jsonl");
+        let started = Instant::now();
+        while std::fs::read_to_string(&journal)
+            .map(|j| j.lines().count())
+            .unwrap_or(0)
+            < 2
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the run never started"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
         signal(child.id(), name);
         let output = child.wait_with_output().expect("wait");
         let message = stderr(&output);
-        if output.status.success() {
-            continue; // finished before the signal landed: nothing to test this time
-        }
+        assert!(
+            !output.status.success(),
+            "SIG{name} landed before the run finished: {message}"
+        );
         assert_eq!(
             output.status.code(),
             Some(code),

@@ -145,8 +145,20 @@ fn wikipedia_arxiv_and_hn_stand_ins_give_a_full_report_and_refused_addresses_sta
         !report["claims"].as_array().expect("claims").is_empty(),
         "a full report"
     );
-    // The latin-1 page was decoded, not mangled.
-    assert!(report["claims"].to_string().contains("café") || !markdown.contains("caf\u{FFFD}"));
+    // The latin-1 page was decoded, not mangled — and it was quoted, so this is checked,
+    // not assumed.
+    let quotes: Vec<&str> = report["claims"]
+        .as_array()
+        .expect("claims")
+        .iter()
+        .flat_map(|c| c["citations"].as_array().into_iter().flatten())
+        .filter_map(|c| c["quote"].as_str())
+        .collect();
+    assert!(
+        quotes.iter().any(|q| q.contains("café story")),
+        "the latin-1 page is quoted, decoded: {quotes:?}"
+    );
+    assert!(!markdown.contains('\u{FFFD}'), "no replacement characters");
     assert_eq!(
         connections.load(Ordering::SeqCst),
         0,

@@ -387,7 +387,7 @@ impl RemoteLlm {
             } else {
                 AttemptError::new(
                     CallStatus::Unreachable,
-                    format!("cannot reach {}: {}", self.base_url, redact_error(&e)),
+                    format!("cannot reach {}: {}", self.base_url, error_chain(&e)),
                 )
             }
         })?;
@@ -522,8 +522,10 @@ impl RemoteLlm {
     }
 }
 
-/// reqwest errors can include the URL; never anything with a key (keys go in headers).
-fn redact_error(error: &reqwest::Error) -> String {
+/// The whole chain of a reqwest error, for the message. It names the URL, never a key:
+/// keys travel in headers, which reqwest errors do not show. (Key echoes in a server's
+/// error body are removed where the body is read.)
+fn error_chain(error: &reqwest::Error) -> String {
     let mut text = error.to_string();
     let mut source = std::error::Error::source(error);
     while let Some(inner) = source {
