@@ -57,11 +57,12 @@ pub async fn run(
         .iter()
         .map(|(c, v, source)| {
             format!(
-                "[{}] ({}; {}; source: {source}) {}",
+                "{}: ({}; {}; source: {}) {}",
                 c.id,
                 c.subquestion,
                 v.as_str(),
-                c.text
+                deepr_prompts::quoted(source),
+                deepr_prompts::quoted(&c.text)
             )
         })
         .collect::<Vec<_>>()

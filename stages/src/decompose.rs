@@ -142,7 +142,7 @@ pub async fn run(
         scout
             .headings
             .iter()
-            .map(|h| format!("- {h}"))
+            .map(|h| format!("- {}", deepr_prompts::quoted(h)))
             .collect::<Vec<_>>()
             .join("\n")
     };

@@ -105,7 +105,7 @@ pub async fn run(
     let ids: BTreeSet<String> = gaps.iter().map(|(s, _)| s.id.clone()).collect();
     let shown = gaps
         .iter()
-        .map(|(s, why)| format!("- {}: {} ({why})", s.id, s.text))
+        .map(|(s, why)| format!("- {}: {} ({why})", s.id, deepr_prompts::quoted(&s.text)))
         .collect::<Vec<_>>()
         .join("\n");
     let items: Vec<Value> = gaps

@@ -60,7 +60,11 @@ pub async fn run(
             continue;
         };
         let one_line = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
-        lines.push(format!("[{}] {}", candidate.cid, one_line));
+        lines.push(format!(
+            "{}: {}",
+            candidate.cid,
+            deepr_prompts::quoted(&one_line)
+        ));
         shown.push(json!({
             "id": candidate.cid, "text": one_line, "weight": candidate.weight,
             "doc": candidate.content_sha256, "title": titles.get(candidate.content_sha256.as_str()).copied().unwrap_or(""),
@@ -83,7 +87,7 @@ pub async fn run(
             stage: "extract",
             prompt,
             tier: Tier::Cheap,
-            values: vec![("subquestion", subq.text.clone()), ("candidates", lines.join("\n")), ("max_claims", max_claims.to_string())],
+            values: vec![("subquestion", deepr_prompts::quoted(&subq.text)), ("candidates", lines.join("\n")), ("max_claims", max_claims.to_string())],
             task_input: json!({"subquestion": subq.text, "max_claims": max_claims, "candidates": shown}),
         },
         |answer: &Answer| validate(answer, &known, max_claims),
@@ -384,10 +388,10 @@ pub async fn run_free(
         .iter()
         .map(|d| {
             format!(
-                "[{}] {}\n{}",
+                "{}: title {}\ntext {}",
                 d["id"].as_str().unwrap_or(""),
-                d["title"].as_str().unwrap_or(""),
-                d["text"].as_str().unwrap_or("")
+                deepr_prompts::quoted(d["title"].as_str().unwrap_or("")),
+                deepr_prompts::quoted(d["text"].as_str().unwrap_or(""))
             )
         })
         .collect::<Vec<_>>()
@@ -400,7 +404,7 @@ pub async fn run_free(
             stage: "extract",
             prompt,
             tier: Tier::Cheap,
-            values: vec![("subquestion", subq.text.clone()), ("documents", listing), ("max_claims", max_claims.to_string())],
+            values: vec![("subquestion", deepr_prompts::quoted(&subq.text)), ("documents", listing), ("max_claims", max_claims.to_string())],
             task_input: json!({"subquestion": subq.text, "max_claims": max_claims, "documents": shown}),
         },
         |answer: &FreeAnswer| {

@@ -75,13 +75,15 @@ pub async fn run(
                         .iter()
                         .map(|q| {
                             format!(
-                                "  quote: \"{}\"",
-                                q.split_whitespace().collect::<Vec<_>>().join(" ")
+                                "  quote: {}",
+                                deepr_prompts::quoted(
+                                    &q.split_whitespace().collect::<Vec<_>>().join(" ")
+                                )
                             )
                         })
                         .collect::<Vec<_>>()
                         .join("\n");
-                    format!("claim {}: {}\n{q}", c.id, c.text)
+                    format!("claim {}: {}\n{q}", c.id, deepr_prompts::quoted(&c.text))
                 })
                 .collect::<Vec<_>>()
                 .join("\n\n");
@@ -329,7 +331,7 @@ pub async fn run_votes(
             let text = sources
                 .iter()
                 .enumerate()
-                .map(|(i, s)| format!("[source {}]\n{s}", i + 1))
+                .map(|(i, s)| format!("source {}: {}", i + 1, deepr_prompts::quoted(s)))
                 .collect::<Vec<_>>()
                 .join("\n\n");
             (sources, text)
@@ -371,7 +373,7 @@ pub async fn run_votes(
                     tier: Tier::Cheap,
                     values: vec![
                         ("voter", voter.to_string()),
-                        ("claim", claim.text.clone()),
+                        ("claim", deepr_prompts::quoted(&claim.text)),
                         ("sources", text.clone()),
                     ],
                     task_input: json!({"voter": voter, "claim": claim.text, "sources": sources}),

@@ -34,7 +34,7 @@ pub async fn run(
             tier: Tier::Cheap,
             values: vec![
                 ("topic", topic.to_string()),
-                ("subquestion", subq.text.clone()),
+                ("subquestion", deepr_prompts::quoted(&subq.text)),
             ],
             task_input: json!({"topic": topic, "subquestion": subq.text}),
         },

@@ -52,10 +52,10 @@ pub async fn run(
             let lines = usable
                 .iter()
                 .filter(|(c, _)| c.subquestion == s.id)
-                .map(|(c, _)| format!("  [{}] {}", c.id, c.text))
+                .map(|(c, _)| format!("  {}: {}", c.id, deepr_prompts::quoted(&c.text)))
                 .collect::<Vec<_>>()
                 .join("\n");
-            format!("{}: {}\n{lines}", s.id, s.text)
+            format!("{}: {}\n{lines}", s.id, deepr_prompts::quoted(&s.text))
         })
         .collect::<Vec<_>>()
         .join("\n");
@@ -64,7 +64,13 @@ pub async fn run(
     } else {
         conflicts
             .iter()
-            .map(|c| format!("- {} [{}]", c.summary, c.claims.join(", ")))
+            .map(|c| {
+                format!(
+                    "- {} [{}]",
+                    deepr_prompts::quoted(&c.summary),
+                    c.claims.join(", ")
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n")
     };
