@@ -480,12 +480,15 @@ impl RemoteLlm {
                     .filter(|b| b["type"] == "text")
                     .filter_map(|b| b["text"].as_str())
                     .collect();
+                // Anthropic's `input_tokens` excludes the prompt-cache tokens: the prompt
+                // is input + tokens written to the cache + tokens read from it.
                 let usage = value.get("usage").filter(|u| u.is_object()).map(|u| {
-                    let cached = u["cache_read_input_tokens"].as_u64().unwrap_or(0);
+                    let read = u["cache_read_input_tokens"].as_u64().unwrap_or(0);
+                    let written = u["cache_creation_input_tokens"].as_u64().unwrap_or(0);
                     (
-                        u["input_tokens"].as_u64().unwrap_or(0) + cached,
+                        u["input_tokens"].as_u64().unwrap_or(0) + written + read,
                         u["output_tokens"].as_u64().unwrap_or(0),
-                        cached,
+                        read,
                     )
                 });
                 (content, usage)

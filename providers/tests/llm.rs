@@ -364,3 +364,46 @@ async fn tokens_per_minute_spaces_requests() {
         "requests spaced by the token limiter: {spread:?}"
     );
 }
+
+/// The Messages API path: key in `x-api-key`, `anthropic-version`, the system prompt as
+/// its own field; the prompt-cache tokens count (written and read), read ones as cached.
+#[tokio::test]
+async fn anthropic_messages_count_prompt_cache_tokens() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/messages"))
+        .and(header("x-api-key", "sk-ant-test"))
+        .and(header("anthropic-version", "2023-06-01"))
+        .and(body_string_contains("\"system\":\"You extract claims.\""))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+            "content": [{"type": "text", "text": "{\"claims\": []}"}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 20, "cache_creation_input_tokens": 100,
+                      "cache_read_input_tokens": 300, "output_tokens": 9}
+        })))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let spec = LlmSpec::parse("anthropic:claude-test").expect("spec");
+    let anthropic = RemoteLlm::new(
+        &spec,
+        Some(&server.uri()),
+        Some("sk-ant-test".into()),
+        limits(),
+    )
+    .expect("provider");
+    let response = anthropic.complete(&request()).await.expect("ok");
+    assert_eq!(response.text, "{\"claims\": []}");
+    assert_eq!(
+        (
+            response.prompt_tokens,
+            response.completion_tokens,
+            response.cached_tokens
+        ),
+        (420, 9, 300),
+        "input + cache written + cache read; read ones are cached"
+    );
+    assert!(!response.usage_estimated);
+    assert_eq!(response.model, "anthropic:claude-test");
+}
