@@ -3,52 +3,11 @@
 //! are an error, so a typo never silently does nothing. API keys come only from the
 //! environment and are never printed (`deepr config show` redacts them).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use deepr_providers::llm::LlmLimits;
-use deepr_providers::prices::Price;
-use serde::{Deserialize, Serialize};
+pub use deepr_settings::FileConfig;
 
 use crate::{usage, Failure};
-
-#[derive(Debug, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileConfig {
-    pub depth: Option<String>,
-    pub strategy: Option<String>,
-    pub concurrency: Option<usize>,
-    /// Independent calls one step keeps in flight (searches, fetches, judge batches);
-    /// 1 = one after another, for tightly rate-limited APIs.
-    pub io_concurrency: Option<usize>,
-    /// Both tiers (`offline`, `openai:MODEL`, `ollama:MODEL`, `anthropic:MODEL`).
-    pub llm: Option<String>,
-    /// The model for decompose and synthesize.
-    pub llm_strong: Option<String>,
-    /// The model for every other task.
-    pub llm_cheap: Option<String>,
-    /// Base URL of an OpenAI-compatible or Anthropic server.
-    pub llm_base_url: Option<String>,
-    /// Price every call as if this model had answered.
-    pub price_as: Option<String>,
-    /// Simulated offline-model latency, e.g. "200ms" or "800ms+60tok/s".
-    pub offline_latency: Option<String>,
-    /// Simulated latency per search call, e.g. "400ms" or "300ms..900ms".
-    pub search_latency: Option<String>,
-    /// Simulated latency per fetch call, e.g. "600ms" or "200ms..1500ms".
-    pub fetch_latency: Option<String>,
-    /// Seed of the simulated latency draws.
-    pub latency_seed: Option<u64>,
-    /// Folder of prompt overrides.
-    pub prompts: Option<String>,
-    /// Rate limits, retries and timeouts of remote models.
-    pub limits: Option<LlmLimits>,
-    /// Extra or overriding prices, USD per million tokens.
-    #[serde(default)]
-    pub prices: BTreeMap<String, Price>,
-}
-
-const KEYS: &str = "depth, strategy, concurrency, io_concurrency, llm, llm_strong, llm_cheap, llm_base_url, price_as, offline_latency, search_latency, fetch_latency, latency_seed, prompts, [limits], [prices.MODEL]";
 
 /// The config file in use: `--config PATH`, else `$XDG_CONFIG_HOME/deepr/deepr.toml`
 /// (or `~/.config/deepr/deepr.toml`) if it exists.
@@ -78,10 +37,9 @@ pub fn load(flag: Option<&Path>) -> Result<FileConfig, Failure> {
             path.display()
         ))
     })?;
-    toml::from_str(&text).map_err(|e| {
-        let first = e.to_string().lines().next().unwrap_or("").to_string();
+    deepr_settings::parse(&text).map_err(|first| {
         usage(format!(
-            "config file {} is invalid: {first} (keys: {KEYS})",
+            "config file {} is invalid: {first}",
             path.display()
         ))
     })

@@ -15,27 +15,13 @@ use std::time::Duration;
 use deepr_checkpoints::FileArchive;
 use deepr_evidence::report::{Report, REPORT_SCHEMA};
 use deepr_evidence::verify::{
-    check_against_archive, check_against_live, check_hashes, outcome, CitationCheck, GateOutcome,
-    RowVerdict,
+    check_against_archive, check_against_live, check_hashes, json_rows, markdown_rows, outcome,
+    Bundle, GateOutcome, RowVerdict, BUNDLE_SCHEMA,
 };
 use deepr_evidence::{extract_text, normalise, DocKind};
 use deepr_orchestrator::TextArchive;
-use serde::{Deserialize, Serialize};
 
 use crate::{state, usage, Failure, Globals, VerifyArgs};
-
-/// Schema of an export bundle.
-pub const BUNDLE_SCHEMA: &str = "deepr.bundle.v1";
-
-/// One file that carries a report and the texts its quotes were cut from.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Bundle {
-    pub schema: String,
-    pub report: Report,
-    pub markdown: String,
-    /// Archived texts by content SHA-256.
-    pub texts: BTreeMap<String, String>,
-}
 
 /// Where source texts come from.
 enum Texts {
@@ -51,82 +37,6 @@ impl Texts {
             Self::Archive(None) => None,
         }
     }
-}
-
-/// Citations of a report.json as rows.
-fn json_rows(report: &Report) -> Vec<CitationCheck> {
-    let sources: BTreeMap<&str, (&str, &str)> = report
-        .sources
-        .iter()
-        .map(|s| {
-            (
-                s.id.as_str(),
-                (s.locator.as_str(), s.content_sha256.as_str()),
-            )
-        })
-        .collect();
-    let mut rows = Vec::new();
-    for claim in &report.claims {
-        for citation in &claim.citations {
-            let (locator, sha) = sources
-                .get(citation.source.as_str())
-                .copied()
-                .unwrap_or(("", ""));
-            rows.push(CitationCheck {
-                row: rows.len() + 1,
-                claim: claim.text.clone(),
-                source: citation.source.clone(),
-                locator: locator.to_string(),
-                quote: citation.quote.clone(),
-                quote_sha256: Some(citation.quote_sha256.clone()),
-                content_sha256: (!sha.is_empty()).then(|| sha.to_string()),
-                sentence: Some(citation.sentence),
-            });
-        }
-    }
-    rows
-}
-
-/// Footnotes `[^N]: "QUOTE" — LOCATOR` of a markdown report, with the first line that
-/// cites each as its claim.
-fn markdown_rows(markdown: &str) -> Vec<CitationCheck> {
-    let mut rows = Vec::new();
-    for line in markdown.lines() {
-        let Some(rest) = line.strip_prefix("[^") else {
-            continue;
-        };
-        let Some((number, body)) = rest.split_once("]: ") else {
-            continue;
-        };
-        let Some(body) = body.strip_prefix('"') else {
-            continue;
-        };
-        let Some((quote, locator)) = body.rsplit_once("\" — ") else {
-            continue;
-        };
-        let marker = format!("[^{number}]");
-        let claim = markdown
-            .lines()
-            .find(|l| l.contains(&marker) && !l.starts_with("[^"))
-            .map(|l| {
-                l.trim_start_matches(['-', ' ', '*'])
-                    .split("[^")
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .to_string()
-            })
-            .unwrap_or_default();
-        rows.push(CitationCheck {
-            row: rows.len() + 1,
-            claim,
-            source: format!("[^{number}]"),
-            locator: locator.trim().to_string(),
-            quote: quote.to_string(),
-            ..Default::default()
-        });
-    }
-    rows
 }
 
 fn short(text: &str, max: usize) -> String {

@@ -7,8 +7,13 @@
 //! match), or *unchecked* because no text could be had — and an unchecked row never
 //! counts as found.
 
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
 use crate::hash::{content_sha256, quote_sha256};
 use crate::normalise::normalise;
+use crate::report::Report;
 use crate::sentences::split_sentences;
 
 /// One citation to check.
@@ -140,6 +145,97 @@ pub fn outcome(verdicts: &[RowVerdict]) -> GateOutcome {
     } else {
         GateOutcome::Unverified
     }
+}
+
+// ---- parsing what `deepr verify` reads (untrusted files; fuzzed in `fuzz/`)
+
+/// Schema of an export bundle.
+pub const BUNDLE_SCHEMA: &str = "deepr.bundle.v1";
+
+/// One file that carries a report and the texts its quotes were cut from.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Bundle {
+    pub schema: String,
+    pub report: Report,
+    pub markdown: String,
+    /// Archived texts by content SHA-256.
+    pub texts: BTreeMap<String, String>,
+}
+
+/// Citations of a report.json as rows.
+pub fn json_rows(report: &Report) -> Vec<CitationCheck> {
+    let sources: BTreeMap<&str, (&str, &str)> = report
+        .sources
+        .iter()
+        .map(|s| {
+            (
+                s.id.as_str(),
+                (s.locator.as_str(), s.content_sha256.as_str()),
+            )
+        })
+        .collect();
+    let mut rows = Vec::new();
+    for claim in &report.claims {
+        for citation in &claim.citations {
+            let (locator, sha) = sources
+                .get(citation.source.as_str())
+                .copied()
+                .unwrap_or(("", ""));
+            rows.push(CitationCheck {
+                row: rows.len() + 1,
+                claim: claim.text.clone(),
+                source: citation.source.clone(),
+                locator: locator.to_string(),
+                quote: citation.quote.clone(),
+                quote_sha256: Some(citation.quote_sha256.clone()),
+                content_sha256: (!sha.is_empty()).then(|| sha.to_string()),
+                sentence: Some(citation.sentence),
+            });
+        }
+    }
+    rows
+}
+
+/// Footnotes `[^N]: "QUOTE" — LOCATOR` of a markdown report, with the first line that
+/// cites each as its claim.
+pub fn markdown_rows(markdown: &str) -> Vec<CitationCheck> {
+    let mut rows = Vec::new();
+    for line in markdown.lines() {
+        let Some(rest) = line.strip_prefix("[^") else {
+            continue;
+        };
+        let Some((number, body)) = rest.split_once("]: ") else {
+            continue;
+        };
+        let Some(body) = body.strip_prefix('"') else {
+            continue;
+        };
+        let Some((quote, locator)) = body.rsplit_once("\" — ") else {
+            continue;
+        };
+        let marker = format!("[^{number}]");
+        let claim = markdown
+            .lines()
+            .find(|l| l.contains(&marker) && !l.starts_with("[^"))
+            .map(|l| {
+                l.trim_start_matches(['-', ' ', '*'])
+                    .split("[^")
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_string()
+            })
+            .unwrap_or_default();
+        rows.push(CitationCheck {
+            row: rows.len() + 1,
+            claim,
+            source: format!("[^{number}]"),
+            locator: locator.trim().to_string(),
+            quote: quote.to_string(),
+            ..Default::default()
+        });
+    }
+    rows
 }
 
 #[cfg(test)]

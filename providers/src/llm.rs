@@ -106,39 +106,7 @@ impl LlmSpec {
     }
 }
 
-/// Limits and timeouts of one provider. Defaults are polite; all are configurable.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct LlmLimits {
-    pub requests_per_minute: u32,
-    pub tokens_per_minute: u32,
-    pub concurrency: usize,
-    pub max_retries: usize,
-    /// Total time per request, seconds.
-    pub timeout_s: f64,
-    /// Time to connect, seconds.
-    pub connect_timeout_s: f64,
-    /// Completion cap per call.
-    pub max_tokens: u32,
-    /// The rate window (60 s; shorter only in tests).
-    #[serde(skip)]
-    pub window: Duration,
-}
-
-impl Default for LlmLimits {
-    fn default() -> Self {
-        Self {
-            requests_per_minute: 60,
-            tokens_per_minute: 200_000,
-            concurrency: 4,
-            max_retries: 4,
-            timeout_s: 120.0,
-            connect_timeout_s: 10.0,
-            max_tokens: 1024,
-            window: Duration::from_secs(60),
-        }
-    }
-}
+pub use deepr_settings::LlmLimits;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum StructuredMode {

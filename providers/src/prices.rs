@@ -12,14 +12,7 @@ use serde::{Deserialize, Serialize};
 
 const SHIPPED: &str = include_str!("../prices.toml");
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Price {
-    pub input: f64,
-    pub output: f64,
-    #[serde(default)]
-    pub cached: Option<f64>,
-}
+pub use deepr_settings::Price;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1,0 +1,131 @@
+//! deepr's config file, `deepr.toml`: the typed settings and their parser.
+//!
+//! No I/O: the CLI reads the file and passes its text to [`parse`]. Unknown keys are an
+//! error (a typo never silently does nothing), and so is any value of the wrong type.
+//! The file is untrusted input: [`parse`] never panics on it (fuzzed in `fuzz/`).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Every key the file may hold, for error messages.
+pub const KEYS: &str = "depth, strategy, concurrency, io_concurrency, llm, llm_strong, llm_cheap, llm_base_url, price_as, offline_latency, search_latency, fetch_latency, latency_seed, prompts, [limits], [prices.MODEL]";
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub depth: Option<String>,
+    pub strategy: Option<String>,
+    pub concurrency: Option<usize>,
+    /// Independent calls one step keeps in flight (searches, fetches, judge batches);
+    /// 1 = one after another, for tightly rate-limited APIs.
+    pub io_concurrency: Option<usize>,
+    /// Both tiers (`offline`, `openai:MODEL`, `ollama:MODEL`, `anthropic:MODEL`).
+    pub llm: Option<String>,
+    /// The model for decompose and synthesize.
+    pub llm_strong: Option<String>,
+    /// The model for every other task.
+    pub llm_cheap: Option<String>,
+    /// Base URL of an OpenAI-compatible or Anthropic server.
+    pub llm_base_url: Option<String>,
+    /// Price every call as if this model had answered.
+    pub price_as: Option<String>,
+    /// Simulated offline-model latency, e.g. "200ms" or "800ms+60tok/s".
+    pub offline_latency: Option<String>,
+    /// Simulated latency per search call, e.g. "400ms" or "300ms..900ms".
+    pub search_latency: Option<String>,
+    /// Simulated latency per fetch call, e.g. "600ms" or "200ms..1500ms".
+    pub fetch_latency: Option<String>,
+    /// Seed of the simulated latency draws.
+    pub latency_seed: Option<u64>,
+    /// Folder of prompt overrides.
+    pub prompts: Option<String>,
+    /// Rate limits, retries and timeouts of remote models.
+    pub limits: Option<LlmLimits>,
+    /// Extra or overriding prices, USD per million tokens.
+    #[serde(default)]
+    pub prices: BTreeMap<String, Price>,
+}
+
+/// Limits and timeouts of one provider. Defaults are polite; all are configurable.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LlmLimits {
+    pub requests_per_minute: u32,
+    pub tokens_per_minute: u32,
+    pub concurrency: usize,
+    pub max_retries: usize,
+    /// Total time per request, seconds.
+    pub timeout_s: f64,
+    /// Time to connect, seconds.
+    pub connect_timeout_s: f64,
+    /// Completion cap per call.
+    pub max_tokens: u32,
+    /// The rate window (60 s; shorter only in tests).
+    #[serde(skip)]
+    pub window: Duration,
+}
+
+impl Default for LlmLimits {
+    fn default() -> Self {
+        Self {
+            requests_per_minute: 60,
+            tokens_per_minute: 200_000,
+            concurrency: 4,
+            max_retries: 4,
+            timeout_s: 120.0,
+            connect_timeout_s: 10.0,
+            max_tokens: 1024,
+            window: Duration::from_secs(60),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+    #[serde(default)]
+    pub cached: Option<f64>,
+}
+
+/// Parse a config file's text. The error is one line naming what was wrong and the
+/// keys the file may hold.
+pub fn parse(text: &str) -> Result<FileConfig, String> {
+    toml::from_str(text).map_err(|e| {
+        let first = e.to_string().lines().next().unwrap_or("").to_string();
+        format!("{first} (keys: {KEYS})")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_documented_keys_and_refuses_others() {
+        let config = parse(
+            "llm = \"offline\"\nio_concurrency = 2\n[limits]\nmax_retries = 0\n[prices.\"m\"]\ninput = 1.0\noutput = 2.0\n",
+        )
+        .unwrap_or_default();
+        assert_eq!(config.llm.as_deref(), Some("offline"));
+        assert_eq!(config.io_concurrency, Some(2));
+        assert_eq!(config.limits.map(|l| l.max_retries), Some(0));
+        assert_eq!(config.prices.get("m").map(|p| p.output), Some(2.0));
+        for bad in [
+            "lmm = 1",
+            "concurrency = \"five\"",
+            "[limits]\nretries = 1",
+            "= =",
+            "[prices.m]\ninput = 1",
+        ] {
+            let error = parse(bad).err().unwrap_or_default();
+            assert!(
+                error.contains("keys:") && !error.contains('\n'),
+                "{bad:?}: {error}"
+            );
+        }
+    }
+}
