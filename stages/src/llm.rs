@@ -59,24 +59,32 @@ fn entry(call: &TaskCall<'_>, provider: String, status: String) -> LedgerEntry {
     }
 }
 
-/// What a failed call leaves behind: every call error is an unfinished node, never a
-/// degraded answer.
-fn unfinished(error: &LlmError, provider: String) -> Unfinished {
+/// What a failed call leaves behind. A refused budget, a refused key and an outage
+/// (unreachable, 5xx, timeout, 429 past the wait) leave the node unfinished: a resume
+/// makes the call again. Anything else the server answered (a 4xx such as a prompt too
+/// long for it, a body that is not an answer) is an answer that arrived unusable: the
+/// node degrades like one with an invalid answer (`None` here).
+fn unfinished(error: &LlmError, provider: String) -> Option<Unfinished> {
     match error {
-        LlmError::Budget(reason) => Unfinished::Budget {
+        LlmError::Budget(reason) => Some(Unfinished::Budget {
             reason: reason.clone(),
-        },
+        }),
         LlmError::Call {
             status: CallStatus::AuthFailed,
             message,
-        } => Unfinished::AuthFailed {
+        } => Some(Unfinished::AuthFailed {
             provider,
             message: message.clone(),
-        },
-        LlmError::Call { status, message } => Unfinished::ProviderUnavailable {
+        }),
+        LlmError::Call {
+            status:
+                status @ (CallStatus::Unreachable | CallStatus::Timeout | CallStatus::RateLimited),
+            message,
+        } => Some(Unfinished::ProviderUnavailable {
             provider,
             message: format!("{}: {message}", status.as_str()),
-        },
+        }),
+        LlmError::Call { .. } => None,
     }
 }
 
@@ -146,14 +154,18 @@ where
             Err(error) => {
                 let mut failed = entry(&call, llm.model_id(), error.to_string());
                 failed.latency_ms = latency_ms;
-                failed.unfinished = Some(unfinished(&error, llm.model_id()));
+                failed.unfinished = unfinished(&error, llm.model_id());
+                let stops = failed.unfinished.is_some();
                 calls.push(failed);
-                // The value is a placeholder: the executor discards this node's output.
-                return TaskResult {
-                    value: T::default(),
-                    calls,
-                    degraded: None,
-                };
+                if stops {
+                    // A placeholder: the executor discards this node's output.
+                    return TaskResult {
+                        value: T::default(),
+                        calls,
+                        degraded: None,
+                    };
+                }
+                return degrade(&call, calls, format!("model call failed: {error}"));
             }
             Ok(response) => {
                 let parsed = parse_json_object(&response.text)
