@@ -141,6 +141,16 @@ fn wikipedia_arxiv_and_hn_stand_ins_give_a_full_report_and_refused_addresses_sta
         "{unreadable}"
     );
     assert!(unreadable.contains("/file.bin`: skipped"), "{unreadable}");
+    // The hit aimed at the refused port and the redirect towards it were attempted —
+    // and refused — so the zero below is not vacuous.
+    assert!(
+        unreadable.contains(&format!("127.0.0.1:{refused}/x`: skipped")),
+        "the HN hit on the refused port was attempted and refused: {unreadable}"
+    );
+    assert!(
+        unreadable.contains("/abs/redirect`:"),
+        "the redirect towards the refused port was attempted and refused: {unreadable}"
+    );
     assert!(
         !report["claims"].as_array().expect("claims").is_empty(),
         "a full report"
