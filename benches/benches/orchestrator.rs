@@ -110,10 +110,11 @@ fn resume_restore(c: &mut Criterion) {
     let (index, _) = CorpusIndex::open(&corpus, dir.path(), &archive).expect("index");
     let index = Arc::new(index);
     let llm: Arc<dyn deepr_orchestrator::LlmProvider> =
-        Arc::new(deepr_stages::offline::OfflineModel::default());
+        Arc::new(deepr_heuristic::HeuristicModel::default());
     let providers = ResearchProviders {
         strong: Arc::clone(&llm),
-        cheap: llm,
+        cheap: Arc::clone(&llm),
+        fallback: llm,
         search: vec![Arc::new(CorpusSearch(Arc::clone(&index)))],
         fetcher: Arc::new(CorpusFetcher(index)),
         archive,

@@ -189,8 +189,16 @@ impl LlmProvider for CachedLlm {
         self.inner.model_id()
     }
 
+    fn model_id_for(&self, prompt_id: &str) -> String {
+        self.inner.model_id_for(prompt_id)
+    }
+
     async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
-        let key = llm_request_key(&self.namespace, &self.inner.model_id(), request);
+        let key = llm_request_key(
+            &self.namespace,
+            &self.inner.model_id_for(&request.prompt_id),
+            request,
+        );
         if let Some(cached) = self
             .cache
             .get("llm", &key)

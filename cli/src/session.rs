@@ -433,6 +433,8 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     let providers = ResearchProviders {
         strong,
         cheap,
+        // An unusable answer is replaced by the heuristic's: local, free, instant.
+        fallback: Arc::new(deepr_heuristic::HeuristicModel::default()),
         search: searches,
         fetcher,
         archive: archive.clone(),
@@ -730,7 +732,7 @@ fn model_stack(
     let spec = LlmSpec::parse(spec_text).map_err(usage)?;
     check_credentials(&spec, record.llm_base_url.as_deref())?;
     let model: Arc<dyn LlmProvider> = match &spec {
-        LlmSpec::Offline => Arc::new(deepr_stages::offline::OfflineModel {
+        LlmSpec::Offline => Arc::new(deepr_heuristic::HeuristicModel {
             latency: record.model_latency()?,
             latency_seed: record.simulation.seed,
         }),

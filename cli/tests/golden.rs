@@ -42,7 +42,9 @@ fn bench_calls_and_tokens_are_unchanged() {
     // Two of the bench topics at quick depth: every strategy, every task kind.
     std::fs::write(
         &topics,
-        format!("{README_TOPIC}\nWhat limits does SQLite place on database size and string length?\n"),
+        format!(
+            "{README_TOPIC}\nWhat limits does SQLite place on database size and string length?\n"
+        ),
     )
     .expect("write topics");
     let out = home.path().join("bench");

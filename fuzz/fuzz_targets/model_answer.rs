@@ -1,29 +1,68 @@
-//! A model's answer is untrusted: finding its JSON, reading it as an extract or judge
-//! answer and validating it never panics, and a valid extract answer only cites IDs
-//! that were shown.
+//! A model's answer is untrusted: finding its JSON, reading it as each task's answer
+//! and validating it never panics, and an accepted extract, judge or synthesize answer
+//! only cites IDs that were shown.
 #![no_main]
 
-use std::collections::BTreeSet;
-
-use deepr_stages::llm::parse_json_object;
+use deepr_tasks::{extract, judge, parse_answer, synthesize};
 use libfuzzer_sys::fuzz_target;
+
+const SHOWN: [&str; 3] = ["c1", "c2", "c3"];
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let Ok(value) = parse_json_object(text) else {
-        return;
+    let extract_input = extract::Input {
+        subquestion: "q".into(),
+        max_claims: 3,
+        candidates: SHOWN
+            .iter()
+            .map(|id| extract::Candidate {
+                id: id.to_string(),
+                text: "t".into(),
+                weight: 1.0,
+                doc: "d".into(),
+                title: String::new(),
+            })
+            .collect(),
     };
-    let shown: BTreeSet<String> = ["c1", "c2", "c3"].iter().map(|s| s.to_string()).collect();
-    if let Ok(answer) = serde_json::from_value::<deepr_stages::extract::Answer>(value.clone()) {
-        if deepr_stages::extract::validate(&answer, &shown, 3).is_ok() {
-            for claim in &answer.claims {
-                assert!(claim.sentence_ids.iter().all(|id| shown.contains(id)));
-            }
+    if let Ok(answer) = parse_answer::<extract::Extract>(&extract_input, text) {
+        for claim in &answer.claims {
+            assert!(claim.sentence_ids.iter().all(|id| SHOWN.contains(&id.as_str())));
         }
     }
-    if let Ok(answer) = serde_json::from_value::<deepr_stages::judge::Answer>(value) {
-        let _ = deepr_stages::judge::validate(&answer, &shown);
+    let judge_input = judge::Input {
+        claims: SHOWN
+            .iter()
+            .map(|id| judge::Claim {
+                id: id.to_string(),
+                text: "t".into(),
+                quotes: vec![],
+            })
+            .collect(),
+    };
+    if let Ok(answer) = parse_answer::<judge::Judge>(&judge_input, text) {
+        assert_eq!(answer.verdicts.len().min(3), answer.verdicts.len());
+        assert!(answer.verdicts.iter().all(|v| SHOWN.contains(&v.claim_id.as_str())));
+    }
+    let synthesize_input = synthesize::Input {
+        topic: "t".into(),
+        subquestions: vec![synthesize::Group {
+            id: "q1".into(),
+            text: "q".into(),
+            claims: SHOWN
+                .iter()
+                .map(|id| synthesize::Claim {
+                    id: id.to_string(),
+                    text: "t".into(),
+                })
+                .collect(),
+        }],
+        conflicts: vec![],
+    };
+    if let Ok(answer) = parse_answer::<synthesize::Synthesize>(&synthesize_input, text) {
+        for point in &answer.summary {
+            assert!(point.claim_ids.iter().all(|id| SHOWN.contains(&id.as_str())));
+        }
     }
 });

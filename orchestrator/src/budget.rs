@@ -121,6 +121,10 @@ impl LlmProvider for BudgetedLlm {
         self.inner.model_id()
     }
 
+    fn model_id_for(&self, prompt_id: &str) -> String {
+        self.inner.model_id_for(prompt_id)
+    }
+
     async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
         self.budget.check().map_err(LlmError::Budget)?;
         let response = self.inner.complete(request).await?;

@@ -76,6 +76,14 @@ pub enum LlmError {
 pub trait LlmProvider: Send + Sync {
     /// `provider:model`, recorded in the ledger and in checkpoint keys.
     fn model_id(&self) -> String;
+    /// The id of what answers task `prompt_id`: what node keys and response-cache keys
+    /// name. The same as [`model_id`](Self::model_id) for a remote model; a provider
+    /// whose answers come from per-task code (the heuristic model) adds the task's code
+    /// version, so changed code is never served from older checkpoints or caches.
+    fn model_id_for(&self, prompt_id: &str) -> String {
+        let _ = prompt_id;
+        self.model_id()
+    }
     async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError>;
 }
 

@@ -85,6 +85,10 @@ impl LlmProvider for PricedLlm {
         self.inner.model_id()
     }
 
+    fn model_id_for(&self, prompt_id: &str) -> String {
+        self.inner.model_id_for(prompt_id)
+    }
+
     async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
         let mut response = self.inner.complete(request).await?;
         let model = self

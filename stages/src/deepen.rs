@@ -6,16 +6,12 @@
 //! by depth (quick 0, standard ≤ 1, deep ≤ 3). The model only words the follow-up
 //! questions.
 
-use std::collections::BTreeSet;
-
 use deepr_evidence::report::{Conflict, Verdict};
-use deepr_orchestrator::terms::{is_stop_word, words};
-use deepr_orchestrator::{LedgerEntry, LlmProvider, Tier};
-use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use deepr_orchestrator::{LedgerEntry, Tier};
+use deepr_tasks::deepen::{Deepen, Gap, Input};
 
 use crate::decompose::clean_question;
-use crate::llm::{call_task, TaskCall};
+use crate::llm::{call_task, Models, TaskCall};
 use crate::types::{ClaimDraft, DeepenOut, Subq};
 
 pub const STAGE_VERSION: u32 = 1;
@@ -33,17 +29,6 @@ pub fn max_rounds(depth: &str) -> u32 {
     }
 }
 
-#[derive(Debug, Default, Serialize, Deserialize)]
-pub struct AnswerFollowup {
-    pub gap_id: String,
-    pub question: String,
-}
-
-#[derive(Debug, Default, Serialize, Deserialize)]
-pub struct Answer {
-    pub followups: Vec<AnswerFollowup>,
-}
-
 #[allow(clippy::too_many_arguments)]
 pub async fn run(
     node_id: &str,
@@ -54,7 +39,7 @@ pub async fn run(
     subquestions: &[Subq],
     claims: &[(ClaimDraft, Verdict)],
     conflicts: &[Conflict],
-    llm: &dyn LlmProvider,
+    models: Models<'_>,
 ) -> (DeepenOut, Vec<LedgerEntry>) {
     let mut gaps: Vec<(Subq, String)> = Vec::new();
     for subq in subquestions {
@@ -102,38 +87,25 @@ pub async fn run(
         );
     }
     gaps.truncate(MAX_FOLLOWUPS);
-    let ids: BTreeSet<String> = gaps.iter().map(|(s, _)| s.id.clone()).collect();
-    let shown = gaps
-        .iter()
-        .map(|(s, why)| format!("- {}: {} ({why})", s.id, deepr_prompts::quoted(&s.text)))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let items: Vec<Value> = gaps
-        .iter()
-        .map(|(s, why)| json!({"id": s.id, "text": s.text, "why": why}))
-        .collect();
-    let result = call_task::<Answer, _>(
-        llm,
-        TaskCall {
+    let input = Input {
+        topic: topic.to_string(),
+        gaps: gaps
+            .iter()
+            .map(|(s, why)| Gap {
+                id: s.id.clone(),
+                text: s.text.clone(),
+                why: why.clone(),
+            })
+            .collect(),
+    };
+    let result = call_task(
+        models,
+        TaskCall::<Deepen> {
             node_id,
             stage: "deepen",
             prompt,
             tier: Tier::Cheap,
-            values: vec![("topic", topic.to_string()), ("gaps", shown)],
-            task_input: json!({"topic": topic, "gaps": items}),
-        },
-        |answer: &Answer| {
-            if let Some(bad) = answer.followups.iter().find(|f| !ids.contains(&f.gap_id)) {
-                return Err(format!("follow-up for unknown gap ID {:?}", bad.gap_id));
-            }
-            if answer
-                .followups
-                .iter()
-                .any(|f| f.question.trim().is_empty())
-            {
-                return Err("a follow-up question is empty".into());
-            }
-            Ok(())
+            input: &input,
         },
     )
     .await;
@@ -157,27 +129,4 @@ pub async fn run(
     followups.sort_by(|a, b| a.id.cmp(&b.id));
     let reason = format!("round {} follows up {}", round + 1, gap_list);
     (DeepenOut { followups, reason }, result.calls)
-}
-
-/// Offline: a sharper follow-up built from the gap's own key terms.
-pub fn offline_answer(input: &Value) -> Value {
-    let followups: Vec<Value> = input["gaps"]
-        .as_array()
-        .map(|gaps| {
-            gaps.iter()
-                .map(|g| {
-                    let text = g["text"].as_str().unwrap_or_default();
-                    let why = g["why"].as_str().unwrap_or_default();
-                    let key: Vec<String> = words(text).into_iter().filter(|w| !is_stop_word(w) && w.chars().any(char::is_alphabetic)).take(6).collect();
-                    let question = if why.starts_with("sources disagree") {
-                        format!("Which figure is correct for {}, and under what conditions does each hold?", key.join(" "))
-                    } else {
-                        format!("What specific mechanisms, numbers or conditions describe {}?", key.join(" "))
-                    };
-                    json!({"gap_id": g["id"], "question": question})
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    json!({"followups": followups})
 }

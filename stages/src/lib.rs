@@ -1,10 +1,13 @@
-//! The research stages and the offline model.
+//! The research stages.
 //!
 //! One file per stage. Each stage is a pure function of its inputs plus calls through
 //! the provider traits of `deepr-orchestrator` — no file, socket or clock access of its
-//! own. [`pipeline`] wires the stages into the DAG phases the executor runs;
-//! [`render`] turns the finished nodes into `report.json` and the markdown report;
-//! [`offline`] is the deterministic heuristic model (`--llm offline`).
+//! own. A stage that asks a model builds its task's typed input (`deepr-tasks`) and
+//! calls it through [`llm::call_task`]; which model answers, and which answers for it
+//! when its answer is unusable, is passed in ([`llm::Models`]): this crate names no
+//! model implementation. [`pipeline`] wires the stages into the DAG phases the
+//! executor runs; [`render`] turns the finished nodes into `report.json` and the
+//! markdown report.
 
 pub mod concurrent;
 pub mod conflict;
@@ -16,7 +19,6 @@ pub mod fetch;
 pub mod formats;
 pub mod judge;
 pub mod llm;
-pub mod offline;
 pub mod pipeline;
 pub mod render;
 pub mod retrieve;

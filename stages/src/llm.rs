@@ -1,7 +1,7 @@
 //! Calling an LLM for a task: render the prompt, send it, validate the answer
-//! locally (schema shape and meaning — IDs must exist), repair once by showing the
-//! model its error, and if the answer is still invalid fall back to the offline
-//! heuristic for that node. A call that got **no** answer (the budget refused it, the
+//! locally (the task's own validation: schema shape and meaning — IDs must be ones
+//! shown), repair once by showing the model its error, and if the answer is still
+//! invalid let the fallback model (passed in) answer for that node. A call that got **no** answer (the budget refused it, the
 //! provider refused the key, or the provider stayed unreachable past its retries) is
 //! not a bad answer: its ledger entry is marked [`Unfinished`], the executor keeps the
 //! node unfinished and stops, and a resume makes the call again. Model output is untrusted data throughout: it is parsed,
@@ -12,35 +12,49 @@ use tokio::time::Instant;
 use deepr_evidence::report::CallStatus;
 use deepr_orchestrator::{LedgerEntry, LlmError, LlmProvider, LlmRequest, Tier, Unfinished};
 use deepr_prompts::Prompt;
-use serde::de::DeserializeOwned;
+use deepr_tasks::ModelTask;
 use serde_json::Value;
 
 /// How many times a model sees its own invalid answer before the node degrades.
 pub const REPAIR_ATTEMPTS: usize = 1;
 
-pub struct TaskCall<'a> {
+/// The models a stage calls for one tier: the one that answers, and the fallback that
+/// answers for it when its answer is unusable (in practice the local heuristic model,
+/// wired in by the caller — this crate names no model implementation).
+#[derive(Clone, Copy)]
+pub struct Models<'a> {
+    pub llm: &'a dyn LlmProvider,
+    pub fallback: &'a dyn LlmProvider,
+}
+
+/// One model call of task `T`.
+pub struct TaskCall<'a, T: ModelTask> {
     pub node_id: &'a str,
     pub stage: &'a str,
+    /// The prompt of task `T` in use (built-in, or the user's override of it).
     pub prompt: &'a Prompt,
     pub tier: Tier,
-    pub values: Vec<(&'a str, String)>,
-    pub task_input: Value,
+    pub input: &'a T::Input,
 }
 
 pub struct TaskResult<T> {
     pub value: T,
     pub calls: Vec<LedgerEntry>,
-    /// Set when the model's answer was unusable and the offline heuristic answered.
+    /// Set when the model's answer was unusable and the fallback answered.
     pub degraded: Option<String>,
 }
 
-/// Key material for a node that calls `prompt` on `llm`: prompt id, version and hash,
-/// and the model id.
-pub fn prompt_key(prompt: &Prompt, llm: &dyn LlmProvider) -> Value {
-    serde_json::json!({"prompt": prompt.id, "version": prompt.version, "hash": prompt.hash(), "model": llm.model_id()})
+/// Key material for a node that calls `prompt` on `models`: prompt id, version and hash,
+/// and the ids of the model and of its fallback for that task.
+pub fn prompt_key(prompt: &Prompt, models: Models<'_>) -> Value {
+    serde_json::json!({
+        "prompt": prompt.id, "version": prompt.version, "hash": prompt.hash(),
+        "model": models.llm.model_id_for(prompt.id),
+        "fallback": models.fallback.model_id_for(prompt.id),
+    })
 }
 
-fn entry(call: &TaskCall<'_>, provider: String, status: String) -> LedgerEntry {
+fn entry<T: ModelTask>(call: &TaskCall<'_, T>, provider: String, status: String) -> LedgerEntry {
     LedgerEntry {
         node: call.node_id.to_string(),
         stage: call.stage.to_string(),
@@ -100,51 +114,56 @@ pub fn clean_model_text(text: &str, max_chars: usize) -> String {
         .collect()
 }
 
-/// Extract the first JSON object from a model answer (models wrap JSON in prose or
-/// code fences).
-pub fn parse_json_object(text: &str) -> Result<Value, String> {
-    let trimmed = text.trim();
-    if let Ok(value) = serde_json::from_str::<Value>(trimmed) {
-        return Ok(value);
-    }
-    let start = trimmed.find('{').ok_or("answer contains no JSON object")?;
-    let end = trimmed
-        .rfind('}')
-        .ok_or("answer contains no complete JSON object")?;
-    if end <= start {
-        return Err("answer contains no complete JSON object".into());
-    }
-    serde_json::from_str(&trimmed[start..=end])
-        .map_err(|e| format!("answer is not valid JSON: {e}"))
-}
-
-/// Run a task. Never fails: an unusable model degrades to the offline heuristic.
-pub async fn call_task<T, V>(
-    llm: &dyn LlmProvider,
-    call: TaskCall<'_>,
-    validate: V,
-) -> TaskResult<T>
-where
-    T: DeserializeOwned + Default,
-    V: Fn(&T) -> Result<(), String>,
-{
-    let values: Vec<(&str, &str)> = call.values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+/// Run a task. Never fails: an unusable answer degrades to the fallback's.
+pub async fn call_task<T: ModelTask>(
+    models: Models<'_>,
+    call: TaskCall<'_, T>,
+) -> TaskResult<T::Answer> {
+    let llm = models.llm;
     let mut calls = Vec::new();
+    if call.prompt.id != T::ID {
+        return degrade::<T>(
+            models,
+            &call,
+            None,
+            calls,
+            format!("prompt {:?} cannot ask task {:?}", call.prompt.id, T::ID),
+        )
+        .await;
+    }
+    let task_input = match serde_json::to_value(call.input) {
+        Ok(value) => value,
+        Err(error) => {
+            return degrade::<T>(models, &call, None, calls, format!("task input: {error}")).await
+        }
+    };
+    let values = T::values(call.input);
+    let values: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let rendered = match call.prompt.render(&values) {
         Ok(rendered) => rendered,
-        Err(error) => return degrade(&call, calls, format!("prompt failed to render: {error}")),
+        Err(error) => {
+            return degrade::<T>(
+                models,
+                &call,
+                None,
+                calls,
+                format!("prompt failed to render: {error}"),
+            )
+            .await
+        }
     };
-    let mut request = LlmRequest {
+    let original = LlmRequest {
         stage: call.stage.to_string(),
         prompt_id: call.prompt.id.to_string(),
         prompt_version: call.prompt.version,
         tier: call.tier,
         system: rendered.system,
-        user: rendered.user.clone(),
+        user: rendered.user,
         schema: call.prompt.schema(),
-        task_input: call.task_input.clone(),
+        task_input,
         fresh: deepr_orchestrator::executor::retrying(),
     };
+    let mut request = original.clone();
     let mut last_error = String::new();
     for attempt in 0..=REPAIR_ATTEMPTS {
         let started = Instant::now();
@@ -160,20 +179,22 @@ where
                 if stops {
                     // A placeholder: the executor discards this node's output.
                     return TaskResult {
-                        value: T::default(),
+                        value: T::Answer::default(),
                         calls,
                         degraded: None,
                     };
                 }
-                return degrade(&call, calls, format!("model call failed: {error}"));
+                return degrade::<T>(
+                    models,
+                    &call,
+                    Some(&original),
+                    calls,
+                    format!("model call failed: {error}"),
+                )
+                .await;
             }
             Ok(response) => {
-                let parsed = parse_json_object(&response.text)
-                    .and_then(|v| {
-                        serde_json::from_value::<T>(v)
-                            .map_err(|e| format!("answer does not match the schema: {e}"))
-                    })
-                    .and_then(|t| validate(&t).map(|()| t));
+                let parsed = deepr_tasks::parse_answer::<T>(call.input, &response.text);
                 let status = match &parsed {
                     Ok(_) if attempt == 0 => "ok".to_string(),
                     Ok(_) => "repaired".to_string(),
@@ -203,38 +224,51 @@ where
                         last_error = error.clone();
                         request.user = format!(
                             "{}\n\nYour previous answer was invalid: {error}\nAnswer again with JSON only, matching the schema, using only IDs shown above.",
-                            rendered.user
+                            original.user
                         );
                     }
                 }
             }
         }
     }
-    degrade(
+    degrade::<T>(
+        models,
         &call,
+        Some(&original),
         calls,
         format!("model answer invalid after repair: {last_error}"),
     )
+    .await
 }
 
-fn degrade<T: DeserializeOwned + Default>(
-    call: &TaskCall<'_>,
+/// The fallback answers the original request (never the repair prompt); its answer is
+/// parsed and validated like any other. It is local and free by contract, so it adds
+/// no ledger entry. Should it fail too, the node degrades to an empty answer rather
+/// than aborting the run.
+async fn degrade<T: ModelTask>(
+    models: Models<'_>,
+    call: &TaskCall<'_, T>,
+    request: Option<&LlmRequest>,
     calls: Vec<LedgerEntry>,
     why: String,
-) -> TaskResult<T> {
-    let answer = crate::offline::answer(call.prompt.id, &call.task_input);
-    match serde_json::from_value::<T>(answer) {
+) -> TaskResult<T::Answer> {
+    let answered = match request {
+        None => Err("no request could be built".to_string()),
+        Some(request) => match models.fallback.complete(request).await {
+            Ok(response) => deepr_tasks::parse_answer::<T>(call.input, &response.text),
+            Err(error) => Err(error.to_string()),
+        },
+    };
+    match answered {
         Ok(value) => TaskResult {
             value,
             calls,
             degraded: Some(why),
         },
-        // The offline heuristics always produce their own schema; should one ever not,
-        // the node degrades to an empty answer rather than aborting the run.
         Err(error) => TaskResult {
-            value: T::default(),
+            value: T::Answer::default(),
             calls,
-            degraded: Some(format!("{why}; offline fallback failed: {error}")),
+            degraded: Some(format!("{why}; fallback failed: {error}")),
         },
     }
 }
@@ -245,11 +279,10 @@ mod tests {
 
     use async_trait::async_trait;
     use deepr_orchestrator::{LlmError, LlmResponse};
-    use serde_json::json;
+
+    use deepr_tasks::extract::{Answer, Candidate, Extract, Input};
 
     use super::*;
-    use crate::extract::{validate, Answer};
-
     /// A model that plays back canned answers, one per call.
     struct Scripted(Mutex<Vec<&'static str>>);
 
@@ -277,36 +310,57 @@ mod tests {
         }
     }
 
-    async fn extract_with(answers: Vec<&'static str>) -> TaskResult<Answer> {
-        let known: BTreeSet<String> = ["c1".to_string(), "c2".to_string()].into();
-        let call = TaskCall {
+    fn input() -> Input {
+        let candidate = |id: &str, text: &str, weight: f64, doc: &str| Candidate {
+            id: id.into(),
+            text: text.into(),
+            weight,
+            doc: doc.into(),
+            title: String::new(),
+        };
+        Input {
+            subquestion: "q".into(),
+            max_claims: 2,
+            candidates: vec![
+                candidate("c1", "The journal is deleted at commit.", 1.0, "x"),
+                candidate("c2", "WAL appends frames to a log.", 0.5, "y"),
+            ],
+        }
+    }
+
+    async fn extract_with(
+        answers: Vec<&'static str>,
+        fallback: &dyn LlmProvider,
+    ) -> TaskResult<Answer> {
+        let input = input();
+        let model = Scripted(Mutex::new(answers));
+        let call = TaskCall::<Extract> {
             node_id: "r0/q1/extract",
             stage: "extract",
             prompt: &deepr_prompts::EXTRACT,
             tier: Tier::Cheap,
-            values: vec![
-                ("subquestion", "q".into()),
-                ("candidates", "[c1] a\n[c2] b".into()),
-                ("max_claims", "2".into()),
-            ],
-            task_input: json!({"max_claims": 2, "candidates": [
-                {"id": "c1", "text": "The journal is deleted at commit.", "weight": 1.0, "doc": "x"},
-                {"id": "c2", "text": "WAL appends frames to a log.", "weight": 0.5, "doc": "y"}
-            ]}),
+            input: &input,
         };
-        call_task(&Scripted(Mutex::new(answers)), call, |a: &Answer| {
-            validate(a, &known, 2)
-        })
+        call_task(
+            Models {
+                llm: &model,
+                fallback,
+            },
+            call,
+        )
         .await
     }
 
-    use std::collections::BTreeSet;
+    fn heuristic() -> deepr_heuristic::HeuristicModel {
+        deepr_heuristic::HeuristicModel::default()
+    }
 
     #[tokio::test]
     async fn valid_answers_pass_first_time() {
-        let result = extract_with(vec![
-            r#"{"claims": [{"text": "x", "sentence_ids": ["c2"]}]}"#,
-        ])
+        let result = extract_with(
+            vec![r#"{"claims": [{"text": "x", "sentence_ids": ["c2"]}]}"#],
+            &heuristic(),
+        )
         .await;
         assert!(result.degraded.is_none());
         assert_eq!(result.calls.len(), 1);
@@ -316,10 +370,13 @@ mod tests {
 
     #[tokio::test]
     async fn one_repair_shows_the_model_its_error() {
-        let result = extract_with(vec![
-            r#"{"claims": [{"text": "x", "sentence_ids": ["c9"]}]}"#,
-            r#"{"claims": [{"text": "x", "sentence_ids": ["c1"]}]}"#,
-        ])
+        let result = extract_with(
+            vec![
+                r#"{"claims": [{"text": "x", "sentence_ids": ["c9"]}]}"#,
+                r#"{"claims": [{"text": "x", "sentence_ids": ["c1"]}]}"#,
+            ],
+            &heuristic(),
+        )
         .await;
         assert!(result.degraded.is_none());
         let statuses: Vec<&str> = result.calls.iter().map(|c| c.status.as_str()).collect();
@@ -329,12 +386,15 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn unusable_output_degrades_to_the_offline_heuristic() {
-        // Prose, then an empty ID list: both invalid, so the offline model answers.
-        let result = extract_with(vec![
-            "I think the answer is c1.",
-            r#"{"claims": [{"text": "x", "sentence_ids": []}]}"#,
-        ])
+    async fn unusable_output_degrades_to_the_fallback() {
+        // Prose, then an empty ID list: both invalid, so the fallback answers.
+        let result = extract_with(
+            vec![
+                "I think the answer is c1.",
+                r#"{"claims": [{"text": "x", "sentence_ids": []}]}"#,
+            ],
+            &heuristic(),
+        )
         .await;
         assert!(
             result
@@ -352,11 +412,53 @@ mod tests {
             .iter()
             .all(|c| c.sentence_ids.iter().all(|id| id == "c1" || id == "c2")));
     }
+
+    #[tokio::test]
+    async fn the_fallback_answer_is_validated_like_any_other() {
+        // The fallback cites an ID that was never shown: refused, the node is empty.
+        let bad_fallback = Scripted(Mutex::new(vec![
+            r#"{"claims": [{"text": "x", "sentence_ids": ["c7"]}]}"#,
+        ]));
+        let result = extract_with(vec!["no", "still no"], &bad_fallback).await;
+        let why = result.degraded.as_deref().unwrap_or_default();
+        assert!(
+            why.contains("fallback failed") && why.contains("c7"),
+            "{why}"
+        );
+        assert!(result.value.claims.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_prompt_of_another_task_is_refused() {
+        let input = input();
+        let model = Scripted(Mutex::new(vec![
+            r#"{"claims": [{"text": "x", "sentence_ids": ["c1"]}]}"#,
+        ]));
+        let result = call_task(
+            Models {
+                llm: &model,
+                fallback: &heuristic(),
+            },
+            TaskCall::<Extract> {
+                node_id: "n",
+                stage: "extract",
+                prompt: &deepr_prompts::JUDGE,
+                tier: Tier::Cheap,
+                input: &input,
+            },
+        )
+        .await;
+        assert!(result.calls.is_empty(), "the model was not asked");
+        assert!(result
+            .degraded
+            .is_some_and(|d| d.contains("cannot ask task \"extract\"")));
+    }
+
     #[test]
     fn json_is_found_inside_prose_and_fences() {
-        assert!(super::parse_json_object("```json\n{\"a\": 1}\n```").is_ok());
-        assert!(super::parse_json_object("Sure! {\"a\": [1]} hope it helps").is_ok());
-        assert!(super::parse_json_object("no json here").is_err());
-        assert!(super::parse_json_object("} {").is_err());
+        assert!(deepr_tasks::parse_json_object("```json\n{\"a\": 1}\n```").is_ok());
+        assert!(deepr_tasks::parse_json_object("Sure! {\"a\": [1]} hope it helps").is_ok());
+        assert!(deepr_tasks::parse_json_object("no json here").is_err());
+        assert!(deepr_tasks::parse_json_object("} {").is_err());
     }
 }

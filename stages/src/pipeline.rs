@@ -26,7 +26,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use thiserror::Error;
 
-use crate::llm::prompt_key;
+use crate::llm::{prompt_key, Models};
 use crate::types::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -91,10 +91,31 @@ pub struct ResearchConfig {
 pub struct ResearchProviders {
     pub strong: Arc<dyn LlmProvider>,
     pub cheap: Arc<dyn LlmProvider>,
+    /// Answers for either model when its answer is unusable (the caller wires the local
+    /// heuristic model here).
+    pub fallback: Arc<dyn LlmProvider>,
     pub search: Vec<Arc<dyn SearchProvider>>,
     pub fetcher: Arc<dyn Fetcher>,
     pub archive: Arc<dyn TextArchive>,
     pub prompts: Arc<deepr_prompts::PromptSet>,
+}
+
+impl ResearchProviders {
+    /// The strong model and its fallback.
+    pub fn strong_models(&self) -> Models<'_> {
+        Models {
+            llm: self.strong.as_ref(),
+            fallback: self.fallback.as_ref(),
+        }
+    }
+
+    /// The cheap model and its fallback.
+    pub fn cheap_models(&self) -> Models<'_> {
+        Models {
+            llm: self.cheap.as_ref(),
+            fallback: self.fallback.as_ref(),
+        }
+    }
 }
 
 #[derive(Debug, Error)]
@@ -204,9 +225,9 @@ pub async fn run_research(
         let p = providers.clone();
         let (t, d) = (topic.clone(), depth.clone());
         plan.add(
-            spec("r0/decompose".into(), "decompose", json!({"v": crate::decompose::STAGE_VERSION, "depth": depth, "llm": prompt_key(&providers.prompts.decompose, providers.strong.as_ref())}), move |ctx| async move {
+            spec("r0/decompose".into(), "decompose", json!({"v": crate::decompose::STAGE_VERSION, "depth": depth, "llm": prompt_key(&providers.prompts.decompose, providers.strong_models())}), move |ctx| async move {
                 let scout: ScoutOut = read(&ctx.inputs, "r0/scout")?;
-                let (out, calls) = crate::decompose::run(&ctx.node_id, &p.prompts.decompose, &t, &d, &scout, p.strong.as_ref()).await;
+                let (out, calls) = crate::decompose::run(&ctx.node_id, &p.prompts.decompose, &t, &d, &scout, p.strong_models()).await;
                 finish(out, calls)
             }),
             &["r0/scout".to_string()],
@@ -235,8 +256,8 @@ pub async fn run_research(
             let p = providers.clone();
             let (t, s) = (topic.clone(), subq.clone());
             dag.add(
-                spec(sq_id.clone(), "subquery", json!({"v": crate::subquery::STAGE_VERSION, "subq": subq, "llm": prompt_key(&providers.prompts.subquery, providers.cheap.as_ref())}), move |ctx| async move {
-                    let (out, calls) = crate::subquery::run(&ctx.node_id, &p.prompts.subquery, &t, &s, p.cheap.as_ref()).await;
+                spec(sq_id.clone(), "subquery", json!({"v": crate::subquery::STAGE_VERSION, "subq": subq, "llm": prompt_key(&providers.prompts.subquery, providers.cheap_models())}), move |ctx| async move {
+                    let (out, calls) = crate::subquery::run(&ctx.node_id, &p.prompts.subquery, &t, &s, p.cheap_models()).await;
                     finish(out, calls)
                 }),
                 std::slice::from_ref(&origin),
@@ -300,13 +321,13 @@ pub async fn run_research(
                 &providers.prompts.extract
             };
             dag.add(
-                spec(ex_id.clone(), "extract", json!({"v": crate::extract::STAGE_VERSION, "max": crate::extract::max_claims(&depth), "free": free, "llm": prompt_key(extract_prompt, providers.cheap.as_ref())}), move |ctx| async move {
+                spec(ex_id.clone(), "extract", json!({"v": crate::extract::STAGE_VERSION, "max": crate::extract::max_claims(&depth), "free": free, "llm": prompt_key(extract_prompt, providers.cheap_models())}), move |ctx| async move {
                     let scored: ScoreOut = read(&ctx.inputs, &sc)?;
                     let max = crate::extract::max_claims(&d);
                     let (out, calls) = if free {
-                        crate::extract::run_free(&ctx.node_id, &p.prompts.extract_free, &s, &scored, max, p.archive.as_ref(), p.cheap.as_ref()).await
+                        crate::extract::run_free(&ctx.node_id, &p.prompts.extract_free, &s, &scored, max, p.archive.as_ref(), p.cheap_models()).await
                     } else {
-                        crate::extract::run(&ctx.node_id, &p.prompts.extract, &s, &scored, max, p.archive.as_ref(), p.cheap.as_ref()).await
+                        crate::extract::run(&ctx.node_id, &p.prompts.extract, &s, &scored, max, p.archive.as_ref(), p.cheap_models()).await
                     };
                     finish(out, calls)
                 }),
@@ -321,7 +342,7 @@ pub async fn run_research(
         let strategy = config.strategy;
         let ex = extract_ids.clone();
         dag.add(
-            spec(judge_id.clone(), "judge", json!({"v": crate::judge::STAGE_VERSION, "strategy": strategy, "batch": crate::judge::BATCH, "llm": prompt_key(if strategy == Strategy::PerClaim { &providers.prompts.judge_vote } else { &providers.prompts.judge }, providers.cheap.as_ref())}), move |ctx| async move {
+            spec(judge_id.clone(), "judge", json!({"v": crate::judge::STAGE_VERSION, "strategy": strategy, "batch": crate::judge::BATCH, "llm": prompt_key(if strategy == Strategy::PerClaim { &providers.prompts.judge_vote } else { &providers.prompts.judge }, providers.cheap_models())}), move |ctx| async move {
                 let mut claims = Vec::new();
                 for id in &ex {
                     let extracted: ExtractOut = read(&ctx.inputs, id)?;
@@ -332,9 +353,9 @@ pub async fn run_research(
                     return finish(JudgeOut { verdicts, calls: 0, degraded: None }, vec![]);
                 }
                 let (out, calls) = if strategy == Strategy::PerClaim {
-                    crate::judge::run_votes(&ctx.node_id, &p.prompts.judge_vote, &claims, p.archive.as_ref(), p.cheap.as_ref(), io).await
+                    crate::judge::run_votes(&ctx.node_id, &p.prompts.judge_vote, &claims, p.archive.as_ref(), p.cheap_models(), io).await
                 } else {
-                    crate::judge::run(&ctx.node_id, &p.prompts.judge, &claims, p.archive.as_ref(), p.cheap.as_ref(), io).await
+                    crate::judge::run(&ctx.node_id, &p.prompts.judge, &claims, p.archive.as_ref(), p.cheap_models(), io).await
                 };
                 finish(out, calls)
             }),
@@ -348,7 +369,7 @@ pub async fn run_research(
         deps.extend(extract_ids.iter().cloned());
         deps.extend(score_ids.iter().cloned());
         dag.add(
-            spec(conflict_id.clone(), "conflict", json!({"v": crate::conflict::STAGE_VERSION, "llm": prompt_key(&providers.prompts.conflict, providers.cheap.as_ref())}), move |ctx| async move {
+            spec(conflict_id.clone(), "conflict", json!({"v": crate::conflict::STAGE_VERSION, "llm": prompt_key(&providers.prompts.conflict, providers.cheap_models())}), move |ctx| async move {
                 let judged: JudgeOut = read(&ctx.inputs, &jd)?;
                 let verdicts: BTreeMap<String, Verdict> = judged.verdicts.into_iter().collect();
                 let mut titles = BTreeMap::new();
@@ -365,7 +386,7 @@ pub async fn run_research(
                         claims.push((claim, verdict, title));
                     }
                 }
-                let (out, calls) = crate::conflict::run(&ctx.node_id, &p.prompts.conflict, &claims, p.cheap.as_ref()).await;
+                let (out, calls) = crate::conflict::run(&ctx.node_id, &p.prompts.conflict, &claims, p.cheap_models()).await;
                 finish(out, calls)
             }),
             &deps,
@@ -384,7 +405,7 @@ pub async fn run_research(
         let mut deps = vec![judge_id.clone(), conflict_id.clone()];
         deps.extend(extract_ids.iter().cloned());
         dag.add(
-            spec(deepen_id.clone(), "deepen", json!({"v": crate::deepen::STAGE_VERSION, "depth": depth, "round": round, "llm": prompt_key(&providers.prompts.deepen, providers.cheap.as_ref())}), move |ctx| async move {
+            spec(deepen_id.clone(), "deepen", json!({"v": crate::deepen::STAGE_VERSION, "depth": depth, "round": round, "llm": prompt_key(&providers.prompts.deepen, providers.cheap_models())}), move |ctx| async move {
                 let judged: JudgeOut = read(&ctx.inputs, &jd)?;
                 let verdicts: BTreeMap<String, Verdict> = judged.verdicts.into_iter().collect();
                 let conflicts: ConflictOut = read(&ctx.inputs, &cf)?;
@@ -396,7 +417,7 @@ pub async fn run_research(
                         (c, v)
                     }));
                 }
-                let (out, calls) = crate::deepen::run(&ctx.node_id, &p.prompts.deepen, &t, &d, round, &subqs, &claims, &conflicts.conflicts, p.cheap.as_ref()).await;
+                let (out, calls) = crate::deepen::run(&ctx.node_id, &p.prompts.deepen, &t, &d, round, &subqs, &claims, &conflicts.conflicts, p.cheap_models()).await;
                 finish(out, calls)
             }),
             &deps,
@@ -426,8 +447,8 @@ pub async fn run_research(
         .cloned()
         .collect();
     write.add(
-        spec("synthesize".into(), "synthesize", json!({"v": crate::synthesize::STAGE_VERSION, "llm": prompt_key(&providers.prompts.synthesize, providers.strong.as_ref())}), move |ctx| async move {
-            let (out, calls) = crate::synthesize::run(&ctx.node_id, &p.prompts.synthesize, &t, &subqs, &claims, &conflicts, p.strong.as_ref()).await;
+        spec("synthesize".into(), "synthesize", json!({"v": crate::synthesize::STAGE_VERSION, "llm": prompt_key(&providers.prompts.synthesize, providers.strong_models())}), move |ctx| async move {
+            let (out, calls) = crate::synthesize::run(&ctx.node_id, &p.prompts.synthesize, &t, &subqs, &claims, &conflicts, p.strong_models()).await;
             finish(out, calls)
         }),
         &deps,

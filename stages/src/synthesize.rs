@@ -5,20 +5,14 @@
 use std::collections::BTreeSet;
 
 use deepr_evidence::report::{Conflict, Verdict};
-use deepr_orchestrator::{LedgerEntry, LlmProvider, Tier};
-use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use deepr_orchestrator::{LedgerEntry, Tier};
+use deepr_tasks::synthesize::{self as task, Group, Input, Synthesize};
 
-use crate::llm::{call_task, TaskCall};
+use crate::llm::{call_task, Models, TaskCall};
 use crate::types::{ClaimDraft, Subq, SummaryPoint, SynthesizeOut};
 
 pub const STAGE_VERSION: u32 = 1;
-pub const MAX_POINTS: usize = 8;
-
-#[derive(Debug, Default, Serialize, Deserialize)]
-pub struct Answer {
-    pub summary: Vec<SummaryPoint>,
-}
+pub use deepr_tasks::synthesize::MAX_POINTS;
 
 pub async fn run(
     node_id: &str,
@@ -27,7 +21,7 @@ pub async fn run(
     subquestions: &[Subq],
     claims: &[(ClaimDraft, Verdict)],
     conflicts: &[Conflict],
-    llm: &dyn LlmProvider,
+    models: Models<'_>,
 ) -> (SynthesizeOut, Vec<LedgerEntry>) {
     let usable: Vec<&(ClaimDraft, Verdict)> = claims
         .iter()
@@ -42,69 +36,46 @@ pub async fn run(
             vec![],
         );
     }
-    let groups: Vec<Value> = subquestions
-        .iter()
-        .map(|s| json!({"id": s.id, "text": s.text, "claims": usable.iter().filter(|(c, _)| c.subquestion == s.id).map(|(c, _)| json!({"id": c.id, "text": c.text})).collect::<Vec<_>>()}))
-        .collect();
-    let shown_claims = subquestions
-        .iter()
-        .map(|s| {
-            let lines = usable
-                .iter()
-                .filter(|(c, _)| c.subquestion == s.id)
-                .map(|(c, _)| format!("  {}: {}", c.id, deepr_prompts::quoted(&c.text)))
-                .collect::<Vec<_>>()
-                .join("\n");
-            format!("{}: {}\n{lines}", s.id, deepr_prompts::quoted(&s.text))
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    let shown_conflicts = if conflicts.is_empty() {
-        "(none)".to_string()
-    } else {
-        conflicts
+    let input = Input {
+        topic: topic.to_string(),
+        subquestions: subquestions
             .iter()
-            .map(|c| {
-                format!(
-                    "- {} [{}]",
-                    deepr_prompts::quoted(&c.summary),
-                    c.claims.join(", ")
-                )
+            .map(|s| Group {
+                id: s.id.clone(),
+                text: s.text.clone(),
+                claims: usable
+                    .iter()
+                    .filter(|(c, _)| c.subquestion == s.id)
+                    .map(|(c, _)| task::Claim {
+                        id: c.id.clone(),
+                        text: c.text.clone(),
+                    })
+                    .collect(),
             })
-            .collect::<Vec<_>>()
-            .join("\n")
+            .collect(),
+        conflicts: conflicts
+            .iter()
+            .map(|c| task::Conflict {
+                subquestion: c.subquestion.clone(),
+                summary: c.summary.clone(),
+                claims: c.claims.clone(),
+            })
+            .collect(),
     };
-    let ids: BTreeSet<String> = usable.iter().map(|(c, _)| c.id.clone()).collect();
-    let result = call_task::<Answer, _>(
-        llm,
-        TaskCall {
+    // The claims shown: a summary point may cite only these.
+    let ids: BTreeSet<&str> = input
+        .subquestions
+        .iter()
+        .flat_map(|s| s.claims.iter().map(|c| c.id.as_str()))
+        .collect();
+    let result = call_task(
+        models,
+        TaskCall::<Synthesize> {
             node_id,
             stage: "synthesize",
             prompt,
             tier: Tier::Strong,
-            values: vec![
-                ("topic", topic.to_string()),
-                ("claims", shown_claims),
-                ("conflicts", shown_conflicts),
-            ],
-            task_input: json!({"topic": topic, "subquestions": groups, "conflicts": conflicts}),
-        },
-        |answer: &Answer| {
-            if answer.summary.is_empty() || answer.summary.len() > MAX_POINTS {
-                return Err(format!(
-                    "expected 1 to {MAX_POINTS} summary points, got {}",
-                    answer.summary.len()
-                ));
-            }
-            for point in &answer.summary {
-                if point.text.trim().is_empty() || point.claim_ids.is_empty() {
-                    return Err("every summary point needs text and at least one claim ID".into());
-                }
-                if let Some(unknown) = point.claim_ids.iter().find(|id| !ids.contains(*id)) {
-                    return Err(format!("summary cites unknown claim ID {unknown:?}"));
-                }
-            }
-            Ok(())
+            input: &input,
         },
     )
     .await;
@@ -118,7 +89,7 @@ pub async fn run(
             claim_ids: p
                 .claim_ids
                 .into_iter()
-                .filter(|id| ids.contains(id))
+                .filter(|id| ids.contains(id.as_str()))
                 .collect(),
         })
         .filter(|p| !p.text.is_empty() && !p.claim_ids.is_empty())
@@ -130,34 +101,4 @@ pub async fn run(
         },
         result.calls,
     )
-}
-
-/// Offline: the first claim of each subquestion, in plan order, as a summary point.
-pub fn offline_answer(input: &Value) -> Value {
-    let mut points = Vec::new();
-    let mut used: Vec<String> = Vec::new();
-    for group in input["subquestions"].as_array().into_iter().flatten() {
-        let fresh = group["claims"].as_array().and_then(|c| {
-            c.iter()
-                .find(|claim| !used.contains(&claim["text"].to_string()))
-        });
-        if let Some(claim) = fresh {
-            used.push(claim["text"].to_string());
-            let text = claim["text"].as_str().unwrap_or_default();
-            let short: String = if text.chars().count() > 220 {
-                let cut: String = text.chars().take(220).collect();
-                format!(
-                    "{}…",
-                    cut.rsplit_once(' ').map(|(head, _)| head).unwrap_or(&cut)
-                )
-            } else {
-                text.to_string()
-            };
-            points.push(json!({"text": short, "claim_ids": [claim["id"]]}));
-        }
-        if points.len() >= MAX_POINTS {
-            break;
-        }
-    }
-    json!({"summary": points})
 }

@@ -11,13 +11,13 @@ use std::time::Duration;
 use async_trait::async_trait;
 use deepr_checkpoints::{FileArchive, SledStore};
 use deepr_evidence::report::CallStatus;
+use deepr_heuristic::HeuristicModel as OfflineModel;
 use deepr_orchestrator::executor::NoProgress;
 use deepr_orchestrator::{
     Executor, FetchOutcome, Fetcher, LlmError, LlmProvider, LlmRequest, LlmResponse, SearchHit,
     SearchOutcome, SearchProvider, UsageLedger,
 };
 use deepr_providers::{CorpusFetcher, CorpusIndex, CorpusSearch};
-use deepr_stages::offline::OfflineModel;
 use deepr_stages::render::{
     above_run_details, build_report, render_markdown, Completion, RunDetails,
 };
@@ -34,6 +34,9 @@ struct SlowLlm(u64);
 impl LlmProvider for SlowLlm {
     fn model_id(&self) -> String {
         OfflineModel::default().model_id()
+    }
+    fn model_id_for(&self, prompt_id: &str) -> String {
+        OfflineModel::default().model_id_for(prompt_id)
     }
     async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
         tokio::time::sleep(delay(self.0, &request.user)).await;
@@ -142,6 +145,7 @@ async fn run_scheduled(
     let providers = ResearchProviders {
         strong: Arc::clone(&llm),
         cheap: llm,
+        fallback: Arc::new(OfflineModel::default()),
         search: std::iter::once(Arc::new(SlowSearch(
             seed,
             Arc::new(CorpusSearch(Arc::clone(&index))),

@@ -1,0 +1,185 @@
+//! Conflict: pairs of claims from different sources about the same subject (shared
+//! content words) that give disjoint numbers, or where exactly one is negated.
+
+use std::collections::BTreeSet;
+
+use deepr_orchestrator::terms::{content_terms, is_stop_word, numbers, words, NEGATIONS};
+use deepr_tasks::conflict::{Answer, AnswerConflict, ConflictDetect, Input, MAX_CONFLICTS};
+
+use crate::text::jaccard;
+use crate::Heuristic;
+
+fn negated(text: &str) -> bool {
+    words(text).iter().any(|w| NEGATIONS.contains(&w.as_str()))
+}
+
+/// Content terms that are not bare numbers.
+fn subject_terms(text: &str) -> BTreeSet<String> {
+    content_terms(text)
+        .into_iter()
+        .filter(|t| {
+            !t.chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+        })
+        .collect()
+}
+
+/// Words that are neither stop words nor numbers, in order.
+fn plain_words(text: &str) -> Vec<String> {
+    words(text)
+        .into_iter()
+        .filter(|w| !is_stop_word(w) && w.chars().any(char::is_alphabetic))
+        .collect()
+}
+
+impl Heuristic for ConflictDetect {
+    const VERSION: u32 = 1;
+
+    fn answer(input: &Input) -> Answer {
+        let claims = &input.claims;
+        let mut found: Vec<(f64, AnswerConflict)> = Vec::new();
+        let mut seen_pairs: BTreeSet<(&str, &str)> = BTreeSet::new();
+        for (i, a) in claims.iter().enumerate() {
+            for b in claims.iter().skip(i + 1) {
+                if a.source == b.source {
+                    continue; // one source cannot disagree with itself here
+                }
+                let (ta, tb) = (subject_terms(&a.text), subject_terms(&b.text));
+                let shared_count = ta.intersection(&tb).count();
+                let plain_b = plain_words(&b.text);
+                let shared: Vec<String> = plain_words(&a.text)
+                    .into_iter()
+                    .filter(|w| plain_b.contains(w))
+                    .collect();
+                let similarity = jaccard(&ta, &tb);
+                let (na, nb) = (numbers(&a.text), numbers(&b.text));
+                let numeric = !na.is_empty()
+                    && !nb.is_empty()
+                    && na.iter().all(|n| !nb.contains(n))
+                    && shared_count >= 3
+                    && similarity >= 0.4;
+                let negation =
+                    negated(&a.text) != negated(&b.text) && shared_count >= 3 && similarity >= 0.5;
+                let pair = if a.text <= b.text {
+                    (a.text.as_str(), b.text.as_str())
+                } else {
+                    (b.text.as_str(), a.text.as_str())
+                };
+                if (numeric || negation) && seen_pairs.insert(pair) {
+                    let subject = shared
+                        .iter()
+                        .take(4)
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let summary = if numeric {
+                        format!(
+                            "Sources give different numbers about {subject}: {} says {}; {} says {}.",
+                            a.title,
+                            na.join(", "),
+                            b.title,
+                            nb.join(", ")
+                        )
+                    } else {
+                        format!(
+                            "Sources disagree about {subject}: one affirms what the other denies ({} vs {}).",
+                            a.title, b.title
+                        )
+                    };
+                    found.push((
+                        similarity,
+                        AnswerConflict {
+                            claim_ids: vec![a.id.clone(), b.id.clone()],
+                            summary,
+                        },
+                    ));
+                }
+            }
+        }
+        // Strongest first; ties by the IDs as JSON (the order answers always had).
+        found.sort_by(|x, y| {
+            y.0.total_cmp(&x.0).then_with(|| {
+                serde_json::to_string(&x.1.claim_ids)
+                    .unwrap_or_default()
+                    .cmp(&serde_json::to_string(&y.1.claim_ids).unwrap_or_default())
+            })
+        });
+        Answer {
+            conflicts: found
+                .into_iter()
+                .take(MAX_CONFLICTS)
+                .map(|(_, c)| c)
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use deepr_tasks::conflict::Claim;
+
+    use super::*;
+
+    fn claim(id: &str, source: &str, text: &str) -> Claim {
+        Claim {
+            id: id.into(),
+            subquestion: "q1".into(),
+            verdict: "supported".into(),
+            source: source.into(),
+            title: source.to_uppercase(),
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn different_numbers_about_one_subject_conflict() {
+        let input = Input {
+            claims: vec![
+                claim(
+                    "q1-c1",
+                    "a",
+                    "The default page size of the database file is 4096 bytes.",
+                ),
+                claim(
+                    "q1-c2",
+                    "b",
+                    "The default page size of the database file is 1024 bytes.",
+                ),
+                claim(
+                    "q1-c3",
+                    "c",
+                    "WAL mode uses a separate write-ahead log file.",
+                ),
+            ],
+        };
+        let answer = ConflictDetect::answer(&input);
+        assert_eq!(answer.conflicts.len(), 1);
+        assert_eq!(answer.conflicts[0].claim_ids, ["q1-c1", "q1-c2"]);
+    }
+
+    #[test]
+    fn negation_conflicts_and_same_source_does_not() {
+        let input = Input {
+            claims: vec![
+                claim("a", "x", "Readers block writers in rollback journal mode."),
+                claim(
+                    "b",
+                    "y",
+                    "Readers do not block writers in rollback journal mode.",
+                ),
+                claim(
+                    "c",
+                    "y",
+                    "Readers never block writers in rollback journal mode.",
+                ),
+            ],
+        };
+        let pairs: Vec<Vec<String>> = ConflictDetect::answer(&input)
+            .conflicts
+            .into_iter()
+            .map(|c| c.claim_ids)
+            .collect();
+        assert!(pairs.contains(&vec!["a".to_string(), "b".to_string()]));
+        assert!(!pairs.contains(&vec!["b".to_string(), "c".to_string()]));
+    }
+}

@@ -1,0 +1,137 @@
+//! extract: candidate sentences shown by ID → claims that cite sentence IDs only (the
+//! quote text is looked up from the archive, never taken from the model).
+
+use std::collections::BTreeSet;
+
+use deepr_prompts::{quoted, Prompt, PromptSet};
+use serde::{Deserialize, Serialize};
+
+use crate::ModelTask;
+
+pub struct Extract;
+
+/// One candidate sentence as the model sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Candidate {
+    /// The ID the model cites (`c1`, `c2`, …).
+    pub id: String,
+    /// The sentence on one line (page text: untrusted).
+    pub text: String,
+    /// The retrieval score that ranked it.
+    pub weight: f64,
+    /// Content hash of its document.
+    pub doc: String,
+    /// Its document's title (untrusted).
+    pub title: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Input {
+    pub subquestion: String,
+    pub max_claims: usize,
+    pub candidates: Vec<Candidate>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AnswerClaim {
+    pub text: String,
+    pub sentence_ids: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    pub claims: Vec<AnswerClaim>,
+}
+
+impl ModelTask for Extract {
+    const ID: &'static str = "extract";
+    type Input = Input;
+    type Answer = Answer;
+
+    fn prompt(prompts: &PromptSet) -> &Prompt {
+        &prompts.extract
+    }
+
+    fn values(input: &Input) -> Vec<(&'static str, String)> {
+        let candidates = input
+            .candidates
+            .iter()
+            .map(|c| format!("{}: {}", c.id, quoted(&c.text)))
+            .collect::<Vec<_>>()
+            .join("\n");
+        vec![
+            ("subquestion", quoted(&input.subquestion)),
+            ("candidates", candidates),
+            ("max_claims", input.max_claims.to_string()),
+        ]
+    }
+
+    /// At most `max_claims` claims, each with text and 1–3 sentence IDs that were shown.
+    fn validate(input: &Input, answer: &Answer) -> Result<(), String> {
+        let shown: BTreeSet<&str> = input.candidates.iter().map(|c| c.id.as_str()).collect();
+        if answer.claims.len() > input.max_claims {
+            return Err(format!(
+                "at most {} claims allowed, got {}",
+                input.max_claims,
+                answer.claims.len()
+            ));
+        }
+        for (i, claim) in answer.claims.iter().enumerate() {
+            if claim.text.trim().is_empty() {
+                return Err(format!("claim {} has no text", i + 1));
+            }
+            if !(1..=3).contains(&claim.sentence_ids.len()) {
+                return Err(format!("claim {} must cite 1 to 3 sentence IDs", i + 1));
+            }
+            if let Some(unknown) = claim
+                .sentence_ids
+                .iter()
+                .find(|id| !shown.contains(id.as_str()))
+            {
+                return Err(format!(
+                    "claim {} cites unknown sentence ID {unknown:?}",
+                    i + 1
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input() -> Input {
+        Input {
+            subquestion: "q".into(),
+            max_claims: 5,
+            candidates: vec![Candidate {
+                id: "c1".into(),
+                text: "WAL appends frames.".into(),
+                weight: 1.0,
+                doc: "d".into(),
+                title: "t".into(),
+            }],
+        }
+    }
+
+    fn claim(ids: &[&str]) -> Answer {
+        Answer {
+            claims: vec![AnswerClaim {
+                text: "x".into(),
+                sentence_ids: ids.iter().map(|s| s.to_string()).collect(),
+            }],
+        }
+    }
+
+    #[test]
+    fn only_ids_that_were_shown_are_valid() {
+        let error = Extract::validate(&input(), &claim(&["c9"])).unwrap_err();
+        assert!(error.contains("unknown sentence ID"), "{error}");
+        assert!(Extract::validate(&input(), &claim(&[])).is_err());
+        assert!(Extract::validate(&input(), &claim(&["c1"])).is_ok());
+    }
+}
