@@ -1,5 +1,12 @@
 //! Evidence-layer benchmarks: sentence splitting throughput, corpus indexing cold and
 //! warm, and a BM25 query over the bundled corpus.
+// A benchmark harness: a failed setup aborts the benchmark with its reason.
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 use std::path::PathBuf;
 

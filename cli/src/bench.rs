@@ -643,7 +643,7 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         runs: rows.clone(),
         qa: qa_rows.clone(),
     };
-    crate::run::write_atomically(
+    crate::util::write_atomically(
         &out_dir.join("bench.json"),
         &serde_json::to_vec_pretty(&bench).map_err(|e| Failure::Run(e.into()))?,
     )?;
@@ -661,9 +661,9 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
             ));
         }
     }
-    crate::run::write_atomically(&out_dir.join("bench.md"), table.as_bytes())?;
-    crate::run::write_atomically(&out_dir.join("bench.svg"), svg(&summary).as_bytes())?;
-    print!("{table}");
+    crate::util::write_atomically(&out_dir.join("bench.md"), table.as_bytes())?;
+    crate::util::write_atomically(&out_dir.join("bench.svg"), svg(&summary).as_bytes())?;
+    out!("{table}");
     Ok(0)
 }
 
@@ -781,7 +781,7 @@ fn run_cell(
             row.lower_bound_s = efficiency.lower_bound_s;
         }
     }
-    crate::run::write_atomically(
+    crate::util::write_atomically(
         &row_path,
         &serde_json::to_vec_pretty(&row).map_err(|e| e.to_string())?,
     )

@@ -61,13 +61,13 @@ fn is_secret(name: &str) -> bool {
 /// `deepr config show`: the resolved settings, secrets redacted.
 pub fn show(flag: Option<&Path>, state_dir: Option<&Path>) -> Result<u8, Failure> {
     let file = load(flag)?;
-    println!(
+    outln!(
         "# config file: {}",
         path(flag)
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| "(none)".into())
     );
-    println!(
+    outln!(
         "# state dir: {}",
         crate::state::resolve(state_dir)
             .map(|p| p.display().to_string())
@@ -79,7 +79,7 @@ pub fn show(flag: Option<&Path>, state_dir: Option<&Path>) -> Result<u8, Failure
             Ok(v) => v,
             Err(_) => "(not set)".to_string(),
         };
-        println!("# env {name}: {value}");
+        outln!("# env {name}: {value}");
     }
     let limits = file.limits.clone().unwrap_or_default();
     let resolved = FileConfig {
@@ -95,6 +95,6 @@ pub fn show(flag: Option<&Path>, state_dir: Option<&Path>) -> Result<u8, Failure
         ..file
     };
     let text = toml::to_string_pretty(&resolved).map_err(|e| Failure::Run(e.into()))?;
-    print!("{text}");
+    out!("{text}");
     Ok(0)
 }

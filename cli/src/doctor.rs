@@ -29,10 +29,11 @@ pub fn execute(_globals: &Globals, args: &DoctorArgs) -> Result<u8, Failure> {
         .filter_map(|(name, url)| WebApi::parse(name).map(|api| (api, url)))
         .collect();
     let mut usable = 0;
-    println!("{:<10} {:<12} DETAIL", "SOURCE", "STATE");
-    println!(
+    outln!("{:<10} {:<12} DETAIL", "SOURCE", "STATE");
+    outln!(
         "{:<10} {:<12} local folders (--corpus DIR)",
-        "corpus", "usable"
+        "corpus",
+        "usable"
     );
     usable += 1;
     for (api, url) in apis {
@@ -41,7 +42,7 @@ pub fn execute(_globals: &Globals, args: &DoctorArgs) -> Result<u8, Failure> {
             .and_then(|v| std::env::var(v).ok())
             .filter(|k| !k.trim().is_empty());
         match WebSearch::new(api, url.as_deref(), key, Duration::from_secs(15)) {
-            Err(why) => println!("{:<10} {:<12} {why}", api.name(), "not set up"),
+            Err(why) => outln!("{:<10} {:<12} {why}", api.name(), "not set up"),
             Ok(provider) if args.probe => {
                 let outcome = runtime.block_on(provider.search("database", 1));
                 let state = outcome.status.as_str();
@@ -51,7 +52,7 @@ pub fn execute(_globals: &Globals, args: &DoctorArgs) -> Result<u8, Failure> {
                         | deepr_evidence::report::CallStatus::NoResults
                 );
                 usable += usize::from(ok);
-                println!(
+                outln!(
                     "{:<10} {:<12} {}",
                     api.name(),
                     if ok { "reachable" } else { state },
@@ -67,7 +68,7 @@ pub fn execute(_globals: &Globals, args: &DoctorArgs) -> Result<u8, Failure> {
                 } else {
                     "keyless"
                 };
-                println!(
+                outln!(
                     "{:<10} {:<12} {detail} (use --probe to check it is reachable)",
                     api.name(),
                     "usable"

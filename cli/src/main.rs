@@ -4,6 +4,8 @@
 //! Exit codes: 0 ok, 1 run failed, 2 usage error, 3 unverified, 4 stopped by a budget
 //! with an incomplete report, 130/143 interrupted.
 
+#[macro_use]
+mod output;
 mod bench;
 mod config;
 mod doctor;
@@ -15,6 +17,7 @@ mod run;
 mod runs;
 mod session;
 mod state;
+mod util;
 mod verify;
 
 use std::path::PathBuf;
@@ -405,11 +408,11 @@ fn main() -> ExitCode {
     match outcome {
         Ok(code) => ExitCode::from(code),
         Err(Failure::Usage(message)) => {
-            eprintln!("error: {message}");
+            errln!("error: {message}");
             ExitCode::from(2)
         }
         Err(Failure::Run(error)) => {
-            eprintln!("error: {error:#}");
+            errln!("error: {error:#}");
             ExitCode::from(1)
         }
     }

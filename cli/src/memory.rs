@@ -72,7 +72,7 @@ pub fn remember(state_dir: &Path, report: &Report, report_path: &Path, date: Str
     if std::fs::create_dir_all(&dir).is_ok() {
         if let Ok(bytes) = serde_json::to_vec_pretty(&memory) {
             let _ =
-                crate::run::write_atomically(&dir.join(format!("{}.json", report.run_id)), &bytes);
+                crate::util::write_atomically(&dir.join(format!("{}.json", report.run_id)), &bytes);
         }
     }
 }

@@ -141,7 +141,7 @@ impl Reporter {
             Mode::Bars => {
                 let _ = self.multi.println(message);
             }
-            Mode::Lines => eprintln!("{message}"),
+            Mode::Lines => errln!("{message}"),
             Mode::Json => emit(
                 serde_json::json!({"event": "message", "text": message.trim_start_matches("deepr: ")}),
             ),
@@ -262,7 +262,7 @@ impl Progress for Reporter {
                     bar.set_message(format!("{total} tokens"));
                 }
             }
-            Mode::Lines => eprintln!("deepr: {line}"),
+            Mode::Lines => errln!("deepr: {line}"),
             Mode::Json => emit(
                 serde_json::json!({"event": "finished", "stage": stage, "node": node_id, "restored": restored, "tokens": tokens, "tokens_so_far": total}),
             ),

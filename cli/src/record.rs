@@ -237,7 +237,7 @@ pub fn read_run_file(dir: &Path) -> Option<RunFile> {
 }
 
 pub fn write_run_file(dir: &Path, file: &RunFile) -> anyhow::Result<()> {
-    crate::run::write_atomically(&dir.join("run.json"), &serde_json::to_vec_pretty(file)?)
+    crate::util::write_atomically(&dir.join("run.json"), &serde_json::to_vec_pretty(file)?)
 }
 
 /// The process executing a run.
@@ -252,7 +252,7 @@ pub fn write_owner(dir: &Path) -> anyhow::Result<()> {
         pid: std::process::id(),
         started: now_secs(),
     };
-    crate::run::write_atomically(&dir.join("owner.json"), &serde_json::to_vec(&owner)?)
+    crate::util::write_atomically(&dir.join("owner.json"), &serde_json::to_vec(&owner)?)
 }
 
 pub fn read_owner(dir: &Path) -> Option<Owner> {

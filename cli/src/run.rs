@@ -3,7 +3,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::Context;
 use deepr_stages::{Depth, Strategy};
 
 use crate::record::{self, now_secs, RunRecord};
@@ -11,34 +10,6 @@ use crate::session::{self, SessionOptions};
 use crate::{config, state, usage, BudgetArgs, DepthArg, Failure, Globals, RunArgs, StrategyArg};
 
 const MAX_TOPIC_CHARS: usize = 2000;
-
-/// `YYYYMMDD-HHMMSS` for a Unix time (UTC).
-pub fn utc_compact(secs: u64) -> String {
-    let (y, mo, d, h, mi, s) = civil(secs);
-    format!("{y:04}{mo:02}{d:02}-{h:02}{mi:02}{s:02}")
-}
-
-/// RFC 3339 UTC for a Unix time.
-pub fn utc_rfc3339(secs: u64) -> String {
-    let (y, mo, d, h, mi, s) = civil(secs);
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
-}
-
-fn civil(secs: u64) -> (i64, u32, u32, u64, u64, u64) {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d, rem / 3600, (rem % 3600) / 60, rem % 60)
-}
 
 /// `--io-concurrency` (or `io_concurrency` in the config) must be 1 to 64.
 pub fn check_io_concurrency(value: usize) -> Result<usize, Failure> {
@@ -316,23 +287,6 @@ fn prepare_out(out: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Write `bytes` to `path` through a temp file in the same folder and a rename.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
-}
-
 /// The estimate line: calls, tokens and (if the model is priced) dollars.
 pub fn estimate_line(
     depth: Depth,
@@ -377,7 +331,7 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         &prices,
     );
     if args.estimate {
-        println!("{line}");
+        outln!("{line}");
         return Ok(0);
     }
     if let Some(corpus) = &settings.corpus {

@@ -47,32 +47,35 @@ pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> 
                 }
             }
             runs.sort();
-            println!(
+            outln!(
                 "{:<28} {:<20} {:>9} {:>5}  TOPIC",
-                "RUN", "STATE", "TOKENS", "AGE"
+                "RUN",
+                "STATE",
+                "TOKENS",
+                "AGE"
             );
             for (_, _, line) in runs {
-                println!("{line}");
+                outln!("{line}");
             }
             Ok(0)
         }
         RunsCommand::Search { query } => {
             let found = crate::memory::search(&state_dir, query);
             if found.is_empty() {
-                println!("no past run matches {query:?}");
+                outln!("no past run matches {query:?}");
                 return Ok(0);
             }
             for (score, memory) in found.iter().take(10) {
-                println!(
+                outln!(
                     "{:.2}  {}  {}  {}",
                     score,
                     memory.run_id,
                     crate::memory::day(&memory.date),
                     memory.topic
                 );
-                println!("      report: {}", memory.report);
+                outln!("      report: {}", memory.report);
                 if let Some((claim, source)) = memory.claims.first() {
-                    println!("      e.g. {claim} ({source})");
+                    outln!("      e.g. {claim} ({source})");
                 }
             }
             Ok(0)
@@ -85,9 +88,9 @@ pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> 
                 ))
             })?;
             let record = &file.record;
-            println!("run:       {run_id}");
-            println!("topic:     {}", record.topic);
-            println!(
+            outln!("run:       {run_id}");
+            outln!("topic:     {}", record.topic);
+            outln!(
                 "state:     {}{}",
                 shown_state(&dir, &file),
                 file.note
@@ -95,13 +98,13 @@ pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> 
                     .map(|n| format!(" — {n}"))
                     .unwrap_or_default()
             );
-            println!(
+            outln!(
                 "settings:  depth {}, strategy {}, concurrency {}",
                 record.depth.as_str(),
                 record.strategy.as_str(),
                 record.concurrency
             );
-            println!(
+            outln!(
                 "models:    strong {}, cheap {}{}",
                 record.llm_strong,
                 record.llm_cheap,
@@ -111,7 +114,7 @@ pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> 
                     .map(|u| format!(" at {u}"))
                     .unwrap_or_default()
             );
-            println!(
+            outln!(
                 "sources:   {}{}",
                 record.sources.join(", "),
                 record
@@ -125,7 +128,7 @@ pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> 
             } else {
                 " (not written yet)"
             };
-            println!("report:    {}{exists}", record.out.display());
+            outln!("report:    {}{exists}", record.out.display());
             let journal = CallJournal::read(&dir.join("calls.jsonl"));
             let mut by_stage: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
             for entry in &journal {
@@ -137,9 +140,9 @@ pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> 
                     slot.1 += entry.prompt_tokens + entry.completion_tokens;
                 }
             }
-            println!("model calls by stage (calls, tokens, cache hits):");
+            outln!("model calls by stage (calls, tokens, cache hits):");
             for (stage, (calls, tokens, hits)) in &by_stage {
-                println!("  {stage:<11} {calls:>4} {tokens:>9} {hits:>4}");
+                outln!("  {stage:<11} {calls:>4} {tokens:>9} {hits:>4}");
             }
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -155,9 +158,9 @@ pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> 
                     }
                     let list: Vec<String> =
                         per_stage.iter().map(|(s, n)| format!("{s} {n}")).collect();
-                    println!("finished steps: {} ({})", nodes.len(), list.join(", "));
+                    outln!("finished steps: {} ({})", nodes.len(), list.join(", "));
                 }
-                Err(Failure::Usage(message)) => println!("finished steps: unavailable — {message}"),
+                Err(Failure::Usage(message)) => outln!("finished steps: unavailable — {message}"),
                 Err(other) => return Err(other),
             }
             Ok(0)
@@ -183,7 +186,7 @@ pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> 
                 Failure::Run(anyhow::anyhow!("cannot remove {}: {e}", dir.display()))
             })?;
             if !globals.quiet {
-                eprintln!("deepr: removed run {run_id} (its report and the shared caches stay)");
+                errln!("deepr: removed run {run_id} (its report and the shared caches stay)");
             }
             Ok(0)
         }

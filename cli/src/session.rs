@@ -34,7 +34,7 @@ use crate::record::{
     now_secs, process_alive, read_owner, run_dir, write_owner, write_run_file, RunFile, RunRecord,
     RunState,
 };
-use crate::run::{utc_rfc3339, write_atomically};
+use crate::util::{utc_rfc3339, write_atomically};
 use crate::{usage, Failure};
 
 /// How this session runs (what may differ between sessions of one run).
@@ -289,7 +289,7 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     if options.json {
         reporter.event(serde_json::json!({"event": "run", "run_id": record.run_id, "topic": record.topic, "resumed": !first}));
     } else if !options.quiet {
-        eprintln!("deepr: run {} — {}", record.run_id, record.topic);
+        errln!("deepr: run {} — {}", record.run_id, record.topic);
     }
     let mut fingerprint = blake3::Hasher::new();
     let mut index = None;
@@ -475,7 +475,7 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
                     .iter()
                     .filter(|s| s.action == PlanAction::Restore)
                     .count();
-                println!("{restored} restored, {} to run", steps.len() - restored);
+                outln!("{restored} restored, {} to run", steps.len() - restored);
             }
             return Ok(0);
         }
@@ -538,7 +538,7 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
                     RunState::Interrupted,
                     Some("interrupted".into()),
                 );
-                eprintln!(
+                errln!(
                     "deepr: interrupted; checkpoints are saved. resume with: deepr resume {}",
                     record.run_id
                 );
@@ -555,7 +555,7 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
                         Some(format!("{provider} refused the credentials: {message}")),
                         Some("auth"),
                     );
-                    eprintln!(
+                    errln!(
                         "deepr: {provider} refused the credentials in {var} ({message}); finished steps are kept. Fix {var}, then: deepr resume {}",
                         record.run_id
                     );
@@ -622,11 +622,11 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
                 Some(reason.clone()),
                 Some("provider unavailable"),
             );
-            eprintln!("deepr: {reason} The report is marked incomplete.");
+            errln!("deepr: {reason} The report is marked incomplete.");
             return Ok(EXIT_UNAVAILABLE);
         }
         set_state(&dir, record, RunState::Incomplete, Some(reason.clone()));
-        eprintln!("deepr: {reason} The report is marked incomplete. resume with: deepr resume {} --max-tokens N", record.run_id);
+        errln!("deepr: {reason} The report is marked incomplete. resume with: deepr resume {} --max-tokens N", record.run_id);
         Ok(4)
     }
 }
@@ -922,11 +922,11 @@ fn watch_signals(stop: Arc<AtomicBool>, signalled: Arc<AtomicU8>, run_id: String
                 _ = terminate.recv() => 143,
             };
             if signalled.swap(code, Ordering::SeqCst) != 0 {
-                eprintln!("\ndeepr: stopped at once. resume with: deepr resume {run_id}");
+                errln!("\ndeepr: stopped at once. resume with: deepr resume {run_id}");
                 std::process::exit(i32::from(code));
             }
             stop.store(true, Ordering::SeqCst);
-            eprintln!("\ndeepr: stopping — letting running steps finish and checkpoint (press Ctrl-C again to quit at once)");
+            errln!("\ndeepr: stopping — letting running steps finish and checkpoint (press Ctrl-C again to quit at once)");
         }
     });
 }

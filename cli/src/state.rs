@@ -67,7 +67,7 @@ pub fn new_run_id(topic: &str) -> String {
     hasher.update(&now.as_nanos().to_le_bytes());
     hasher.update(&std::process::id().to_le_bytes());
     let suffix = &hasher.finalize().to_hex()[..6];
-    format!("{}-{suffix}", crate::run::utc_compact(now.as_secs()))
+    format!("{}-{suffix}", crate::util::utc_compact(now.as_secs()))
 }
 
 /// A file-name slug of the topic: lower-case ASCII words joined by '-', ≤ 60 chars.

@@ -260,12 +260,15 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
         verdicts.push(verdict);
     }
 
-    println!(
+    outln!(
         "{:>4}  {:<9}  {:<8}  {:<48}  WHY",
-        "ROW", "RESULT", "SOURCE", "CLAIM"
+        "ROW",
+        "RESULT",
+        "SOURCE",
+        "CLAIM"
     );
     for (row, verdict) in rows.iter().zip(&verdicts) {
-        println!(
+        outln!(
             "{:>4}  {:<9}  {:<8}  {:<48}  {} ({})",
             row.row,
             verdict.label(),
@@ -290,17 +293,17 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
         .filter(|v| matches!(v, RowVerdict::Unchecked(_)))
         .count();
     for warning in &warnings {
-        println!("warning: {warning}");
+        outln!("warning: {warning}");
     }
     if unchecked > 0 && found > 0 {
-        println!(
+        outln!(
             "warning: {unchecked} citation(s) could not be checked; their sources could not answer"
         );
     }
     let total = rows.len();
     Ok(match outcome(&verdicts) {
         GateOutcome::Pass => {
-            println!(
+            outln!(
                 "PASS: {found} of {total} quotes found in their sources{}",
                 if unchecked > 0 {
                     format!(", {unchecked} unchecked")
@@ -311,7 +314,7 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
             0
         }
         GateOutcome::Fail => {
-            println!(
+            outln!(
                 "FAIL: {} of {total} citations failed (rows {})",
                 failed.len(),
                 failed.join(", ")
@@ -319,7 +322,7 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
             1
         }
         GateOutcome::Unverified => {
-            println!("UNVERIFIED: none of {total} citations could be checked");
+            outln!("UNVERIFIED: none of {total} citations could be checked");
             3
         }
     })
@@ -366,8 +369,8 @@ pub fn export(state_dir: &Path, run_dir: &Path, run_id: &str, out: &Path) -> Res
         std::fs::create_dir_all(parent)
             .map_err(|e| usage(format!("cannot create {}: {e}", parent.display())))?;
     }
-    crate::run::write_atomically(out, &bytes)?;
-    eprintln!(
+    crate::util::write_atomically(out, &bytes)?;
+    errln!(
         "deepr: exported run {run_id} to {} ({} sources, {} bytes)",
         out.display(),
         bundle.texts.len(),

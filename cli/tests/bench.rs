@@ -1,6 +1,12 @@
 //! `deepr bench` on the fixture corpus: every strategy runs, the table's claims hold
 //! (linear ≤ 1/5 of per-claim's tokens, judge calls = ceil(claims/8) per round, a
 //! measured verbatim rate), and a second invocation continues instead of re-running.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 mod common;
 

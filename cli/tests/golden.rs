@@ -3,6 +3,12 @@
 //! change that moves code must leave both byte-identical; a change that fixes a defect
 //! updates the snapshot in the same commit and says why in the commit message. (The
 //! fixture report is pinned by `run.rs`'s `fixture_report` snapshot.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 mod common;
 

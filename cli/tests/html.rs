@@ -1,6 +1,12 @@
 //! The HTML report in a real headless browser (Debian's chromium): it renders, every
 //! in-page link resolves, and nothing in it can make a request. With CI=true a missing
 //! browser fails the test instead of skipping it.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 mod common;
 

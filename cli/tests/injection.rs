@@ -3,6 +3,12 @@
 //! model only as a quoted JSON string inside its own candidate line; a model that obeys
 //! it is caught by validation (unknown IDs), the step degrades visibly, and the report
 //! keeps its structure — every quote verbatim, `deepr verify` PASS.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 mod common;
 

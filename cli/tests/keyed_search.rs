@@ -2,6 +2,12 @@
 //! stand-ins that answer in each API's documented shape, and fail the ways they do: a
 //! refused key, a rate limit with Retry-After, malformed JSON. Each ends in its own
 //! coverage status, and the run goes on with the corpus.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 mod common;
 

@@ -4,6 +4,12 @@
 //! (an accepted extract answer with its claims kept, or, since that tiny model manages
 //! one only sometimes, an accepted subquery answer whose queries were searched), with
 //! `deepr verify` PASS and at least one quote checked.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 mod common;
 

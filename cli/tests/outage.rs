@@ -3,6 +3,12 @@
 //! goes down mid-run leaves the run incomplete and resumable (exit 5), and the resume
 //! pays only for the calls that never succeeded; when every search fails the run stops
 //! the same way and resumes once the source answers.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 mod common;
 

@@ -1,6 +1,12 @@
 //! Parallel I/O inside steps, through the binary: `--io-concurrency 1` (one call at a
 //! time) and the default write the same report, tokens and calls under randomised
 //! simulated latencies; the new settings reject bad values with a usage error.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 mod common;
 

@@ -1,5 +1,11 @@
 //! Shell polish: completions, --json progress events, --estimate, research memory,
 //! exit codes in --help.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 mod common;
 

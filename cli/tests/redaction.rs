@@ -4,6 +4,12 @@
 //! headers leave no trace of any key in any file of the state dir, the reports, logs,
 //! journal and cache, `config show`, the `--json` events or stderr. The servers must
 //! have received every key, so the test cannot pass by never sending one.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 mod common;
 

@@ -1,5 +1,11 @@
 //! Resume that pays for nothing twice: SIGKILL at many instants, Ctrl-C/SIGTERM,
 //! budgets, drift, concurrent runs, a run held by another process, a damaged store.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 mod common;
 

@@ -1,5 +1,11 @@
 //! End-to-end tests of `deepr run` on the fixture corpus (`test_data/contradiction`),
 //! with HOME and XDG_* pointed at temp dirs so no user state leaks in.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,12 @@
 //! `deepr verify`: fixtures that a naive gate gets wrong. Each case builds an honest
 //! report over source texts, applies one mutation, and checks the verdict, the exit
 //! code and the named row.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 mod common;
 

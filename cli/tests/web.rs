@@ -1,6 +1,12 @@
 //! Web research against loopback stand-ins of the Wikipedia, arXiv and Hacker News APIs
 //! (responses in each API's documented shape), with pages that fail in the ways the web
 //! does — and a listener that proves a refused address is never connected to.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 mod common;
 

@@ -8,7 +8,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+// tokio's clock: the one time source of the pure crates (tests pause and advance it).
+use tokio::time::Instant;
 
 use async_trait::async_trait;
 

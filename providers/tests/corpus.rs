@@ -1,5 +1,11 @@
 //! Integration tests of the local corpus index: multilingual retrieval, bad files,
 //! incremental reuse, determinism, and the bundled SQLite documentation corpus.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 use std::future::Future;
 use std::path::{Path, PathBuf};

@@ -4,6 +4,12 @@
 //! in the environment: `proxy.rs`, its own process). Every test shows the request was attempted (the lookup happened,
 //! or the allowed port was reached) and counts connections on the ports that must stay
 //! untouched.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 use std::future::Future;
 use std::io::{Read, Write};

@@ -1,6 +1,12 @@
 //! Remote LLM providers against loopback mock servers (wiremock): usage accounting,
 //! rate limits and Retry-After, retries, timeouts, malformed answers, and servers that
 //! refuse structured output.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -2,6 +2,12 @@
 //! process-wide): a guarded client never goes through a proxy, since the proxy would
 //! resolve names and the guard could not see the address; a client for trusted
 //! endpoints (search APIs, model servers) honours the variables.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

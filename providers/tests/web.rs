@@ -1,6 +1,12 @@
 //! The web fetcher against a loopback server that fails in every way the web does:
 //! each fault ends in its status, never a panic or a hang, and a per-run cache means a
 //! page already read is never fetched again.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

@@ -2,6 +2,12 @@
 //! seeded per-call delays (so nodes finish in different orders), and the reports must be
 //! byte-identical above `## Run details`. A third pass over the first run's checkpoint
 //! store must restore every node and make no live LLM call.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -1,6 +1,17 @@
 //! Architecture invariant: stages (and the pure crates under them) have no I/O of their
-//! own — they reach files, networks, processes and the environment only through the
-//! provider traits. This test reads their sources and fails on a direct use.
+//! own — they reach files, networks, processes, the environment and the wall clock only
+//! through the provider traits. This test reads every production line of their sources
+//! (everything but `#[cfg(test)]` items, wherever they sit in a file) and fails on a
+//! direct use.
+//!
+//! Time: production code may use tokio's clock (`tokio::time`), which tests pause and
+//! advance, and never `std::time::Instant`, `SystemTime` or a blocking sleep.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
 
 use std::path::Path;
 
@@ -15,14 +26,69 @@ const FORBIDDEN: &[&str] = &[
     "File::open",
     "File::create",
     "SystemTime",
+    "std::time::Instant",
+    "time::{Duration, Instant}",
+    "time::{Instant",
+    "thread::sleep",
+    "chrono::",
 ];
 
-fn check(crate_dir: &str) -> Vec<String> {
+/// The crates whose production code must do no I/O.
+const PURE_CRATES: &[&str] = &[
+    "stages",
+    "orchestrator",
+    "evidence",
+    "prompts",
+    "tasks",
+    "settings",
+];
+
+/// The text of `source` without its `#[cfg(test)]` items: from each attribute to the
+/// end of the item it gates (the matching closing brace, or the `;` of a `mod x;`).
+fn production_code(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut rest = source;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let item = &rest[at..];
+        let open = item.find('{');
+        let semicolon = item.find(';');
+        let end = match (open, semicolon) {
+            (Some(open), Some(semi)) if semi < open => semi + 1,
+            (Some(open), _) => {
+                let mut depth = 0usize;
+                let mut end = item.len();
+                for (offset, c) in item[open..].char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = open + offset + 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                end
+            }
+            (None, Some(semi)) => semi + 1,
+            (None, None) => item.len(),
+        };
+        rest = &item[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn check(crate_dir: &str) -> (Vec<String>, usize) {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")
         .join(crate_dir)
         .join("src");
     let mut offences = Vec::new();
+    let mut files = 0;
     let mut stack = vec![src];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).expect("read source dir").flatten() {
@@ -30,9 +96,9 @@ fn check(crate_dir: &str) -> Vec<String> {
             if path.is_dir() {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
+                files += 1;
                 let text = std::fs::read_to_string(&path).expect("read source");
-                // Unit tests may use the file system for fixtures.
-                let code = text.split("#[cfg(test)]").next().unwrap_or("");
+                let code = production_code(&text);
                 for word in FORBIDDEN {
                     if code.contains(word) {
                         offences.push(format!("{}: {word}", path.display()));
@@ -41,17 +107,33 @@ fn check(crate_dir: &str) -> Vec<String> {
             }
         }
     }
-    offences
+    (offences, files)
 }
 
 #[test]
 fn stages_and_pure_crates_do_no_io_of_their_own() {
-    let offences: Vec<String> = ["stages", "orchestrator", "evidence", "prompts", "settings"]
-        .iter()
-        .flat_map(|c| check(c))
-        .collect();
+    let mut offences = Vec::new();
+    for crate_dir in PURE_CRATES {
+        let (found, files) = check(crate_dir);
+        assert!(files > 0, "{crate_dir}: no source files read");
+        offences.extend(found);
+    }
     assert!(
         offences.is_empty(),
         "direct I/O outside providers: {offences:#?}"
+    );
+}
+
+#[test]
+fn code_after_a_test_module_is_still_checked() {
+    let source = "fn a() {}\n#[cfg(test)]\nmod tests {\n    fn t() { let _ = std::fs::read(\"x\"); }\n}\nfn b() { std::env::var(\"K\"); }\n";
+    let code = production_code(source);
+    assert!(!code.contains("std::fs"), "test module removed: {code}");
+    assert!(code.contains("std::env"), "code after it kept: {code}");
+    let gated_use = "#[cfg(test)]\nuse std::fs;\nfn c() { std::process::exit(0) }\n";
+    let code = production_code(gated_use);
+    assert!(
+        !code.contains("std::fs") && code.contains("std::process"),
+        "{code}"
     );
 }

@@ -1,0 +1,325 @@
+//! Code a newcomer can live in, checked over every crate of the workspace:
+//! - no import cycle between the files of one crate (a file that names `crate::a` or
+//!   `super::a` depends on `a`'s file; the module graph must be acyclic), so each file
+//!   can be read bottom-up;
+//! - no source file over [`MAX_LINES`] production lines (test modules and comment lines
+//!   excluded). Files
+//!   that were longer when the rule arrived are listed in [`OVER_LIMIT`] with their
+//!   length then: they may shrink, never grow, and leave the list once under.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+const MAX_LINES: usize = 500;
+
+/// Files over the limit when it was introduced, and their production lines then.
+/// Splitting one of them: lower or delete its entry.
+const OVER_LIMIT: &[(&str, usize)] = &[
+    ("cli/src/session.rs", 881),
+    ("providers/src/corpus.rs", 761),
+    ("cli/src/bench.rs", 758),
+    ("providers/src/web.rs", 729),
+    ("orchestrator/src/executor.rs", 541),
+    ("providers/src/llm.rs", 540),
+    ("stages/src/pipeline.rs", 537),
+];
+
+const CRATES: &[&str] = &[
+    "evidence",
+    "orchestrator",
+    "prompts",
+    "tasks",
+    "heuristic",
+    "stages",
+    "checkpoints",
+    "providers",
+    "settings",
+    "benches",
+    "cli",
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// `source` without its `#[cfg(test)]` items (the attribute to the end of its item).
+fn production_code(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut rest = source;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let item = &rest[at..];
+        let end = match (item.find('{'), item.find(';')) {
+            (Some(open), Some(semi)) if semi < open => semi + 1,
+            (Some(open), _) => {
+                let mut depth = 0usize;
+                let mut end = item.len();
+                for (offset, c) in item[open..].char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = open + offset + 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                end
+            }
+            (None, Some(semi)) => semi + 1,
+            (None, None) => item.len(),
+        };
+        rest = &item[end..];
+    }
+    out.push_str(rest);
+    // Comments (doc links included) are not dependencies.
+    out.lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every `.rs` file under `dir`, with its module path (`[]` for the crate root,
+/// `["web", "search"]` for `web/search.rs` or `web/search/mod.rs`).
+fn modules(src: &Path) -> Vec<(PathBuf, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read source dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let relative = path.strip_prefix(src).expect("under src");
+            let mut parts: Vec<String> = relative
+                .iter()
+                .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
+                .collect();
+            if parts.last().is_some_and(|p| p == "mod") {
+                parts.pop();
+            }
+            if parts.len() == 1 && (parts[0] == "lib" || parts[0] == "main") {
+                parts.clear();
+            }
+            out.push((path, parts));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The identifiers of a path after a `crate::` or `super::…` prefix, resolved to an
+/// absolute module path from `here`.
+fn referenced_paths(code: &str, here: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    for (at, _) in code
+        .match_indices("crate::")
+        .chain(code.match_indices("super::"))
+    {
+        // Only a path start: not `deepr_crate::` or `my_super::`.
+        if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+            continue;
+        }
+        let mut base: Vec<String> = if code[at..].starts_with("crate::") {
+            Vec::new()
+        } else {
+            here.to_vec()
+        };
+        let mut rest = &code[at..];
+        if rest.starts_with("crate::") {
+            rest = &rest["crate::".len()..];
+        }
+        while let Some(after) = rest.strip_prefix("super::") {
+            base.pop();
+            rest = after;
+        }
+        for segment in rest.split("::") {
+            let ident: String = segment
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if ident.is_empty() {
+                break;
+            }
+            base.push(ident.clone());
+            if ident.len() != segment.len() {
+                break;
+            }
+        }
+        out.push(base);
+    }
+    out
+}
+
+/// Strongly connected components of more than one file (Tarjan's algorithm).
+fn cycles(edges: &BTreeMap<usize, BTreeSet<usize>>, nodes: usize) -> Vec<Vec<usize>> {
+    struct State<'a> {
+        edges: &'a BTreeMap<usize, BTreeSet<usize>>,
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on_stack: Vec<bool>,
+        stack: Vec<usize>,
+        next: usize,
+        found: Vec<Vec<usize>>,
+    }
+    fn visit(s: &mut State<'_>, v: usize) {
+        s.index[v] = Some(s.next);
+        s.low[v] = s.next;
+        s.next += 1;
+        s.stack.push(v);
+        s.on_stack[v] = true;
+        let targets: Vec<usize> = s.edges.get(&v).into_iter().flatten().copied().collect();
+        for w in targets {
+            match s.index[w] {
+                None => {
+                    visit(s, w);
+                    s.low[v] = s.low[v].min(s.low[w]);
+                }
+                Some(index) if s.on_stack[w] => s.low[v] = s.low[v].min(index),
+                Some(_) => {}
+            }
+        }
+        if Some(s.low[v]) == s.index[v] {
+            let mut component = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack[w] = false;
+                component.push(w);
+                if w == v {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                s.found.push(component);
+            }
+        }
+    }
+    let mut state = State {
+        edges,
+        index: vec![None; nodes],
+        low: vec![0; nodes],
+        on_stack: vec![false; nodes],
+        stack: Vec::new(),
+        next: 0,
+        found: Vec::new(),
+    };
+    for v in 0..nodes {
+        if state.index[v].is_none() {
+            visit(&mut state, v);
+        }
+    }
+    state.found
+}
+
+/// The import cycles among one crate's files, as lists of file names.
+fn crate_cycles(src: &Path) -> Vec<Vec<String>> {
+    let files = modules(src);
+    let by_path: BTreeMap<Vec<String>, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (_, m))| (m.clone(), i))
+        .collect();
+    let mut edges: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+    for (i, (path, module)) in files.iter().enumerate() {
+        let code = production_code(&std::fs::read_to_string(path).expect("read source"));
+        for mut target in referenced_paths(&code, module) {
+            // The deepest prefix of the path that is a file of this crate.
+            while !target.is_empty() && !by_path.contains_key(&target) {
+                target.pop();
+            }
+            if let Some(&j) = by_path.get(&target) {
+                // The crate root only declares modules and re-exports: not an edge.
+                if j != i && !target.is_empty() && !module.starts_with(&target) {
+                    edges.entry(i).or_default().insert(j);
+                }
+            }
+        }
+    }
+    cycles(&edges, files.len())
+        .into_iter()
+        .map(|component| {
+            let mut names: Vec<String> = component
+                .into_iter()
+                .map(|i| {
+                    files[i]
+                        .0
+                        .strip_prefix(src)
+                        .unwrap_or(&files[i].0)
+                        .display()
+                        .to_string()
+                })
+                .collect();
+            names.sort();
+            names
+        })
+        .collect()
+}
+
+#[test]
+fn no_file_of_a_crate_is_in_an_import_cycle() {
+    let mut found = Vec::new();
+    for name in CRATES {
+        for cycle in crate_cycles(&root().join(name).join("src")) {
+            found.push(format!("{name}: {}", cycle.join(" ⇄ ")));
+        }
+    }
+    assert!(found.is_empty(), "import cycles: {found:#?}");
+}
+
+#[test]
+fn the_cycle_finder_finds_a_planted_cycle() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = dir.path();
+    std::fs::write(src.join("lib.rs"), "mod a;\nmod b;\nmod c;\n").expect("write");
+    std::fs::write(src.join("a.rs"), "use crate::b::thing;\n").expect("write");
+    std::fs::write(src.join("b.rs"), "pub fn thing() { super::a::x(); }\n").expect("write");
+    std::fs::write(
+        src.join("c.rs"),
+        "use crate::a;\n#[cfg(test)]\nmod tests { use crate::c; }\n",
+    )
+    .expect("write");
+    assert_eq!(
+        crate_cycles(src),
+        [vec!["a.rs".to_string(), "b.rs".to_string()]]
+    );
+}
+
+#[test]
+fn no_source_file_is_over_the_line_limit() {
+    let limits: BTreeMap<&str, usize> = OVER_LIMIT.iter().copied().collect();
+    let mut over = Vec::new();
+    let mut checked = 0;
+    for name in CRATES {
+        for (path, _) in modules(&root().join(name).join("src")) {
+            checked += 1;
+            let code = production_code(&std::fs::read_to_string(&path).expect("read source"));
+            let lines = code.lines().count();
+            let relative = path
+                .strip_prefix(root())
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            let limit = limits.get(relative.as_str()).copied().unwrap_or(MAX_LINES);
+            if lines > limit {
+                over.push(format!(
+                    "{relative}: {lines} production lines (limit {limit})"
+                ));
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} files read");
+    assert!(over.is_empty(), "split these files: {over:#?}");
+}
