@@ -1,0 +1,77 @@
+//! Page bodies to text: charset detection for text and HTML, and PDF text in a
+//! bounded, panic-contained blocking task.
+
+use std::time::Duration;
+
+/// Decode a body: charset from the Content-Type header, a BOM, an HTML meta tag, then
+/// sniffing (chardetng).
+pub fn decode(body: &[u8], content_type: &str) -> String {
+    let from_label = |label: &str| {
+        encoding_rs::Encoding::for_label(label.trim().trim_matches(['"', '\'']).as_bytes())
+    };
+    let header = content_type
+        .split(';')
+        .find_map(|p| p.trim().strip_prefix("charset="))
+        .and_then(from_label);
+    let bom = encoding_rs::Encoding::for_bom(body).map(|(e, _)| e);
+    let meta = {
+        let head = String::from_utf8_lossy(&body[..body.len().min(4096)]).to_ascii_lowercase();
+        head.find("charset=").and_then(|at| {
+            let rest = &head[at + 8..];
+            let label: String = rest
+                .trim_start_matches(['"', '\''])
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                .collect();
+            from_label(&label)
+        })
+    };
+    let encoding = bom.or(header).or(meta).unwrap_or_else(|| {
+        let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
+        detector.feed(body, true);
+        detector.guess(None, chardetng::Utf8Detection::Allow)
+    });
+    let (text, _, _) = encoding.decode(body);
+    text.into_owned()
+}
+
+/// Seconds a PDF may take to turn into text.
+pub const PDF_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// PDF → text in a blocking task, bounded in time, with panics contained (PDF parsers
+/// meet hostile files).
+pub async fn pdf_text(bytes: Vec<u8>) -> Result<String, String> {
+    let task = tokio::task::spawn_blocking(move || {
+        std::panic::catch_unwind(move || pdf_extract::extract_text_from_mem(&bytes))
+    });
+    match tokio::time::timeout(PDF_TIMEOUT, task).await {
+        Err(_) => Err(format!(
+            "PDF text took longer than {} s",
+            PDF_TIMEOUT.as_secs()
+        )),
+        Ok(Err(_)) | Ok(Ok(Err(_))) => {
+            Err("the PDF could not be parsed (the parser failed)".into())
+        }
+        Ok(Ok(Ok(Err(e)))) => Err(format!("the PDF could not be read: {e}")),
+        Ok(Ok(Ok(Ok(text)))) if text.trim().is_empty() => Err("the PDF has no text layer".into()),
+        Ok(Ok(Ok(Ok(text)))) => Ok(text),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn charsets_from_header_bom_meta_and_sniffing() {
+        let latin1 = b"caf\xe9 cr\xe8me";
+        assert_eq!(
+            decode(latin1, "text/plain; charset=ISO-8859-1"),
+            "café crème"
+        );
+        assert_eq!(decode(b"\xef\xbb\xbfcaf\xc3\xa9", "text/plain"), "café");
+        let meta = b"<html><head><meta charset=\"windows-1252\"></head><body>caf\xe9</body></html>";
+        assert!(decode(meta, "text/html").contains("café"));
+        assert!(decode("привет мир, это текст".as_bytes(), "").contains("привет"));
+    }
+}
