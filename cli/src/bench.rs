@@ -551,7 +551,7 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         .or(file.llm.clone())
         .unwrap_or_else(|| "offline".into());
     let spec = deepr_providers::LlmSpec::parse(&llm).map_err(usage)?;
-    session::check_credentials(&spec, args.llm_base_url.as_deref())?;
+    crate::wiring::check_credentials(&spec, args.llm_base_url.as_deref())?;
     let simulation = crate::record::Simulation::from_settings(&args.simulation, &file)?;
     let io_concurrency = crate::run::check_io_concurrency(
         args.io_concurrency

@@ -12,6 +12,7 @@ mod doctor;
 mod memory;
 mod progress;
 mod record;
+mod reports;
 mod resume;
 mod run;
 mod runs;
@@ -19,6 +20,7 @@ mod session;
 mod state;
 mod util;
 mod verify;
+mod wiring;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -101,7 +101,7 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
     let llm_base_url = args.llm_base_url.clone().or(file.llm_base_url.clone());
     for spec in [&llm_strong, &llm_cheap] {
         let parsed = deepr_providers::LlmSpec::parse(spec).map_err(usage)?;
-        crate::session::check_credentials(&parsed, llm_base_url.as_deref())?;
+        crate::wiring::check_credentials(&parsed, llm_base_url.as_deref())?;
     }
     if let Some(base) = &llm_base_url {
         let ok = url::Url::parse(base)
@@ -226,7 +226,7 @@ fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
     check_budget_values(&args.budget)?;
     let prompts = args.prompts.clone().or(file.prompts.map(PathBuf::from));
     if let Some(dir) = &prompts {
-        crate::session::load_prompts(Some(dir))?;
+        crate::wiring::load_prompts(Some(dir))?;
     }
     Ok(Settings {
         topic,

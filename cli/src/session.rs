@@ -1,33 +1,27 @@
 //! One session of a run — the first (`deepr run`) or a later one (`deepr resume`).
 //!
-//! A session opens the run's checkpoint store (refusing, with the holder's pid, a run
-//! another process is executing), indexes the corpus, stacks the model providers
-//! (offline model → budget → response cache + call journal), optionally prints the
-//! drift plan, runs the pipeline with Ctrl-C/SIGTERM handling, and writes the report:
+//! A session owns the run's lifecycle: it opens the run's checkpoint store (refusing,
+//! with the holder's pid, a run another process is executing), indexes the corpus, has
+//! [`crate::wiring`] build the providers, optionally prints the drift plan, runs the
+//! pipeline with Ctrl-C/SIGTERM handling, and has [`crate::reports`] write the report:
 //! complete (exit 0), incomplete because a budget stopped it (exit 4) or because a
 //! provider stayed unavailable (exit 5), none because a provider refused the key
 //! (exit 6) or because it was interrupted (exit 130/143). Every one of them resumes.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use deepr_checkpoints::{CachedLlm, CallJournal, FileArchive, ResponseCache, SledStore};
+use deepr_checkpoints::{FileArchive, SledStore};
 use deepr_orchestrator::executor::NoProgress;
 use deepr_orchestrator::{
-    Budget, BudgetedLlm, CheckpointStore, Executor, LlmProvider, PlanAction, PlanStep, StopReason,
-    StoreError, Unfinished, UsageLedger,
+    Budget, CheckpointStore, Executor, PlanAction, StopReason, StoreError, Unfinished, UsageLedger,
 };
-use deepr_prompts::PromptSet;
-use deepr_providers::llm::Api;
-use deepr_providers::{CorpusFetcher, CorpusIndex, CorpusSearch, LlmSpec, RemoteLlm};
-use deepr_stages::render::{build_report, render_markdown, Completion, RunDetails};
-use deepr_stages::{
-    run_research, ResearchConfig, ResearchError, ResearchProviders, ResearchResult,
-};
+use deepr_providers::CorpusIndex;
+use deepr_stages::render::Completion;
+use deepr_stages::{run_research, ResearchConfig, ResearchError};
 
 use crate::progress::Reporter;
 use crate::record::{
@@ -35,6 +29,7 @@ use crate::record::{
     RunState,
 };
 use crate::util::{utc_rfc3339, write_atomically};
+use crate::wiring::Wiring;
 use crate::{usage, Failure};
 
 /// How this session runs (what may differ between sessions of one run).
@@ -106,37 +101,6 @@ pub async fn open_store(dir: &Path, run_id: &str) -> Result<SledStore, Failure> 
     }
 }
 
-/// The built-in prompts with the run's overrides (`<id>.txt` in its prompts folder).
-pub fn load_prompts(dir: Option<&Path>) -> Result<PromptSet, Failure> {
-    let mut prompts = PromptSet::default();
-    let Some(dir) = dir else { return Ok(prompts) };
-    let entries = std::fs::read_dir(dir).map_err(|e| {
-        usage(format!(
-            "cannot read prompts folder {}: {e}; check the --prompts path",
-            dir.display()
-        ))
-    })?;
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
-        .collect();
-    files.sort();
-    for file in files {
-        let id = file
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or_default()
-            .to_string();
-        let text = std::fs::read_to_string(&file)
-            .map_err(|e| usage(format!("cannot read prompt {}: {e}", file.display())))?;
-        prompts
-            .set_template(&id, text)
-            .map_err(|e| usage(format!("{}: {e}", file.display())))?;
-    }
-    Ok(prompts)
-}
-
 fn set_state(dir: &Path, record: &RunRecord, state: RunState, note: Option<String>) {
     set_state_labelled(dir, record, state, note, None);
 }
@@ -159,43 +123,6 @@ fn set_state_labelled(
     };
     // run.json is a convenience copy for `runs list`; the store is authoritative.
     let _ = write_run_file(dir, &file);
-}
-
-fn print_plan(reporter: &Reporter, steps: &[PlanStep], ends: Option<&str>) {
-    let restored = steps
-        .iter()
-        .filter(|s| s.action == PlanAction::Restore)
-        .count();
-    let fresh = steps.iter().filter(|s| s.action == PlanAction::Run).count();
-    let mut recompute: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for step in steps {
-        if let PlanAction::Recompute(reason) = &step.action {
-            recompute
-                .entry(reason.as_str())
-                .or_default()
-                .push(step.node.as_str());
-        }
-    }
-    let recomputed: usize = recompute.values().map(Vec::len).sum();
-    reporter.say(&format!("deepr: plan: {restored} step(s) restored from checkpoints, {recomputed} recomputed, {fresh} not finished yet"));
-    for (reason, nodes) in &recompute {
-        let shown: Vec<&str> = nodes.iter().take(6).copied().collect();
-        let more = if nodes.len() > shown.len() {
-            format!(" and {} more", nodes.len() - shown.len())
-        } else {
-            String::new()
-        };
-        reporter.say(&format!(
-            "deepr:   recompute {} — {reason}: {}{more}",
-            nodes.len(),
-            shown.join(", ")
-        ));
-    }
-    if let Some(node) = ends {
-        reporter.say(&format!(
-            "deepr:   then every step that depends on the new output of {node}"
-        ));
-    }
 }
 
 /// The run record from the store (authoritative; flushed before the run did any work).
@@ -291,7 +218,6 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     } else if !options.quiet {
         errln!("deepr: run {} — {}", record.run_id, record.topic);
     }
-    let mut fingerprint = blake3::Hasher::new();
     let mut index = None;
     if let (Some((opened, report)), Some(corpus)) = (opened, &record.corpus) {
         reporter.say(&format!(
@@ -305,146 +231,18 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
         for (path, why) in &report.skipped {
             reporter.say(&format!("deepr: skipped {path}: {why}"));
         }
-        for doc in opened.documents() {
-            // Everything a stage reads of a document: a changed title or date recomputes too.
-            for part in [
-                doc.doc_key.as_str(),
-                &doc.content_sha256,
-                &doc.title,
-                doc.date.as_deref().unwrap_or(""),
-            ] {
-                fingerprint.update(part.as_bytes());
-                fingerprint.update(b"\0");
-            }
-        }
         index = Some(Arc::new(opened));
     }
-    for source in &record.sources {
-        fingerprint.update(
-            format!(
-                "source:{source}:{}\0",
-                record
-                    .source_urls
-                    .get(source)
-                    .map(String::as_str)
-                    .unwrap_or("")
-            )
-            .as_bytes(),
-        );
-    }
-    let prompts = Arc::new(load_prompts(record.prompts.as_deref())?);
-
-    let journal_path = dir.join("calls.jsonl");
-    let (spent_tokens, spent_usd) = CallJournal::spent(&journal_path);
-    let budget = Budget::new(
-        options.max_tokens,
-        options.max_cost,
-        options.max_time,
-        spent_tokens,
-        spent_usd,
-    );
-    let cache = Arc::new(ResponseCache::open(state_dir).context("cannot open the response cache")?);
-    let journal =
-        Arc::new(CallJournal::open(&journal_path).context("cannot open the call journal")?);
-    let prices = Arc::new(
-        deepr_providers::PriceTable::with_overrides(&record.prices)
-            .map_err(|e| usage(format!("config prices: {e}")))?,
-    );
-    let mut models: BTreeMap<String, Arc<dyn LlmProvider>> = BTreeMap::new();
-    for spec in [&record.llm_strong, &record.llm_cheap] {
-        if models.contains_key(spec.as_str()) {
-            continue; // one provider (one limiter) when both tiers use the same model
-        }
-        let model = model_stack(record, spec, &budget, &cache, &journal, &prices)?;
-        models.insert(spec.clone(), model);
-    }
-    let strong = Arc::clone(&models[record.llm_strong.as_str()]);
-    let cheap = Arc::clone(&models[record.llm_cheap.as_str()]);
-    let timeout = Duration::from_secs(30);
-    let web_cache = deepr_providers::WebCache {
-        cache: Arc::clone(&cache),
-        namespace: record.run_id.clone(),
-    };
-    let search_latency = record.search_latency()?;
-    let mut searches: Vec<Arc<dyn deepr_orchestrator::SearchProvider>> = Vec::new();
-    for source in &record.sources {
-        let provider: Arc<dyn deepr_orchestrator::SearchProvider> = if source == "corpus" {
-            let Some(index) = &index else {
-                return Err(usage("--sources corpus needs --corpus DIR"));
-            };
-            Arc::new(CorpusSearch(Arc::clone(index)))
-        } else {
-            let api = deepr_providers::WebApi::parse(source)
-                .ok_or_else(|| usage(format!("source {source:?} is unknown; use corpus, wikipedia, arxiv, hn, searxng, brave, tavily")))?;
-            let key = api.key_var().and_then(|var| std::env::var(var).ok());
-            Arc::new(
-                deepr_providers::WebSearch::new(
-                    api,
-                    record.source_urls.get(source).map(String::as_str),
-                    key,
-                    timeout,
-                )
-                .map_err(usage)?
-                .with_cache(web_cache.clone()),
-            )
-        };
-        searches.push(if !search_latency.is_zero() {
-            Arc::new(deepr_orchestrator::simulate::SlowSearch {
-                inner: provider,
-                latency: search_latency,
-                seed: record.simulation.seed,
-            })
-        } else {
-            provider
-        });
-    }
-    let corpus_fetcher: Option<Arc<dyn deepr_orchestrator::Fetcher>> = index
-        .as_ref()
-        .map(|i| Arc::new(CorpusFetcher(Arc::clone(i))) as Arc<dyn deepr_orchestrator::Fetcher>);
-    let web_fetcher: Option<Arc<dyn deepr_orchestrator::Fetcher>> =
-        if record.sources.iter().any(|s| s != "corpus") {
-            Some(Arc::new(
-                deepr_providers::WebFetcher::new(
-                    archive.clone(),
-                    record.allow_hosts.clone(),
-                    timeout,
-                    20 << 20,
-                    8,
-                )
-                .map_err(|e| Failure::Run(anyhow::anyhow!(e)))?
-                .with_cache(web_cache.clone()),
-            ))
-        } else {
-            None
-        };
-    let mut fetcher: Arc<dyn deepr_orchestrator::Fetcher> =
-        Arc::new(deepr_providers::RoutingFetcher {
-            corpus: corpus_fetcher,
-            web: web_fetcher,
-        });
-    let fetch_latency = record.fetch_latency()?;
-    if !fetch_latency.is_zero() {
-        fetcher = Arc::new(deepr_orchestrator::simulate::SlowFetcher {
-            inner: fetcher,
-            latency: fetch_latency,
-            seed: record.simulation.seed,
-        });
-    }
-    let providers = ResearchProviders {
-        strong,
-        cheap,
-        // An unusable answer is replaced by the heuristic's: local, free, instant.
-        fallback: Arc::new(deepr_heuristic::HeuristicModel::default()),
-        search: searches,
-        fetcher,
-        archive: archive.clone(),
-        prompts,
-    };
+    let Wiring {
+        providers,
+        budget,
+        search_fingerprint,
+    } = crate::wiring::wire(record, state_dir, &dir, &options, &archive, index)?;
     let config = ResearchConfig {
         topic: record.topic.clone(),
         depth: record.depth,
         strategy: record.strategy,
-        search_fingerprint: fingerprint.finalize().to_hex().to_string(),
+        search_fingerprint,
         io_concurrency: options.io_concurrency.unwrap_or(record.io_concurrency),
     };
     let store: Arc<dyn CheckpointStore> = Arc::new(store);
@@ -467,7 +265,7 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
             _ => None,
         };
         let steps = plan.lock().map(|s| s.clone()).unwrap_or_default();
-        print_plan(&reporter, &steps, ends.as_deref());
+        crate::reports::print_plan(&reporter, &steps, ends.as_deref());
         if options.dry_run {
             if options.quiet {
                 // --dry-run's plan is its output, even with --quiet.
@@ -506,7 +304,7 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     // The bound covers the nodes this session ran; a session that restored some has
     // no meaningful one (their calls happened before it started), so it writes none.
     if let Some(result) = outcome.as_ref().ok().filter(|r| r.restored_nodes == 0) {
-        let efficiency = efficiency(
+        let efficiency = crate::reports::efficiency(
             store.as_ref(),
             concurrency,
             config.io_concurrency,
@@ -547,7 +345,7 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
             match &reason {
                 StopReason::Unfinished(Unfinished::AuthFailed { provider, message }) => {
                     // Nothing works until the key is fixed: no report, state kept.
-                    let var = key_variable(provider);
+                    let var = crate::wiring::key_variable(provider);
                     set_state_labelled(
                         &dir,
                         record,
@@ -593,7 +391,7 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
         }
     };
 
-    write_reports(
+    crate::reports::write_reports(
         state_dir,
         record,
         &config,
@@ -642,266 +440,6 @@ pub const EXIT_AUTH: u8 = 6;
 enum Stop {
     Budget,
     Unavailable,
-}
-
-/// The environment variable holding the key of a model provider (`openai:…`).
-fn key_variable(provider: &str) -> &'static str {
-    match provider.split(':').next() {
-        Some("anthropic") => "ANTHROPIC_API_KEY",
-        Some("openai") => "OPENAI_API_KEY",
-        _ => "the provider's key variable",
-    }
-}
-
-/// The run's honest lower bound (`deepr_orchestrator::bound`): each node costs its
-/// calls' measured latencies, calls of one kind in a node counting once when they could
-/// run together; the bound is the larger of the critical path and the total work
-/// spread over the node concurrency cap.
-fn efficiency(
-    store: &dyn CheckpointStore,
-    concurrency: usize,
-    io_concurrency: usize,
-    wall_s: f64,
-    restored_nodes: usize,
-) -> crate::record::Efficiency {
-    let nodes: Vec<deepr_orchestrator::bound::BoundNode> = store
-        .finished_nodes()
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|id| {
-            let record = store.get_node(&id).ok().flatten()?;
-            let calls = record
-                .calls
-                .iter()
-                .filter(|c| !c.cache_hit)
-                .map(|c| (c.kind.clone(), c.latency_ms as f64 / 1000.0))
-                .collect();
-            Some(deepr_orchestrator::bound::BoundNode {
-                id,
-                deps: record.deps,
-                calls,
-            })
-        })
-        .collect();
-    let bound = deepr_orchestrator::bound::lower_bound(&nodes, concurrency, io_concurrency);
-    crate::record::Efficiency {
-        wall_s,
-        critical_path_s: bound.critical_path_s,
-        work_over_concurrency_s: bound.work_over_concurrency_s,
-        lower_bound_s: bound.lower_bound_s,
-        restored_nodes,
-    }
-}
-
-/// Is a key available where the provider needs one? (Local servers need none.)
-pub fn check_credentials(spec: &LlmSpec, base_url: Option<&str>) -> Result<(), Failure> {
-    let LlmSpec::Remote { provider, api, .. } = spec else {
-        return Ok(());
-    };
-    let local =
-        base_url.is_some() || std::env::var_os("OPENAI_BASE_URL").is_some() || provider == "ollama";
-    let (var, needed) = match api {
-        Api::OpenAi => ("OPENAI_API_KEY", !local),
-        Api::Anthropic => (
-            "ANTHROPIC_API_KEY",
-            base_url.is_none() && std::env::var_os("ANTHROPIC_BASE_URL").is_none(),
-        ),
-    };
-    if needed
-        && std::env::var(var)
-            .map(|v| v.trim().is_empty())
-            .unwrap_or(true)
-    {
-        return Err(usage(format!(
-            "{} needs {var} in the environment (or --llm-base-url for a local server)",
-            spec.as_string()
-        )));
-    }
-    Ok(())
-}
-
-/// One tier's model: the model itself, priced, budgeted, cached and journaled.
-fn model_stack(
-    record: &RunRecord,
-    spec_text: &str,
-    budget: &Arc<Budget>,
-    cache: &Arc<ResponseCache>,
-    journal: &Arc<CallJournal>,
-    prices: &Arc<deepr_providers::PriceTable>,
-) -> Result<Arc<dyn LlmProvider>, Failure> {
-    let spec = LlmSpec::parse(spec_text).map_err(usage)?;
-    check_credentials(&spec, record.llm_base_url.as_deref())?;
-    let model: Arc<dyn LlmProvider> = match &spec {
-        LlmSpec::Offline => Arc::new(deepr_heuristic::HeuristicModel {
-            latency: record.model_latency()?,
-            latency_seed: record.simulation.seed,
-        }),
-        LlmSpec::Remote { api, provider, .. } => {
-            let (key_var, base_var) = match api {
-                Api::OpenAi => ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
-                Api::Anthropic => ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
-            };
-            let env_base = if provider == "ollama" {
-                None
-            } else {
-                std::env::var(base_var).ok().filter(|v| !v.is_empty())
-            };
-            let base = record.llm_base_url.clone().or(env_base);
-            let key = if provider == "ollama" {
-                None
-            } else {
-                std::env::var(key_var).ok()
-            };
-            Arc::new(
-                RemoteLlm::new(&spec, base.as_deref(), key, record.limits.clone())
-                    .map_err(usage)?,
-            )
-        }
-    };
-    let priced = Arc::new(deepr_providers::PricedLlm {
-        inner: model,
-        table: Arc::clone(prices),
-        price_as: record.price_as.clone(),
-    });
-    let budgeted = Arc::new(BudgetedLlm {
-        inner: priced,
-        budget: Arc::clone(budget),
-    });
-    Ok(Arc::new(CachedLlm {
-        inner: budgeted,
-        cache: Arc::clone(cache),
-        journal: Some(Arc::clone(journal)),
-        namespace: record.cache_namespace.clone(),
-    }))
-}
-
-#[allow(clippy::too_many_arguments)]
-fn write_reports(
-    state_dir: &Path,
-    record: &RunRecord,
-    config: &ResearchConfig,
-    result: &ResearchResult,
-    completion: &Completion,
-    ledger: &UsageLedger,
-    archive: &FileArchive,
-    started: Instant,
-    reporter: &Reporter,
-) -> Result<(), Failure> {
-    let report = build_report(
-        config,
-        result,
-        archive,
-        &record.run_id,
-        ledger.usage(),
-        completion,
-    );
-    let details = RunDetails {
-        run_id: record.run_id.clone(),
-        lines: vec![
-            ("Generated".into(), utc_rfc3339(now_secs())),
-            (
-                "Wall time (this session)".into(),
-                format!("{:.1} s", started.elapsed().as_secs_f64()),
-            ),
-            ("State dir".into(), format!("`{}`", state_dir.display())),
-            ("Report".into(), format!("`{}`", record.out.display())),
-            (
-                "Sources".into(),
-                format!(
-                    "{}{}",
-                    record.sources.join(", "),
-                    record
-                        .corpus
-                        .as_ref()
-                        .map(|c| format!(" (corpus `{}`)", c.display()))
-                        .unwrap_or_default()
-                ),
-            ),
-            (
-                "Models".into(),
-                format!(
-                    "strong {}, cheap {}{}",
-                    record.llm_strong,
-                    record.llm_cheap,
-                    record
-                        .price_as
-                        .as_deref()
-                        .map(|m| format!(" (priced as {m})"))
-                        .unwrap_or_default()
-                ),
-            ),
-            (
-                "Depth / strategy".into(),
-                format!("{} / {}", record.depth.as_str(), record.strategy.as_str()),
-            ),
-            (
-                "This session".into(),
-                format!(
-                    "{} tokens spent, {} model calls served from the response cache",
-                    ledger.live_tokens(),
-                    ledger.cache_hits()
-                ),
-            ),
-            ("Estimated usage".into(), {
-                let estimated = ledger.entries().iter().filter(|e| e.estimated).count();
-                if estimated == 0 {
-                    "none".to_string()
-                } else {
-                    format!("{estimated} call(s) reported no usage; their tokens were counted with the o200k tokenizer")
-                }
-            }),
-        ],
-    };
-    let markdown = render_markdown(&report, result, &details);
-    if let Some(parent) = record.out.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
-    }
-    let json_path = record.out.with_extension("json");
-    let json = serde_json::to_vec_pretty(&report).context("cannot serialise report.json")?;
-    write_atomically(&json_path, &json)?;
-    write_atomically(&record.out, markdown.as_bytes())?;
-    let stem = record.out.with_extension("");
-    let with_suffix = |suffix: &str| {
-        let mut name = stem.clone().into_os_string();
-        name.push(suffix);
-        std::path::PathBuf::from(name)
-    };
-    for format in &record.formats {
-        let (path, text) = match format.as_str() {
-            "html" => (
-                with_suffix(".html"),
-                deepr_stages::formats::render_html(&report, result, &details),
-            ),
-            "bullets" => (
-                with_suffix(".bullets.md"),
-                deepr_stages::formats::render_bullets(&report),
-            ),
-            "cards" => (
-                with_suffix(".cards.tsv"),
-                deepr_stages::formats::render_cards(&report),
-            ),
-            _ => continue,
-        };
-        write_atomically(&path, text.as_bytes())?;
-    }
-    let supported = report
-        .claims
-        .iter()
-        .filter(|c| c.verdict == deepr_evidence::report::Verdict::Supported)
-        .count();
-    reporter.event(serde_json::json!({"event": "report", "markdown": record.out, "json": json_path, "complete": completion.complete, "claims": report.claims.len(), "tokens": report.usage.prompt_tokens + report.usage.completion_tokens}));
-    reporter.say(&format!(
-        "deepr: wrote {} and {} — {} claims ({} supported) from {} sources, {} LLM calls, {} tokens",
-        record.out.display(),
-        json_path.display(),
-        report.claims.len(),
-        supported,
-        report.sources.len(),
-        report.usage.calls,
-        report.usage.prompt_tokens + report.usage.completion_tokens
-    ));
-    Ok(())
 }
 
 /// First Ctrl-C / SIGTERM: stop starting work (running steps finish and are

@@ -21,7 +21,6 @@ const MAX_LINES: usize = 500;
 /// Files over the limit when it was introduced, and their production lines then.
 /// Splitting one of them: lower or delete its entry.
 const OVER_LIMIT: &[(&str, usize)] = &[
-    ("cli/src/session.rs", 881),
     ("providers/src/corpus.rs", 761),
     ("cli/src/bench.rs", 758),
     ("orchestrator/src/executor.rs", 541),

@@ -10,7 +10,10 @@ pub const KEY_VAR: &str = "BRAVE_API_KEY";
 pub const KEY_HEADER: &str = "X-Subscription-Token";
 
 pub fn request_url(base: &str, query: &str, limit: usize) -> String {
-    format!("{base}/res/v1/web/search?count={limit}&q={}", encoded(query))
+    format!(
+        "{base}/res/v1/web/search?count={limit}&q={}",
+        encoded(query)
+    )
 }
 
 pub fn parse(body: &[u8]) -> Result<Vec<SearchHit>, String> {
