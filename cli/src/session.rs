@@ -29,7 +29,7 @@ use crate::record::{
     RunState,
 };
 use crate::util::{utc_rfc3339, write_atomically};
-use crate::wiring::Wiring;
+use crate::wiring::{BudgetLimits, Wiring};
 use crate::{usage, Failure};
 
 /// How this session runs (what may differ between sessions of one run).
@@ -237,7 +237,18 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
         providers,
         budget,
         search_fingerprint,
-    } = crate::wiring::wire(record, state_dir, &dir, &options, &archive, index)?;
+    } = crate::wiring::wire(
+        record,
+        state_dir,
+        &dir,
+        &BudgetLimits {
+            max_tokens: options.max_tokens,
+            max_cost: options.max_cost,
+            max_time: options.max_time,
+        },
+        &archive,
+        index,
+    )?;
     let config = ResearchConfig {
         topic: record.topic.clone(),
         depth: record.depth,

@@ -17,8 +17,14 @@ use deepr_providers::{CorpusFetcher, CorpusIndex, CorpusSearch, LlmSpec, RemoteL
 use deepr_stages::ResearchProviders;
 
 use crate::record::RunRecord;
-use crate::session::SessionOptions;
 use crate::{usage, Failure};
+
+/// This session's budget limits (`--max-tokens`, `--max-cost`, `--max-time`).
+pub struct BudgetLimits {
+    pub max_tokens: Option<u64>,
+    pub max_cost: Option<f64>,
+    pub max_time: Option<Duration>,
+}
 
 /// What a session runs the pipeline with.
 pub struct Wiring {
@@ -33,7 +39,7 @@ pub fn wire(
     record: &RunRecord,
     state_dir: &Path,
     dir: &Path,
-    options: &SessionOptions,
+    limits: &BudgetLimits,
     archive: &Arc<FileArchive>,
     index: Option<Arc<CorpusIndex>>,
 ) -> Result<Wiring, Failure> {
@@ -43,9 +49,9 @@ pub fn wire(
     let journal_path = dir.join("calls.jsonl");
     let (spent_tokens, spent_usd) = CallJournal::spent(&journal_path);
     let budget = Budget::new(
-        options.max_tokens,
-        options.max_cost,
-        options.max_time,
+        limits.max_tokens,
+        limits.max_cost,
+        limits.max_time,
         spent_tokens,
         spent_usd,
     );
