@@ -1,0 +1,359 @@
+//! `deepr bench`: run every topic × strategy and compare what each costs and buys.
+//!
+//! Every cell is an ordinary run in the bench folder's own state dir, with a stable id
+//! (`t01-linear`, …) and its own response-cache namespace (so no strategy is served
+//! another's answers), so an interrupted bench continues where it stopped: finished
+//! cells are read back, unfinished ones resume. Outputs in `--out DIR`: `bench.json`
+//! (`deepr.bench.v1`), `bench.md` and `bench.svg`.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use deepr_checkpoints::FileArchive;
+use deepr_evidence::report::Report;
+use deepr_stages::{Depth, Strategy};
+use serde::{Deserialize, Serialize};
+
+use crate::record::{now_secs, read_run_file, run_dir, RunRecord, RunState, RECORD_SCHEMA};
+use crate::session::{self, SessionOptions, Start};
+use crate::{config, usage, BenchArgs, DepthArg, Failure, Globals};
+
+mod qa;
+mod rows;
+mod table;
+
+pub use qa::*;
+pub use rows::*;
+use table::*;
+
+pub const BENCH_SCHEMA: &str = "deepr.bench.v1";
+
+/// One topic × strategy run.
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct BenchFile {
+    pub schema: String,
+    pub strategies: Vec<StrategyRow>,
+    pub runs: Vec<BenchRow>,
+    /// With `--qa`: quality against the official answers, beside BM25 baselines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qa: Option<Vec<QaRow>>,
+}
+
+fn parse_strategy(name: &str) -> Result<Strategy, Failure> {
+    match name.trim() {
+        "linear" => Ok(Strategy::Linear),
+        "per-claim" => Ok(Strategy::PerClaim),
+        "free-quote" => Ok(Strategy::FreeQuote),
+        "no-judge" => Ok(Strategy::NoJudge),
+        other => Err(usage(format!(
+            "strategy {other:?} is unknown; use linear, per-claim, free-quote, no-judge"
+        ))),
+    }
+}
+
+/// Topics: one per line; `#` comments and blank lines ignored.
+pub fn read_topics(path: &Path) -> Result<Vec<String>, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| usage(format!("cannot read topics file {}: {e}", path.display())))?;
+    let topics: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect();
+    if topics.is_empty() {
+        return Err(usage(format!(
+            "topics file {} has no topics (one per line; # starts a comment)",
+            path.display()
+        )));
+    }
+    if let Some(long) = topics.iter().find(|t| t.chars().count() > 2000) {
+        return Err(usage(format!(
+            "a topic in {} is over 2,000 characters: {}…",
+            path.display(),
+            long.chars().take(40).collect::<String>()
+        )));
+    }
+    Ok(topics)
+}
+
+pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
+    let qa = match &args.qa {
+        Some(path) => Some(read_qa(path, args.qa_limit)?),
+        None => None,
+    };
+    let topics = match (&qa, &args.topics) {
+        (Some(items), _) => items.iter().map(|i| i.question.clone()).collect(),
+        (None, Some(path)) => read_topics(path)?,
+        (None, None) => return Err(usage("pass --topics FILE or --qa FILE")),
+    };
+    let strategies: Vec<Strategy> = args
+        .strategies
+        .split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(parse_strategy)
+        .collect::<Result<_, _>>()?;
+    if strategies.is_empty() {
+        return Err(usage(
+            "--strategies is empty; e.g. --strategies linear,per-claim",
+        ));
+    }
+    if !(1..=8).contains(&args.jobs) {
+        return Err(usage(format!(
+            "--jobs {} is out of range; use 1 to 8",
+            args.jobs
+        )));
+    }
+    let corpus = std::path::absolute(&args.corpus).unwrap_or_else(|_| args.corpus.clone());
+    if !corpus.is_dir() {
+        return Err(usage(format!(
+            "--corpus {} is not a folder",
+            args.corpus.display()
+        )));
+    }
+    let file = config::load(globals.config.as_deref())?;
+    let llm = args
+        .llm
+        .clone()
+        .or(file.llm.clone())
+        .unwrap_or_else(|| "offline".into());
+    let spec = deepr_providers::LlmSpec::parse(&llm).map_err(usage)?;
+    crate::wiring::check_credentials(&spec, args.llm_base_url.as_deref())?;
+    let simulation = crate::record::Simulation::from_settings(&args.simulation, &file)?;
+    let io_concurrency = crate::run::check_io_concurrency(
+        args.io_concurrency
+            .or(file.io_concurrency)
+            .unwrap_or(deepr_stages::concurrent::DEFAULT_IO_CONCURRENCY),
+    )?;
+    let out_dir = std::path::absolute(&args.out).unwrap_or_else(|_| args.out.clone());
+    let state_dir = out_dir.join("state");
+    crate::state::prepare(&state_dir)?;
+    std::fs::create_dir_all(out_dir.join("rows"))
+        .map_err(|e| usage(format!("cannot create {}: {e}", out_dir.display())))?;
+    let depth = match args.depth {
+        Some(DepthArg::Quick) => Depth::Quick,
+        Some(DepthArg::Deep) => Depth::Deep,
+        _ => Depth::Standard,
+    };
+
+    let cells: Vec<(usize, String, Strategy)> = topics
+        .iter()
+        .enumerate()
+        .flat_map(|(i, t)| strategies.iter().map(move |s| (i, t.clone(), *s)))
+        .collect();
+    let progress = indicatif::ProgressBar::new(cells.len() as u64);
+    if globals.quiet {
+        progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    progress.set_style(
+        indicatif::ProgressStyle::with_template("bench [{bar:30}] {pos}/{len} {elapsed} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let next = AtomicUsize::new(0);
+    let failures: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..args.jobs {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, Ordering::SeqCst);
+                let Some((topic_index, topic, strategy)) = cells.get(index) else {
+                    return;
+                };
+                let run_id = format!("t{:02}-{}", topic_index + 1, strategy.as_str());
+                progress.set_message(run_id.clone());
+                if let Err(why) = run_cell(
+                    &state_dir,
+                    &out_dir,
+                    &run_id,
+                    topic,
+                    *strategy,
+                    depth,
+                    &corpus,
+                    &llm,
+                    args,
+                    &file,
+                    &simulation,
+                    io_concurrency,
+                ) {
+                    if let Ok(mut failures) = failures.lock() {
+                        failures.push(format!("{run_id}: {why}"));
+                    }
+                }
+                progress.inc(1);
+            });
+        }
+    });
+    progress.finish_and_clear();
+    let failures = failures.into_inner().unwrap_or_default();
+    if !failures.is_empty() {
+        return Err(Failure::Run(anyhow::anyhow!(
+            "{} bench run(s) failed: {}; run the same command again to continue",
+            failures.len(),
+            failures.join("; ")
+        )));
+    }
+
+    let mut rows = Vec::new();
+    for (topic_index, _, strategy) in &cells {
+        let run_id = format!("t{:02}-{}", topic_index + 1, strategy.as_str());
+        let bytes = std::fs::read(out_dir.join("rows").join(format!("{run_id}.json")))
+            .map_err(|e| Failure::Run(e.into()))?;
+        rows.push(serde_json::from_slice::<BenchRow>(&bytes).map_err(|e| Failure::Run(e.into()))?);
+    }
+    let summary = summarise(&strategies, &rows);
+    let qa_rows = match &qa {
+        Some(items) => Some(qa_table(items, &strategies, &out_dir, &state_dir, &corpus)?),
+        None => None,
+    };
+    let bench = BenchFile {
+        schema: BENCH_SCHEMA.into(),
+        strategies: summary.clone(),
+        runs: rows.clone(),
+        qa: qa_rows.clone(),
+    };
+    crate::util::write_atomically(
+        &out_dir.join("bench.json"),
+        &serde_json::to_vec_pretty(&bench).map_err(|e| Failure::Run(e.into()))?,
+    )?;
+    let mut table = markdown(&summary, &rows, topics.len());
+    if let Some(qa_rows) = &qa_rows {
+        table.push_str("\n## Answers against the official QA (content-word recall of the answer by the quoted sentences)\n\n| method | questions | answer recall | questions with evidence | sentences per question |\n|---|---|---|---|---|\n");
+        for row in qa_rows {
+            table.push_str(&format!(
+                "| {} | {} | {:.1}% | {:.0}% | {:.1} |\n",
+                row.method,
+                row.questions,
+                row.answer_recall * 100.0,
+                row.with_evidence * 100.0,
+                row.sentences
+            ));
+        }
+    }
+    crate::util::write_atomically(&out_dir.join("bench.md"), table.as_bytes())?;
+    crate::util::write_atomically(&out_dir.join("bench.svg"), svg(&summary).as_bytes())?;
+    out!("{table}");
+    Ok(0)
+}
+
+/// Run (or resume, or read back) one cell and store its row.
+#[allow(clippy::too_many_arguments)]
+fn run_cell(
+    state_dir: &Path,
+    out_dir: &Path,
+    run_id: &str,
+    topic: &str,
+    strategy: Strategy,
+    depth: Depth,
+    corpus: &Path,
+    llm: &str,
+    args: &BenchArgs,
+    file: &config::FileConfig,
+    simulation: &crate::record::Simulation,
+    io_concurrency: usize,
+) -> Result<(), String> {
+    let row_path = out_dir.join("rows").join(format!("{run_id}.json"));
+    if row_path.exists() {
+        return Ok(()); // finished in an earlier invocation
+    }
+    let report_path: PathBuf = out_dir.join("reports").join(format!("{run_id}.md"));
+    let dir = run_dir(state_dir, run_id);
+    let start = match read_run_file(&dir) {
+        Some(f) if f.state == RunState::Finished && report_path.with_extension("json").exists() => {
+            None
+        }
+        Some(_) => Some(Start::Resume(run_id.to_string())),
+        None => {
+            if dir.exists() {
+                let _ = std::fs::remove_dir_all(&dir); // killed before it started
+            }
+            let mut record = RunRecord {
+                schema: RECORD_SCHEMA.into(),
+                run_id: run_id.to_string(),
+                topic: topic.to_string(),
+                depth,
+                strategy,
+                corpus: Some(corpus.to_path_buf()),
+                sources: vec!["corpus".to_string()],
+                source_urls: Default::default(),
+                allow_hosts: Vec::new(),
+                out: report_path.clone(),
+                llm_strong: llm.to_string(),
+                llm_cheap: llm.to_string(),
+                llm_base_url: args.llm_base_url.clone(),
+                price_as: args.price_as.clone(),
+                limits: file.limits.clone().unwrap_or_default(),
+                prices: file.prices.clone(),
+                concurrency: 5,
+                offline_latency_ms: 0,
+                prompts: None,
+                created: now_secs(),
+                cache_namespace: run_id.to_string(),
+                search_latency_ms: 0,
+                fetch_latency_ms: 0,
+                formats: Vec::new(),
+                simulation: simulation.clone(),
+                io_concurrency,
+            };
+            // The means, for readers of older records (checked when the bench started).
+            let mean = |latency: Result<deepr_orchestrator::simulate::Latency, Failure>| {
+                latency.map(|l| crate::record::mean_ms(&l)).unwrap_or(0)
+            };
+            record.offline_latency_ms = mean(record.model_latency().map(|m| m.first_token));
+            record.search_latency_ms = mean(record.search_latency());
+            record.fetch_latency_ms = mean(record.fetch_latency());
+            Some(Start::New(Box::new(record)))
+        }
+    };
+    let started = Instant::now();
+    if let Some(start) = start {
+        if matches!(start, Start::New(_)) {
+            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        }
+        let options = SessionOptions {
+            quiet: true,
+            json: false,
+            concurrency: None,
+            io_concurrency: None,
+            retry_degraded: false,
+            max_tokens: None,
+            max_cost: None,
+            max_time: None,
+            dry_run: false,
+            notices: Vec::new(),
+        };
+        match session::execute(state_dir, start, options) {
+            Ok(0) => {}
+            Ok(code) => return Err(format!("stopped with exit code {code}")),
+            Err(Failure::Usage(m)) => return Err(m),
+            Err(Failure::Run(e)) => return Err(format!("{e:#}")),
+        }
+    }
+    let wall_s = started.elapsed().as_secs_f64();
+    let report: Report = serde_json::from_slice(
+        &std::fs::read(report_path.with_extension("json")).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())?;
+    let archive = FileArchive::open(state_dir).map_err(|e| e.to_string())?;
+    let mut row = measure(&report, &archive, run_id, wall_s);
+    if let Some(efficiency) = std::fs::read(dir.join("efficiency.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<crate::record::Efficiency>(&b).ok())
+    {
+        // The ratio means something only when calls take simulated time: without it the
+        // bound is a few milliseconds of measured noise.
+        let simulated = simulation.offline.is_some()
+            || simulation.search.is_some()
+            || simulation.fetch.is_some();
+        if efficiency.restored_nodes == 0 && simulated {
+            row.pipeline_wall_s = efficiency.wall_s;
+            row.lower_bound_s = efficiency.lower_bound_s;
+        }
+    }
+    crate::util::write_atomically(
+        &row_path,
+        &serde_json::to_vec_pretty(&row).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())
+}

@@ -1,0 +1,179 @@
+//! One row per topic × strategy run (measured from its report) and the totals per
+//! strategy.
+
+use std::collections::BTreeMap;
+
+use deepr_checkpoints::FileArchive;
+use deepr_evidence::normalise;
+use deepr_evidence::report::{Report, Verdict};
+use deepr_orchestrator::TextArchive;
+use deepr_stages::Strategy;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct BenchRow {
+    pub run_id: String,
+    pub topic: String,
+    pub strategy: String,
+    pub calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub cached_tokens: u64,
+    pub total_tokens: u64,
+    pub judge_tokens: u64,
+    pub judge_calls: u64,
+    pub cost_usd: f64,
+    pub wall_s: f64,
+    pub claims: u64,
+    pub supported: u64,
+    pub citations: u64,
+    pub verbatim: u64,
+    pub complete: bool,
+    /// The pipeline's wall time in the session that ran it, seconds.
+    #[serde(default)]
+    pub pipeline_wall_s: f64,
+    /// The DAG's lower bound under the simulated latencies, seconds (0 without them).
+    #[serde(default)]
+    pub lower_bound_s: f64,
+}
+
+/// Totals per strategy.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct StrategyRow {
+    pub strategy: String,
+    pub runs: u64,
+    pub calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub cached_tokens: u64,
+    pub total_tokens: u64,
+    pub judge_tokens: u64,
+    pub cost_usd: f64,
+    pub wall_s: f64,
+    pub claims: u64,
+    /// Share of claims judged supported.
+    pub supported_share: f64,
+    /// Share of citations whose quote is found verbatim (through the normaliser) in the
+    /// archived text of its source — the verify gate's check.
+    pub verbatim_rate: f64,
+    pub tokens_per_supported_claim: Option<f64>,
+    /// Mean of pipeline wall time ÷ DAG lower bound (with simulated latencies), if measured.
+    pub wall_over_lower_bound: Option<f64>,
+}
+
+/// Measure one finished run from its report and the archive.
+pub(super) fn measure(
+    report: &Report,
+    archive: &FileArchive,
+    run_id: &str,
+    wall_s: f64,
+) -> BenchRow {
+    let texts: BTreeMap<&str, Option<String>> = report
+        .sources
+        .iter()
+        .map(|s| {
+            (
+                s.id.as_str(),
+                archive.get(&s.content_sha256).map(|t| normalise(&t.text)),
+            )
+        })
+        .collect();
+    let mut citations = 0;
+    let mut verbatim = 0;
+    for claim in &report.claims {
+        for citation in &claim.citations {
+            citations += 1;
+            if texts
+                .get(citation.source.as_str())
+                .and_then(|t| t.as_ref())
+                .is_some_and(|t| t.contains(&normalise(&citation.quote)))
+            {
+                verbatim += 1;
+            }
+        }
+    }
+    let judge = report
+        .usage
+        .by_stage
+        .get("judge")
+        .cloned()
+        .unwrap_or_default();
+    BenchRow {
+        run_id: run_id.to_string(),
+        topic: report.topic.clone(),
+        strategy: report.strategy.clone(),
+        calls: report.usage.calls,
+        prompt_tokens: report.usage.prompt_tokens,
+        completion_tokens: report.usage.completion_tokens,
+        cached_tokens: report.usage.cached_tokens,
+        total_tokens: report.usage.prompt_tokens + report.usage.completion_tokens,
+        judge_tokens: judge.prompt_tokens + judge.completion_tokens,
+        judge_calls: judge.calls,
+        cost_usd: report.usage.cost_usd,
+        wall_s,
+        claims: report.claims.len() as u64,
+        supported: report
+            .claims
+            .iter()
+            .filter(|c| c.verdict == Verdict::Supported)
+            .count() as u64,
+        citations,
+        verbatim,
+        complete: report.complete,
+        pipeline_wall_s: 0.0,
+        lower_bound_s: 0.0,
+    }
+}
+
+pub(super) fn summarise(strategies: &[Strategy], rows: &[BenchRow]) -> Vec<StrategyRow> {
+    strategies
+        .iter()
+        .map(|strategy| {
+            let mine: Vec<&BenchRow> = rows
+                .iter()
+                .filter(|r| r.strategy == strategy.as_str())
+                .collect();
+            let sum = |f: fn(&BenchRow) -> u64| mine.iter().map(|r| f(r)).sum::<u64>();
+            let (claims, supported, citations, verbatim) = (
+                sum(|r| r.claims),
+                sum(|r| r.supported),
+                sum(|r| r.citations),
+                sum(|r| r.verbatim),
+            );
+            let total = sum(|r| r.total_tokens);
+            StrategyRow {
+                strategy: strategy.as_str().to_string(),
+                runs: mine.len() as u64,
+                calls: sum(|r| r.calls),
+                prompt_tokens: sum(|r| r.prompt_tokens),
+                completion_tokens: sum(|r| r.completion_tokens),
+                cached_tokens: sum(|r| r.cached_tokens),
+                total_tokens: total,
+                judge_tokens: sum(|r| r.judge_tokens),
+                cost_usd: mine.iter().map(|r| r.cost_usd).sum(),
+                wall_s: mine.iter().map(|r| r.wall_s).sum(),
+                claims,
+                supported_share: if claims == 0 {
+                    0.0
+                } else {
+                    supported as f64 / claims as f64
+                },
+                verbatim_rate: if citations == 0 {
+                    0.0
+                } else {
+                    verbatim as f64 / citations as f64
+                },
+                tokens_per_supported_claim: (supported > 0)
+                    .then(|| total as f64 / supported as f64),
+                wall_over_lower_bound: {
+                    let ratios: Vec<f64> = mine
+                        .iter()
+                        .filter(|r| r.lower_bound_s > 0.0)
+                        .map(|r| r.pipeline_wall_s / r.lower_bound_s)
+                        .collect();
+                    (!ratios.is_empty()).then(|| ratios.iter().sum::<f64>() / ratios.len() as f64)
+                },
+            }
+        })
+        .collect()
+}

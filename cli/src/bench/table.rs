@@ -1,0 +1,116 @@
+//! `bench.md` and `bench.svg`: the strategy table, the per-run table and a bar chart.
+
+use super::*;
+
+pub(super) fn markdown(summary: &[StrategyRow], rows: &[BenchRow], topics: usize) -> String {
+    let mut out = format!("# deepr bench\n\n{topics} topic(s) × {} strateg(ies). Tokens are prompt + completion as counted by the model server (o200k for the offline model).\n\n", summary.len());
+    out.push_str("| strategy | runs | LLM calls | prompt | completion | cached | total tokens | judge tokens | cost $ | wall s | claims | supported | verbatim | tokens / supported claim | wall ÷ lower bound |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for s in summary {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {:.1} | {} | {:.0}% | {:.1}% | {} | {} |\n",
+            s.strategy,
+            s.runs,
+            s.calls,
+            s.prompt_tokens,
+            s.completion_tokens,
+            s.cached_tokens,
+            s.total_tokens,
+            s.judge_tokens,
+            s.cost_usd,
+            s.wall_s,
+            s.claims,
+            s.supported_share * 100.0,
+            s.verbatim_rate * 100.0,
+            s.tokens_per_supported_claim.map(|t| format!("{t:.0}")).unwrap_or_else(|| "—".into()),
+            s.wall_over_lower_bound.map(|r| format!("{r:.2}")).unwrap_or_else(|| "—".into())
+        ));
+    }
+    out.push_str("\n## Runs\n\n| run | strategy | calls | total tokens | judge calls | claims | supported | verbatim | complete |\n|---|---|---|---|---|---|---|---|---|\n");
+    for r in rows {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {}/{} | {} |\n",
+            r.run_id,
+            r.strategy,
+            r.calls,
+            r.total_tokens,
+            r.judge_calls,
+            r.claims,
+            r.supported,
+            r.verbatim,
+            r.citations,
+            r.complete
+        ));
+    }
+    out
+}
+
+pub(super) fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Two bar panels: total tokens per strategy, and verbatim rate per strategy.
+pub(super) fn svg(summary: &[StrategyRow]) -> String {
+    let width = 720.0;
+    let bar_area = 460.0;
+    let row_h = 28.0;
+    let top = 40.0;
+    let panel = summary.len() as f64 * row_h + 50.0;
+    let height = top + 2.0 * panel + 20.0;
+    let max_tokens = summary
+        .iter()
+        .map(|s| s.total_tokens)
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let mut out = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"13\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+    out.push_str("<text x=\"10\" y=\"24\" font-size=\"16\" font-weight=\"bold\">deepr bench: tokens and verbatim rate per strategy</text>\n");
+    for (panel_index, title) in [
+        "Total tokens (prompt + completion)",
+        "Verbatim rate (quotes found in their source)",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let y0 = top + panel_index as f64 * panel;
+        out.push_str(&format!(
+            "<text x=\"10\" y=\"{}\" font-weight=\"bold\">{title}</text>\n",
+            y0 + 20.0
+        ));
+        for (i, s) in summary.iter().enumerate() {
+            let y = y0 + 32.0 + i as f64 * row_h;
+            let (fraction, label) = if panel_index == 0 {
+                (
+                    s.total_tokens as f64 / max_tokens,
+                    format!("{}", s.total_tokens),
+                )
+            } else {
+                (s.verbatim_rate, format!("{:.1}%", s.verbatim_rate * 100.0))
+            };
+            let w = (fraction * bar_area).max(1.0);
+            let color = if panel_index == 0 {
+                "#4a7bd0"
+            } else {
+                "#3a9a5b"
+            };
+            out.push_str(&format!(
+                "<text x=\"10\" y=\"{}\">{}</text>\n",
+                y + 15.0,
+                escape(&s.strategy)
+            ));
+            out.push_str(&format!(
+                "<rect x=\"120\" y=\"{y}\" width=\"{w:.1}\" height=\"20\" fill=\"{color}\"/>\n"
+            ));
+            out.push_str(&format!(
+                "<text x=\"{:.1}\" y=\"{}\">{label}</text>\n",
+                126.0 + w,
+                y + 15.0
+            ));
+        }
+    }
+    out.push_str("</svg>\n");
+    out
+}
