@@ -5,7 +5,7 @@
 //! averages measured with the offline model on the bundled corpus (benches/README.md);
 //! real models write longer answers, so treat the high end as the planning figure.
 
-use crate::pipeline::{Depth, Strategy};
+use crate::research::{Depth, Strategy};
 
 /// Expected range for one run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

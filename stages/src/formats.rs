@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 
 use deepr_evidence::report::{Claim, Report, Verdict};
 
-use crate::pipeline::ResearchResult;
 use crate::render::RunDetails;
+use crate::research::ResearchResult;
 
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")

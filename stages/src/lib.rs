@@ -21,12 +21,14 @@ pub mod judge;
 pub mod llm;
 pub mod pipeline;
 pub mod render;
+pub mod research;
 pub mod retrieve;
 pub mod score;
 pub mod subquery;
 pub mod synthesize;
 pub mod types;
 
-pub use pipeline::{
-    run_research, Depth, ResearchConfig, ResearchError, ResearchProviders, ResearchResult, Strategy,
+pub use pipeline::run_research;
+pub use research::{
+    Depth, ResearchConfig, ResearchError, ResearchProviders, ResearchResult, Strategy,
 };

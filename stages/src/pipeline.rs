@@ -15,147 +15,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use deepr_evidence::report::{Conflict, Coverage, Verdict};
+use deepr_evidence::report::Verdict;
 use deepr_orchestrator::executor::{Dag, DoneNode, NodeResult};
-use deepr_orchestrator::{
-    Executor, ExecutorError, Fetcher, LedgerEntry, LlmProvider, NodeContext, NodeSpec,
-    SearchProvider, StopReason, TextArchive,
-};
+use deepr_orchestrator::{Executor, ExecutorError, LedgerEntry, NodeContext, NodeSpec};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{json, Value};
-use thiserror::Error;
 
-use crate::llm::{prompt_key, Models};
+use crate::llm::prompt_key;
+use crate::research::*;
 use crate::types::*;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Depth {
-    Quick,
-    Standard,
-    Deep,
-}
-
-impl Depth {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Quick => "quick",
-            Self::Standard => "standard",
-            Self::Deep => "deep",
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Strategy {
-    /// Candidates by ID, one judge call per ≤ 8 claims.
-    Linear,
-    /// Each claim judged by 3 independent verifier calls that read its sources' full
-    /// text (capped): the voting pattern many agents use.
-    PerClaim,
-    /// The model reads page text and writes its quotes itself; they are kept as written
-    /// so how often they stop being verbatim is measured.
-    FreeQuote,
-    /// No judging: every claim stays `unjudged`.
-    NoJudge,
-}
-
-impl Strategy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Linear => "linear",
-            Self::PerClaim => "per-claim",
-            Self::FreeQuote => "free-quote",
-            Self::NoJudge => "no-judge",
-        }
-    }
-}
-
-#[derive(Clone, Debug)]
-pub struct ResearchConfig {
-    pub topic: String,
-    pub depth: Depth,
-    pub strategy: Strategy,
-    /// Identifies what the search providers search (e.g. the corpus index's content
-    /// hash), so a changed corpus changes retrieval keys.
-    pub search_fingerprint: String,
-    /// How many independent calls one step keeps in flight (searches, fetches, judge
-    /// batches, votes); 1 runs them one after another. It changes timing only, never an
-    /// output, so it is in no node key.
-    pub io_concurrency: usize,
-}
-
-#[derive(Clone)]
-pub struct ResearchProviders {
-    pub strong: Arc<dyn LlmProvider>,
-    pub cheap: Arc<dyn LlmProvider>,
-    /// Answers for either model when its answer is unusable (the caller wires the local
-    /// heuristic model here).
-    pub fallback: Arc<dyn LlmProvider>,
-    pub search: Vec<Arc<dyn SearchProvider>>,
-    pub fetcher: Arc<dyn Fetcher>,
-    pub archive: Arc<dyn TextArchive>,
-    pub prompts: Arc<deepr_prompts::PromptSet>,
-}
-
-impl ResearchProviders {
-    /// The strong model and its fallback.
-    pub fn strong_models(&self) -> Models<'_> {
-        Models {
-            llm: self.strong.as_ref(),
-            fallback: self.fallback.as_ref(),
-        }
-    }
-
-    /// The cheap model and its fallback.
-    pub fn cheap_models(&self) -> Models<'_> {
-        Models {
-            llm: self.cheap.as_ref(),
-            fallback: self.fallback.as_ref(),
-        }
-    }
-}
-
-#[derive(Debug, Error)]
-pub enum ResearchError {
-    #[error(transparent)]
-    Executor(#[from] ExecutorError),
-    #[error("node output could not be read back: {0}")]
-    Output(String),
-    /// Plan mode: the next phase's shape depends on a node that would run first.
-    #[error("later steps depend on {0}, which would run first")]
-    PlanEnds(String),
-    /// The run stopped early (budget, interrupt, credentials, outage); `partial` holds
-    /// what finished.
-    #[error("stopped: {reason}")]
-    Stopped {
-        reason: StopReason,
-        partial: Box<ResearchResult>,
-    },
-}
-
-/// Everything the renderer needs, gathered from finished nodes.
-#[derive(Clone, Debug, Default)]
-pub struct ResearchResult {
-    pub subquestions: Vec<Subq>,
-    pub claims: Vec<(ClaimDraft, Verdict)>,
-    pub conflicts: Vec<Conflict>,
-    /// Best score per document, by content hash.
-    pub sources: BTreeMap<String, ScoredSource>,
-    pub coverage: Vec<Coverage>,
-    pub fetch_failures: Vec<FetchFailure>,
-    pub summary: Vec<SummaryPoint>,
-    pub deepen_reasons: Vec<String>,
-    pub rounds: u32,
-    /// Judge calls per round.
-    pub judge_calls: Vec<u32>,
-    /// Nodes whose model answer was unusable and fell back to the offline heuristic.
-    pub degraded: Vec<(String, String)>,
-    pub restored_nodes: usize,
-    pub executed_nodes: usize,
-}
 
 fn read<T: DeserializeOwned>(inputs: &BTreeMap<String, Arc<Value>>, id: &str) -> Result<T, String> {
     let value = inputs
@@ -216,7 +85,7 @@ pub async fn run_research(
         let p = providers.clone();
         let t = topic.clone();
         plan.add(
-            spec("r0/scout".into(), "scout", json!({"v": crate::decompose::STAGE_VERSION, "topic": topic, "search": search_names, "fp": config.search_fingerprint}), move |ctx| async move {
+            spec(node_id::SCOUT.into(), "scout", json!({"v": crate::decompose::STAGE_VERSION, "topic": topic, "search": search_names, "fp": config.search_fingerprint}), move |ctx| async move {
                 let (out, calls) = crate::decompose::scout(&ctx.node_id, &t, &p.search, p.fetcher.as_ref(), p.archive.as_ref(), io).await;
                 finish(out, calls)
             }),
@@ -225,18 +94,18 @@ pub async fn run_research(
         let p = providers.clone();
         let (t, d) = (topic.clone(), depth.clone());
         plan.add(
-            spec("r0/decompose".into(), "decompose", json!({"v": crate::decompose::STAGE_VERSION, "depth": depth, "llm": prompt_key(&providers.prompts.decompose, providers.strong_models())}), move |ctx| async move {
-                let scout: ScoutOut = read(&ctx.inputs, "r0/scout")?;
+            spec(node_id::DECOMPOSE.into(), "decompose", json!({"v": crate::decompose::STAGE_VERSION, "depth": depth, "llm": prompt_key(&providers.prompts.decompose, providers.strong_models())}), move |ctx| async move {
+                let scout: ScoutOut = read(&ctx.inputs, node_id::SCOUT)?;
                 let (out, calls) = crate::decompose::run(&ctx.node_id, &p.prompts.decompose, &t, &d, &scout, p.strong_models()).await;
                 finish(out, calls)
             }),
-            &["r0/scout".to_string()],
+            &[node_id::SCOUT.to_string()],
         )?;
     }
     run_phase(executor, plan, &mut done).await?;
-    let decomposed: DecomposeOut = done_output(&done, "r0/decompose")?;
+    let decomposed: DecomposeOut = done_output(&done, node_id::DECOMPOSE)?;
     let mut round_subqs = decomposed.subquestions;
-    let mut origin = "r0/decompose".to_string();
+    let mut origin = node_id::DECOMPOSE.to_string();
     let mut extract_ids_so_far: Vec<String> = Vec::new();
     let mut round = 0u32;
 
@@ -245,13 +114,12 @@ pub async fn run_research(
         let mut extract_ids = Vec::new();
         let mut score_ids = Vec::new();
         for subq in &round_subqs {
-            let base = format!("r{round}/{}", subq.id);
             let (sq_id, rt_id, ft_id, sc_id, ex_id) = (
-                format!("{base}/subquery"),
-                format!("{base}/retrieve"),
-                format!("{base}/fetch"),
-                format!("{base}/score"),
-                format!("{base}/extract"),
+                node_id::step(round, &subq.id, "subquery"),
+                node_id::step(round, &subq.id, "retrieve"),
+                node_id::step(round, &subq.id, "fetch"),
+                node_id::step(round, &subq.id, "score"),
+                node_id::step(round, &subq.id, "extract"),
             );
             let p = providers.clone();
             let (t, s) = (topic.clone(), subq.clone());
@@ -337,7 +205,7 @@ pub async fn run_research(
             score_ids.push(sc_id);
         }
 
-        let judge_id = format!("r{round}/judge");
+        let judge_id = node_id::join(round, "judge");
         let p = providers.clone();
         let strategy = config.strategy;
         let ex = extract_ids.clone();
@@ -362,7 +230,7 @@ pub async fn run_research(
             &extract_ids,
         )?;
 
-        let conflict_id = format!("r{round}/conflict");
+        let conflict_id = node_id::join(round, "conflict");
         let p = providers.clone();
         let (ex, sc, jd) = (extract_ids.clone(), score_ids.clone(), judge_id.clone());
         let mut deps = vec![judge_id.clone()];
@@ -392,7 +260,7 @@ pub async fn run_research(
             &deps,
         )?;
 
-        let deepen_id = format!("r{round}/deepen");
+        let deepen_id = node_id::join(round, "deepen");
         let p = providers.clone();
         let (ex, jd, cf, t, d, subqs) = (
             extract_ids.clone(),
@@ -447,7 +315,7 @@ pub async fn run_research(
         .cloned()
         .collect();
     write.add(
-        spec("synthesize".into(), "synthesize", json!({"v": crate::synthesize::STAGE_VERSION, "llm": prompt_key(&providers.prompts.synthesize, providers.strong_models())}), move |ctx| async move {
+        spec(node_id::SYNTHESIZE.into(), "synthesize", json!({"v": crate::synthesize::STAGE_VERSION, "llm": prompt_key(&providers.prompts.synthesize, providers.strong_models())}), move |ctx| async move {
             let (out, calls) = crate::synthesize::run(&ctx.node_id, &p.prompts.synthesize, &t, &subqs, &claims, &conflicts, p.strong_models()).await;
             finish(out, calls)
         }),
@@ -484,13 +352,13 @@ fn output<T: DeserializeOwned>(done: &BTreeMap<String, DoneNode>, id: &str) -> O
 /// without a judge are `unjudged`, a run without synthesis has no summary).
 pub fn collect(done: &BTreeMap<String, DoneNode>) -> ResearchResult {
     let mut result = ResearchResult::default();
-    if let Some(scout) = output::<ScoutOut>(done, "r0/scout") {
+    if let Some(scout) = output::<ScoutOut>(done, node_id::SCOUT) {
         result.coverage.extend(scout.coverage);
     }
-    let mut round_subqs = match output::<DecomposeOut>(done, "r0/decompose") {
+    let mut round_subqs = match output::<DecomposeOut>(done, node_id::DECOMPOSE) {
         Some(decomposed) => {
             if let Some(why) = decomposed.degraded {
-                result.degraded.push(("r0/decompose".into(), why));
+                result.degraded.push((node_id::DECOMPOSE.into(), why));
             }
             decomposed.subquestions
         }
@@ -500,7 +368,7 @@ pub fn collect(done: &BTreeMap<String, DoneNode>) -> ResearchResult {
     while !round_subqs.is_empty() {
         result.subquestions.extend(round_subqs.iter().cloned());
         result.rounds = round + 1;
-        let judge_id = format!("r{round}/judge");
+        let judge_id = node_id::join(round, "judge");
         let judged = output::<JudgeOut>(done, &judge_id);
         let verdicts: BTreeMap<String, Verdict> = match judged {
             Some(judged) => {
@@ -513,14 +381,14 @@ pub fn collect(done: &BTreeMap<String, DoneNode>) -> ResearchResult {
             None => BTreeMap::new(),
         };
         for subq in &round_subqs {
-            let base = format!("r{round}/{}", subq.id);
-            if let Some(retrieved) = output::<RetrieveOut>(done, &format!("{base}/retrieve")) {
+            let step = |name: &str| node_id::step(round, &subq.id, name);
+            if let Some(retrieved) = output::<RetrieveOut>(done, &step("retrieve")) {
                 result.coverage.extend(retrieved.coverage);
             }
-            if let Some(fetched) = output::<FetchOut>(done, &format!("{base}/fetch")) {
+            if let Some(fetched) = output::<FetchOut>(done, &step("fetch")) {
                 result.fetch_failures.extend(fetched.failures);
             }
-            if let Some(scored) = output::<ScoreOut>(done, &format!("{base}/score")) {
+            if let Some(scored) = output::<ScoreOut>(done, &step("score")) {
                 for source in scored.sources {
                     let entry = result
                         .sources
@@ -532,7 +400,7 @@ pub fn collect(done: &BTreeMap<String, DoneNode>) -> ResearchResult {
                 }
             }
             for stage in ["subquery", "extract"] {
-                let id = format!("{base}/{stage}");
+                let id = step(stage);
                 if let Some(why) = done.get(&id).and_then(|n| {
                     n.output
                         .get("degraded")
@@ -542,7 +410,7 @@ pub fn collect(done: &BTreeMap<String, DoneNode>) -> ResearchResult {
                     result.degraded.push((id, why));
                 }
             }
-            if let Some(extracted) = output::<ExtractOut>(done, &format!("{base}/extract")) {
+            if let Some(extracted) = output::<ExtractOut>(done, &step("extract")) {
                 for claim in extracted.claims {
                     let verdict = verdicts
                         .get(&claim.id)
@@ -552,10 +420,10 @@ pub fn collect(done: &BTreeMap<String, DoneNode>) -> ResearchResult {
                 }
             }
         }
-        if let Some(conflicts) = output::<ConflictOut>(done, &format!("r{round}/conflict")) {
+        if let Some(conflicts) = output::<ConflictOut>(done, &node_id::join(round, "conflict")) {
             result.conflicts.extend(conflicts.conflicts);
         }
-        match output::<DeepenOut>(done, &format!("r{round}/deepen")) {
+        match output::<DeepenOut>(done, &node_id::join(round, "deepen")) {
             Some(deepened) => {
                 result.deepen_reasons.push(deepened.reason);
                 round_subqs = deepened.followups;
@@ -564,9 +432,9 @@ pub fn collect(done: &BTreeMap<String, DoneNode>) -> ResearchResult {
             None => break,
         }
     }
-    if let Some(synthesized) = output::<SynthesizeOut>(done, "synthesize") {
+    if let Some(synthesized) = output::<SynthesizeOut>(done, node_id::SYNTHESIZE) {
         if let Some(why) = synthesized.degraded {
-            result.degraded.push(("synthesize".into(), why));
+            result.degraded.push((node_id::SYNTHESIZE.into(), why));
         }
         result.summary = synthesized.summary;
     }

@@ -16,7 +16,7 @@ use deepr_evidence::report::{
 };
 use deepr_orchestrator::TextArchive;
 
-use crate::pipeline::{ResearchConfig, ResearchResult};
+use crate::research::{ResearchConfig, ResearchResult};
 
 /// What only `## Run details` may show.
 #[derive(Clone, Debug, Default)]

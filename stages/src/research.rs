@@ -1,0 +1,161 @@
+//! What a research run is given and what it gives back: depth and strategy, the
+//! configuration, the providers, the result gathered from finished nodes, the errors —
+//! and the node ids, built in one place for the DAG builder and the collector alike.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use deepr_evidence::report::{Conflict, Coverage, Verdict};
+use deepr_orchestrator::{
+    ExecutorError, Fetcher, LlmProvider, SearchProvider, StopReason, TextArchive,
+};
+use serde::Serialize;
+use thiserror::Error;
+
+use crate::llm::Models;
+use crate::types::*;
+
+/// Node ids: `r0/scout`, `r{round}/{subquestion}/{step}`, `r{round}/{join}`, `synthesize`.
+pub mod node_id {
+    pub const SCOUT: &str = "r0/scout";
+    pub const DECOMPOSE: &str = "r0/decompose";
+    pub const SYNTHESIZE: &str = "synthesize";
+
+    /// A per-subquestion step (`subquery`, `retrieve`, `fetch`, `score`, `extract`).
+    pub fn step(round: u32, subquestion: &str, step: &str) -> String {
+        format!("r{round}/{subquestion}/{step}")
+    }
+
+    /// A round's join (`judge`, `conflict`, `deepen`).
+    pub fn join(round: u32, join: &str) -> String {
+        format!("r{round}/{join}")
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Depth {
+    Quick,
+    Standard,
+    Deep,
+}
+
+impl Depth {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Quick => "quick",
+            Self::Standard => "standard",
+            Self::Deep => "deep",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// Candidates by ID, one judge call per ≤ 8 claims.
+    Linear,
+    /// Each claim judged by 3 independent verifier calls that read its sources' full
+    /// text (capped): the voting pattern many agents use.
+    PerClaim,
+    /// The model reads page text and writes its quotes itself; they are kept as written
+    /// so how often they stop being verbatim is measured.
+    FreeQuote,
+    /// No judging: every claim stays `unjudged`.
+    NoJudge,
+}
+
+impl Strategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Linear => "linear",
+            Self::PerClaim => "per-claim",
+            Self::FreeQuote => "free-quote",
+            Self::NoJudge => "no-judge",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct ResearchConfig {
+    pub topic: String,
+    pub depth: Depth,
+    pub strategy: Strategy,
+    /// Identifies what the search providers search (e.g. the corpus index's content
+    /// hash), so a changed corpus changes retrieval keys.
+    pub search_fingerprint: String,
+    /// How many independent calls one step keeps in flight (searches, fetches, judge
+    /// batches, votes); 1 runs them one after another. It changes timing only, never an
+    /// output, so it is in no node key.
+    pub io_concurrency: usize,
+}
+
+#[derive(Clone)]
+pub struct ResearchProviders {
+    pub strong: Arc<dyn LlmProvider>,
+    pub cheap: Arc<dyn LlmProvider>,
+    /// Answers for either model when its answer is unusable (the caller wires the local
+    /// heuristic model here).
+    pub fallback: Arc<dyn LlmProvider>,
+    pub search: Vec<Arc<dyn SearchProvider>>,
+    pub fetcher: Arc<dyn Fetcher>,
+    pub archive: Arc<dyn TextArchive>,
+    pub prompts: Arc<deepr_prompts::PromptSet>,
+}
+
+impl ResearchProviders {
+    /// The strong model and its fallback.
+    pub fn strong_models(&self) -> Models<'_> {
+        Models {
+            llm: self.strong.as_ref(),
+            fallback: self.fallback.as_ref(),
+        }
+    }
+
+    /// The cheap model and its fallback.
+    pub fn cheap_models(&self) -> Models<'_> {
+        Models {
+            llm: self.cheap.as_ref(),
+            fallback: self.fallback.as_ref(),
+        }
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum ResearchError {
+    #[error(transparent)]
+    Executor(#[from] ExecutorError),
+    #[error("node output could not be read back: {0}")]
+    Output(String),
+    /// Plan mode: the next phase's shape depends on a node that would run first.
+    #[error("later steps depend on {0}, which would run first")]
+    PlanEnds(String),
+    /// The run stopped early (budget, interrupt, credentials, outage); `partial` holds
+    /// what finished.
+    #[error("stopped: {reason}")]
+    Stopped {
+        reason: StopReason,
+        partial: Box<ResearchResult>,
+    },
+}
+
+/// Everything the renderer needs, gathered from finished nodes.
+#[derive(Clone, Debug, Default)]
+pub struct ResearchResult {
+    pub subquestions: Vec<Subq>,
+    pub claims: Vec<(ClaimDraft, Verdict)>,
+    pub conflicts: Vec<Conflict>,
+    /// Best score per document, by content hash.
+    pub sources: BTreeMap<String, ScoredSource>,
+    pub coverage: Vec<Coverage>,
+    pub fetch_failures: Vec<FetchFailure>,
+    pub summary: Vec<SummaryPoint>,
+    pub deepen_reasons: Vec<String>,
+    pub rounds: u32,
+    /// Judge calls per round.
+    pub judge_calls: Vec<u32>,
+    /// Nodes whose model answer was unusable and fell back to the offline heuristic.
+    pub degraded: Vec<(String, String)>,
+    pub restored_nodes: usize,
+    pub executed_nodes: usize,
+}
