@@ -15,137 +15,24 @@
 //! result of a phase is independent of timing.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::graph::NodeIndex;
 use petgraph::Direction;
 use serde_json::Value;
-use thiserror::Error;
 use tokio::task::JoinSet;
 
 use crate::budget::Budget;
 use crate::ledger::Unfinished;
 use crate::ledger::{LedgerEntry, UsageLedger};
-use crate::store::{CheckpointStore, NodeRecord, StoreError};
+use crate::store::{CheckpointStore, NodeRecord};
 
-/// What a node's function returns: its output and the provider calls it made.
-pub struct NodeResult {
-    pub output: Value,
-    pub calls: Vec<LedgerEntry>,
-}
-
-pub type NodeFuture = Pin<Box<dyn Future<Output = Result<NodeResult, String>> + Send>>;
-/// A node's work. It receives its dependencies' outputs and nothing else.
-pub type NodeFn = Box<dyn FnOnce(NodeContext) -> NodeFuture + Send>;
-
-/// Inputs handed to a running node.
-pub struct NodeContext {
-    pub node_id: String,
-    /// The node's key (useful for cache keys of the calls it makes).
-    pub key: String,
-    /// Outputs of the node's dependencies, by node ID.
-    pub inputs: BTreeMap<String, Arc<Value>>,
-}
-
-/// One node of a phase's DAG.
-pub struct NodeSpec {
-    /// Unique within a run, e.g. `r0/q3/extract`.
-    pub id: String,
-    /// Stage name (`decompose`, `extract`, …).
-    pub stage: String,
-    /// Everything besides upstream keys that the output depends on: stage version,
-    /// prompt id and hash, model id, the config slice the stage reads.
-    pub key_material: Value,
-    pub run: NodeFn,
-}
-
-/// A node that has finished, in this phase or an earlier one.
-#[derive(Clone, Debug)]
-pub struct DoneNode {
-    pub key: String,
-    pub stage: String,
-    pub output: Arc<Value>,
-    pub restored: bool,
-    /// Plan mode only: the node would run; its output is unknown (`null`).
-    pub pending: bool,
-}
-
-/// What a resume would do with one node (plan mode).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PlanAction {
-    /// The checkpoint matches: restored for free.
-    Restore,
-    /// A checkpoint exists but its inputs changed: recomputed, for this reason.
-    Recompute(String),
-    /// Never finished: runs for the first time.
-    Run,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanStep {
-    pub node: String,
-    pub stage: String,
-    pub action: PlanAction,
-}
-
-/// Why a node's key changed: which part of its own key material differs, or which
-/// upstream nodes recompute.
-pub fn explain_drift(old: &Value, new: &Value, changed_upstream: &[String]) -> String {
-    let mut reasons = Vec::new();
-    if let (Some(old), Some(new)) = (old.as_object(), new.as_object()) {
-        let mut fields: Vec<&String> = old.keys().chain(new.keys()).collect();
-        fields.sort();
-        fields.dedup();
-        for field in fields {
-            let (a, b) = (old.get(field), new.get(field));
-            if a == b {
-                continue;
-            }
-            let reason = match field.as_str() {
-                "llm" => {
-                    let part = |v: Option<&Value>, k: &str| {
-                        v.and_then(|v| v.get(k)).cloned().unwrap_or(Value::Null)
-                    };
-                    if part(a, "model") != part(b, "model") {
-                        format!(
-                            "model changed ({} → {})",
-                            part(a, "model"),
-                            part(b, "model")
-                        )
-                    } else {
-                        format!(
-                            "prompt {} changed",
-                            part(b, "prompt").as_str().unwrap_or("?")
-                        )
-                    }
-                }
-                "v" => format!(
-                    "stage code version changed ({} → {})",
-                    a.cloned().unwrap_or(Value::Null),
-                    b.cloned().unwrap_or(Value::Null)
-                ),
-                other => format!("setting {other} changed"),
-            };
-            reasons.push(reason);
-        }
-    } else if old != new {
-        reasons.push("its inputs changed".to_string());
-    }
-    if reasons.is_empty() {
-        if changed_upstream.is_empty() {
-            reasons.push("upstream inputs changed".to_string());
-        } else {
-            reasons.push(format!(
-                "upstream {} recompute(s)",
-                changed_upstream.join(", ")
-            ));
-        }
-    }
-    reasons.join("; ")
-}
+pub use crate::dag::{
+    node_key, Dag, DoneNode, NodeContext, NodeFn, NodeFuture, NodeResult, NodeSpec,
+};
+pub use crate::error::{ExecutorError, StopReason};
+pub use crate::plan::{explain_drift, PlanAction, PlanStep};
 
 /// Observer of node progress (progress bars, logs). Must not influence results.
 pub trait Progress: Send + Sync {
@@ -157,89 +44,9 @@ pub trait Progress: Send + Sync {
     fn output(&self, _stage: &str, _node_id: &str, _output: &Value) {}
 }
 
-/// Why the executor stopped before every node finished.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum StopReason {
-    /// The stop flag was set from outside (Ctrl-C, SIGTERM).
-    Interrupted,
-    /// A call could not be made or answered (budget, credentials, outage).
-    Unfinished(Unfinished),
-}
-
-impl std::fmt::Display for StopReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Interrupted => write!(f, "interrupted"),
-            Self::Unfinished(why) => write!(f, "{why}"),
-        }
-    }
-}
-
 /// A progress observer that ignores everything.
 pub struct NoProgress;
 impl Progress for NoProgress {}
-
-#[derive(Debug, Error)]
-pub enum ExecutorError {
-    #[error("node {node} depends on unknown node {dependency}")]
-    UnknownDependency { node: String, dependency: String },
-    #[error("duplicate node id {0}")]
-    DuplicateNode(String),
-    #[error("the graph has a cycle")]
-    Cycle,
-    #[error("node {node} failed: {message}")]
-    Node { node: String, message: String },
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error("stopped before finishing: {0}")]
-    Stopped(StopReason),
-}
-
-/// A DAG under construction.
-#[derive(Default)]
-pub struct Dag {
-    graph: DiGraph<Option<NodeSpec>, ()>,
-    by_id: BTreeMap<String, NodeIndex>,
-    /// Every node's dependency IDs (sorted, deduplicated): in this DAG or done earlier.
-    deps: BTreeMap<NodeIndex, Vec<String>>,
-    /// Keys, key material and dependencies of nodes currently running.
-    keys: BTreeMap<NodeIndex, (String, Value, Vec<String>)>,
-}
-
-impl Dag {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Add a node depending on `deps`: IDs of nodes added earlier to this DAG or
-    /// finished in an earlier phase (looked up in `done` when the phase runs).
-    pub fn add(&mut self, spec: NodeSpec, deps: &[String]) -> Result<(), ExecutorError> {
-        if self.by_id.contains_key(&spec.id) {
-            return Err(ExecutorError::DuplicateNode(spec.id));
-        }
-        let id = spec.id.clone();
-        let index = self.graph.add_node(Some(spec));
-        let mut dep_ids: Vec<String> = deps.to_vec();
-        dep_ids.sort();
-        dep_ids.dedup();
-        for dep in &dep_ids {
-            if let Some(&dep_index) = self.by_id.get(dep) {
-                self.graph.add_edge(dep_index, index, ());
-            }
-        }
-        self.deps.insert(index, dep_ids);
-        self.by_id.insert(id, index);
-        Ok(())
-    }
-
-    pub fn len(&self) -> usize {
-        self.graph.node_count()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.graph.node_count() == 0
-    }
-}
 
 /// Runs DAG phases against a checkpoint store.
 pub struct Executor {
@@ -275,22 +82,6 @@ pub fn retrying() -> bool {
 /// Did this node's output fall back to the heuristic (a `degraded` note)?
 fn is_degraded(output: &Value) -> bool {
     output.get("degraded").is_some_and(|d| !d.is_null())
-}
-
-/// The key of a node: blake3 of its stage, key material and dependency keys.
-pub fn node_key(stage: &str, key_material: &Value, dependency_keys: &[(&str, &str)]) -> String {
-    let mut hasher = blake3::Hasher::new();
-    hasher.update(b"deepr.node.v1\0");
-    hasher.update(stage.as_bytes());
-    hasher.update(b"\0");
-    hasher.update(key_material.to_string().as_bytes());
-    for (id, key) in dependency_keys {
-        hasher.update(b"\0");
-        hasher.update(id.as_bytes());
-        hasher.update(b"=");
-        hasher.update(key.as_bytes());
-    }
-    hasher.finalize().to_hex().to_string()
 }
 
 type Finished = (NodeIndex, String, String, Result<NodeResult, String>);
@@ -627,6 +418,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::store::StoreError;
 
     /// An in-memory checkpoint store for executor tests.
     #[derive(Default)]

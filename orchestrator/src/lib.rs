@@ -20,8 +20,11 @@
 
 pub mod bound;
 pub mod budget;
+pub mod dag;
+pub mod error;
 pub mod executor;
 pub mod ledger;
+pub mod plan;
 pub mod provider;
 pub mod simulate;
 pub mod store;

@@ -22,7 +22,6 @@ const MAX_LINES: usize = 500;
 /// Splitting one of them: lower or delete its entry.
 const OVER_LIMIT: &[(&str, usize)] = &[
     ("providers/src/corpus.rs", 761),
-    ("orchestrator/src/executor.rs", 541),
     ("providers/src/llm.rs", 540),
 ];
 
