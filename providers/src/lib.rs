@@ -18,6 +18,7 @@ pub mod analyzer;
 pub mod corpus;
 pub mod http;
 pub mod llm;
+pub mod llm_spec;
 pub mod prices;
 pub mod sentence_index;
 pub mod web;

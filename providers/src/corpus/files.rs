@@ -1,0 +1,163 @@
+//! The corpus folder on disk: its canonical root, walking it (hidden entries and the
+//! root README are not documents), and reading a document within the size limit.
+
+use std::path::{Component, Path, PathBuf};
+
+use deepr_evidence::DocKind;
+
+use super::*;
+
+pub(super) fn canonical_corpus_root(corpus_dir: &Path) -> Result<PathBuf, CorpusError> {
+    let meta = match std::fs::metadata(corpus_dir) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(CorpusError::NotFound(corpus_dir.to_path_buf()))
+        }
+        Err(e) => {
+            return Err(CorpusError::Unreadable(
+                corpus_dir.to_path_buf(),
+                e.to_string(),
+            ))
+        }
+    };
+    if !meta.is_dir() {
+        return Err(CorpusError::NotADirectory(corpus_dir.to_path_buf()));
+    }
+    let root = std::fs::canonicalize(corpus_dir)
+        .map_err(|e| CorpusError::Unreadable(corpus_dir.to_path_buf(), e.to_string()))?;
+    std::fs::read_dir(&root).map_err(|e| CorpusError::Unreadable(root.clone(), e.to_string()))?;
+    Ok(root)
+}
+
+/// `path` made absolute, with its longest existing prefix canonicalized (so symlinks
+/// and `..` there are resolved) and the rest appended as written.
+pub(super) fn resolve_path(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut rest: Vec<Component<'_>> = Vec::new();
+    let mut prefix = absolute.as_path();
+    loop {
+        if let Ok(canonical) = std::fs::canonicalize(prefix) {
+            let mut out = canonical;
+            for component in rest.iter().rev() {
+                match component {
+                    Component::ParentDir => {
+                        out.pop();
+                    }
+                    Component::CurDir => {}
+                    other => out.push(other.as_os_str()),
+                }
+            }
+            return out;
+        }
+        match (prefix.parent(), prefix.components().next_back()) {
+            (Some(parent), Some(last)) => {
+                rest.push(last);
+                prefix = parent;
+            }
+            _ => return absolute,
+        }
+    }
+}
+
+pub(super) fn root_string(root: &Path) -> String {
+    root.to_string_lossy().into_owned()
+}
+
+pub(super) fn is_hidden(name: &std::ffi::OsStr) -> bool {
+    name.as_encoded_bytes().first() == Some(&b'.')
+}
+
+/// Corpus-relative path with `/` separators, if every component is UTF-8.
+pub(super) fn relpath_of(root: &Path, path: &Path) -> Result<String, String> {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let mut parts = Vec::new();
+    for component in rel.components() {
+        let part = component.as_os_str();
+        match part.to_str() {
+            Some(s) => parts.push(s.to_string()),
+            None => parts.push(part.to_string_lossy().into_owned()),
+        }
+    }
+    let joined = parts.join("/");
+    if rel.to_str().is_some() {
+        Ok(joined)
+    } else {
+        Err(joined)
+    }
+}
+
+/// Every document-like file under `root`, depth-first in file-name order. Problems
+/// found while walking are appended to `skipped`.
+pub(super) fn walk_corpus(root: &Path, skipped: &mut Vec<(String, String)>) -> Vec<Candidate> {
+    let walker = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| entry.depth() == 0 || !is_hidden(entry.file_name()));
+    let mut out = Vec::new();
+    for entry in walker {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                let rel = err
+                    .path()
+                    .map(|p| relpath_of(root, p).unwrap_or_else(|lossy| lossy))
+                    .unwrap_or_default();
+                let reason = err
+                    .io_error()
+                    .map(|e| format!("unreadable: {e}"))
+                    .unwrap_or_else(|| format!("unreadable: {err}"));
+                skipped.push((rel, reason));
+                continue;
+            }
+        };
+        if entry.file_type().is_dir() {
+            continue;
+        }
+        let path = entry.path();
+        let Some(kind) = path
+            .extension()
+            .and_then(|ext| ext.to_str())
+            .and_then(DocKind::from_extension)
+        else {
+            continue;
+        };
+        if entry.depth() == 1 && entry.file_name() == "README.md" {
+            continue;
+        }
+        match relpath_of(root, path) {
+            Ok(relpath) => out.push(Candidate {
+                relpath,
+                path: path.to_path_buf(),
+                kind,
+            }),
+            Err(lossy) => skipped.push((
+                lossy,
+                "file name is not valid UTF-8; rename the file".into(),
+            )),
+        }
+    }
+    out
+}
+
+/// The bytes of a document file, or why it cannot be used.
+pub(super) fn read_document(path: &Path) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("unreadable: {e}"))?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "too large ({} bytes; the limit is {MAX_FILE_BYTES})",
+            meta.len()
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("unreadable: {e}"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "too large ({} bytes; the limit is {MAX_FILE_BYTES})",
+            bytes.len()
+        ));
+    }
+    Ok(bytes)
+}
