@@ -126,6 +126,7 @@ fn resume_restore(c: &mut Criterion) {
         fetcher: Arc::new(CorpusFetcher(index)),
         archive,
         prompts: Arc::default(),
+        clock: Arc::new(deepr_orchestrator::clock::TokioClock::new()),
     };
     let config = ResearchConfig {
         topic: "How does the rollback journal protect a transaction, and what is the default journal page size?".into(),

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use deepr_checkpoints::{CachedLlm, CallJournal, FileArchive, ResponseCache};
+use deepr_orchestrator::clock::{Clock, TokioClock};
 use deepr_orchestrator::{Budget, BudgetedLlm, LlmProvider};
 use deepr_prompts::PromptSet;
 use deepr_providers::llm::Api;
@@ -48,12 +49,14 @@ pub fn wire(
 
     let journal_path = dir.join("calls.jsonl");
     let (spent_tokens, spent_usd) = CallJournal::spent(&journal_path);
+    let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
     let budget = Budget::new(
         limits.max_tokens,
         limits.max_cost,
         limits.max_time,
         spent_tokens,
         spent_usd,
+        Arc::clone(&clock),
     );
     let cache = Arc::new(ResponseCache::open(state_dir).context("cannot open the response cache")?);
     let journal =
@@ -105,6 +108,7 @@ pub fn wire(
                 inner: provider,
                 latency: search_latency,
                 seed: record.simulation.seed,
+                clock: Arc::clone(&clock),
             })
         } else {
             provider
@@ -140,6 +144,7 @@ pub fn wire(
             inner: fetcher,
             latency: fetch_latency,
             seed: record.simulation.seed,
+            clock: Arc::clone(&clock),
         });
     }
     let providers = ResearchProviders {
@@ -151,6 +156,7 @@ pub fn wire(
         fetcher,
         archive: archive.clone(),
         prompts,
+        clock,
     };
     Ok(Wiring {
         providers,

@@ -10,11 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-// tokio's clock: the one time source of the pure crates (tests pause and advance it).
-use tokio::time::Instant;
-
 use async_trait::async_trait;
 
+use crate::clock::Clock;
 use crate::provider::{LlmError, LlmProvider, LlmRequest, LlmResponse};
 
 /// Limits for one run. Tokens and dollars count the whole run (earlier sessions of a
@@ -23,10 +21,18 @@ use crate::provider::{LlmError, LlmProvider, LlmRequest, LlmResponse};
 pub struct Budget {
     max_tokens: Option<u64>,
     max_cost_usd: Option<f64>,
-    deadline: Option<(Instant, Duration)>,
+    deadline: Option<Deadline>,
     tokens: AtomicU64,
     micro_usd: AtomicU64,
     reason: Mutex<Option<String>>,
+}
+
+/// The time limit: when `clock` reads `at`, the `limit` is spent.
+#[derive(Debug)]
+struct Deadline {
+    clock: Arc<dyn Clock>,
+    at: Duration,
+    limit: Duration,
 }
 
 impl Budget {
@@ -35,18 +41,24 @@ impl Budget {
         Arc::new(Self::default())
     }
 
-    /// Limits, starting from what earlier sessions of the run already spent.
+    /// Limits, starting from what earlier sessions of the run already spent; the time
+    /// limit counts from now on `clock`.
     pub fn new(
         max_tokens: Option<u64>,
         max_cost_usd: Option<f64>,
         max_time: Option<Duration>,
         spent_tokens: u64,
         spent_usd: f64,
+        clock: Arc<dyn Clock>,
     ) -> Arc<Self> {
         let budget = Self {
             max_tokens,
             max_cost_usd,
-            deadline: max_time.map(|d| (Instant::now() + d, d)),
+            deadline: max_time.map(|limit| Deadline {
+                at: clock.now() + limit,
+                clock,
+                limit,
+            }),
             ..Self::default()
         };
         budget.charge(spent_tokens, spent_usd);
@@ -85,14 +97,11 @@ impl Budget {
                 "cost budget reached: ${:.4} of ${max:.4} spent",
                 self.spent_usd()
             ))
-        } else if let Some((deadline, limit)) = self
-            .deadline
-            .filter(|(deadline, _)| Instant::now() >= *deadline)
-        {
-            let _ = deadline;
-            Some(format!("time budget reached: {} s", limit.as_secs()))
         } else {
-            None
+            self.deadline
+                .as_ref()
+                .filter(|d| d.clock.now() >= d.at)
+                .map(|d| format!("time budget reached: {} s", d.limit.as_secs()))
         };
         match reason {
             None => Ok(()),
@@ -147,7 +156,8 @@ mod tests {
 
     #[test]
     fn limits_trip_and_stay_tripped() {
-        let budget = Budget::new(Some(100), None, None, 60, 0.0);
+        let clock = Arc::new(crate::clock::VirtualClock::new());
+        let budget = Budget::new(Some(100), None, None, 60, 0.0, clock.clone());
         assert!(budget.check().is_ok());
         budget.charge(40, 0.0);
         let reason = budget.check().expect_err("tripped");
@@ -156,10 +166,22 @@ mod tests {
             "{reason}"
         );
         assert_eq!(budget.exhausted(), Some(reason));
-        let dollars = Budget::new(None, Some(0.5), None, 0, 0.5);
+        let dollars = Budget::new(None, Some(0.5), None, 0, 0.5, clock.clone());
         assert!(dollars.check().is_err());
-        let time = Budget::new(None, None, Some(Duration::ZERO), 0, 0.0);
-        assert!(time.check().expect_err("deadline").contains("time budget"));
+        let time = Budget::new(
+            None,
+            None,
+            Some(Duration::from_secs(60)),
+            0,
+            0.0,
+            clock.clone(),
+        );
+        assert!(time.check().is_ok(), "59 s to go");
+        clock.advance(Duration::from_secs(59));
+        assert!(time.check().is_ok(), "1 s to go");
+        clock.advance(Duration::from_secs(1));
+        let reason = time.check().expect_err("deadline");
+        assert!(reason.contains("time budget reached: 60 s"), "{reason}");
         assert!(Budget::unlimited().check().is_ok());
     }
 }

@@ -20,6 +20,7 @@
 
 pub mod bound;
 pub mod budget;
+pub mod clock;
 pub mod dag;
 pub mod error;
 pub mod executor;

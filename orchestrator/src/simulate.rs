@@ -8,6 +8,7 @@
 //! document key) and the run's latency seed — never by draw order — so a parallel and a
 //! sequential run of the same research see the same latency for every call.
 
+use crate::clock::Clock;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -220,11 +221,12 @@ impl fmt::Display for ModelLatency {
     }
 }
 
-/// A search provider that waits a simulated latency before each call.
+/// A search provider that waits a simulated latency before each call, on `clock`.
 pub struct SlowSearch {
     pub inner: Arc<dyn SearchProvider>,
     pub latency: Latency,
     pub seed: u64,
+    pub clock: Arc<dyn Clock>,
 }
 
 #[async_trait]
@@ -237,23 +239,28 @@ impl SearchProvider for SlowSearch {
     }
     async fn search(&self, query: &str, limit: usize) -> SearchOutcome {
         let identity = format!("search\0{}\0{query}\0{limit}", self.inner.name());
-        tokio::time::sleep(self.latency.sample(self.seed, identity.as_bytes())).await;
+        self.clock
+            .sleep(self.latency.sample(self.seed, identity.as_bytes()))
+            .await;
         self.inner.search(query, limit).await
     }
 }
 
-/// A fetcher that waits a simulated latency before each call.
+/// A fetcher that waits a simulated latency before each call, on `clock`.
 pub struct SlowFetcher {
     pub inner: Arc<dyn Fetcher>,
     pub latency: Latency,
     pub seed: u64,
+    pub clock: Arc<dyn Clock>,
 }
 
 #[async_trait]
 impl Fetcher for SlowFetcher {
     async fn fetch(&self, hit: &SearchHit) -> FetchOutcome {
         let identity = format!("fetch\0{}", hit.doc_key);
-        tokio::time::sleep(self.latency.sample(self.seed, identity.as_bytes())).await;
+        self.clock
+            .sleep(self.latency.sample(self.seed, identity.as_bytes()))
+            .await;
         self.inner.fetch(hit).await
     }
 }

@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use deepr_evidence::report::Coverage;
+use deepr_orchestrator::clock::Clock;
 use deepr_orchestrator::terms::content_terms;
 use deepr_orchestrator::{ArchivedText, Fetcher, LedgerEntry, SearchProvider, TextArchive, Tier};
 use deepr_tasks::decompose::{Decompose, Input};
@@ -26,6 +27,7 @@ pub async fn scout(
     fetcher: &dyn Fetcher,
     archive: &dyn TextArchive,
     io_concurrency: usize,
+    clock: &dyn Clock,
 ) -> (ScoutOut, Vec<LedgerEntry>) {
     let (retrieved, mut calls) = crate::retrieve::search_all(
         node_id,
@@ -34,14 +36,15 @@ pub async fn scout(
         search,
         10,
         io_concurrency,
+        clock,
     )
     .await;
     let top = retrieved.hits.iter().take(SCOUT_DOCS);
     let fetches = top
         .map(|fused| async move {
-            let started = tokio::time::Instant::now();
+            let started = clock.now();
             let outcome = fetcher.fetch(&fused.hit).await;
-            let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let elapsed_ms = clock.elapsed_ms(started);
             (outcome, elapsed_ms)
         })
         .collect();

@@ -7,9 +7,8 @@
 //! node unfinished and stops, and a resume makes the call again. Model output is untrusted data throughout: it is parsed,
 //! never executed, and it never supplies quote text.
 
-use tokio::time::Instant;
-
 use deepr_evidence::report::CallStatus;
+use deepr_orchestrator::clock::Clock;
 use deepr_orchestrator::{LedgerEntry, LlmError, LlmProvider, LlmRequest, Tier, Unfinished};
 use deepr_prompts::Prompt;
 use deepr_tasks::ModelTask;
@@ -25,6 +24,8 @@ pub const REPAIR_ATTEMPTS: usize = 1;
 pub struct Models<'a> {
     pub llm: &'a dyn LlmProvider,
     pub fallback: &'a dyn LlmProvider,
+    /// Times each call (its ledger latency).
+    pub clock: &'a dyn Clock,
 }
 
 /// One model call of task `T`.
@@ -166,9 +167,9 @@ pub async fn call_task<T: ModelTask>(
     let mut request = original.clone();
     let mut last_error = String::new();
     for attempt in 0..=REPAIR_ATTEMPTS {
-        let started = Instant::now();
+        let started = models.clock.now();
         let outcome = llm.complete(&request).await;
-        let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let latency_ms = models.clock.elapsed_ms(started);
         match outcome {
             Err(error) => {
                 let mut failed = entry(&call, llm.model_id(), error.to_string());
@@ -280,6 +281,7 @@ mod tests {
     use async_trait::async_trait;
     use deepr_orchestrator::{LlmError, LlmResponse};
 
+    use deepr_orchestrator::clock::TokioClock;
     use deepr_tasks::extract::{Answer, Candidate, Extract, Input};
 
     use super::*;
@@ -345,6 +347,7 @@ mod tests {
             Models {
                 llm: &model,
                 fallback,
+                clock: &TokioClock::new(),
             },
             call,
         )
@@ -438,6 +441,7 @@ mod tests {
             Models {
                 llm: &model,
                 fallback: &heuristic(),
+                clock: &TokioClock::new(),
             },
             TaskCall::<Extract> {
                 node_id: "n",

@@ -86,7 +86,7 @@ pub async fn run_research(
         let t = topic.clone();
         plan.add(
             spec(node_id::SCOUT.into(), "scout", json!({"v": crate::decompose::STAGE_VERSION, "topic": topic, "search": search_names, "fp": config.search_fingerprint}), move |ctx| async move {
-                let (out, calls) = crate::decompose::scout(&ctx.node_id, &t, &p.search, p.fetcher.as_ref(), p.archive.as_ref(), io).await;
+                let (out, calls) = crate::decompose::scout(&ctx.node_id, &t, &p.search, p.fetcher.as_ref(), p.archive.as_ref(), io, p.clock.as_ref()).await;
                 finish(out, calls)
             }),
             &[],
@@ -135,7 +135,7 @@ pub async fn run_research(
             dag.add(
                 spec(rt_id.clone(), "retrieve", json!({"v": crate::retrieve::STAGE_VERSION, "search": search_names, "fp": config.search_fingerprint, "k": crate::retrieve::RRF_K}), move |ctx| async move {
                     let plan: SubqueryOut = read(&ctx.inputs, &sq)?;
-                    let (out, calls) = crate::retrieve::search_all(&ctx.node_id, "retrieve", &plan.queries, &p.search, crate::retrieve::HITS_PER_QUERY, io).await;
+                    let (out, calls) = crate::retrieve::search_all(&ctx.node_id, "retrieve", &plan.queries, &p.search, crate::retrieve::HITS_PER_QUERY, io, p.clock.as_ref()).await;
                     finish(out, calls)
                 }),
                 std::slice::from_ref(&sq_id),
@@ -145,7 +145,7 @@ pub async fn run_research(
             dag.add(
                 spec(ft_id.clone(), "fetch", json!({"v": crate::fetch::STAGE_VERSION, "docs": crate::fetch::DOCS_PER_SUBQUESTION}), move |ctx| async move {
                     let retrieved: RetrieveOut = read(&ctx.inputs, &rt)?;
-                    let (out, calls) = crate::fetch::run(&ctx.node_id, &retrieved, p.fetcher.as_ref(), io).await;
+                    let (out, calls) = crate::fetch::run(&ctx.node_id, &retrieved, p.fetcher.as_ref(), io, p.clock.as_ref()).await;
                     finish(out, calls)
                 }),
                 std::slice::from_ref(&rt_id),

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use deepr_evidence::report::{Conflict, Coverage, Verdict};
+use deepr_orchestrator::clock::Clock;
 use deepr_orchestrator::{
     ExecutorError, Fetcher, LlmProvider, SearchProvider, StopReason, TextArchive,
 };
@@ -97,6 +98,8 @@ pub struct ResearchProviders {
     /// Answers for either model when its answer is unusable (the caller wires the local
     /// heuristic model here).
     pub fallback: Arc<dyn LlmProvider>,
+    /// Times every call of every step (real time in a run; virtual time in tests).
+    pub clock: Arc<dyn Clock>,
     pub search: Vec<Arc<dyn SearchProvider>>,
     pub fetcher: Arc<dyn Fetcher>,
     pub archive: Arc<dyn TextArchive>,
@@ -109,6 +112,7 @@ impl ResearchProviders {
         Models {
             llm: self.strong.as_ref(),
             fallback: self.fallback.as_ref(),
+            clock: self.clock.as_ref(),
         }
     }
 
@@ -117,6 +121,7 @@ impl ResearchProviders {
         Models {
             llm: self.cheap.as_ref(),
             fallback: self.fallback.as_ref(),
+            clock: self.clock.as_ref(),
         }
     }
 }

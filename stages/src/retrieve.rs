@@ -4,9 +4,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use tokio::time::Instant;
 
 use deepr_evidence::report::{CallStatus, Coverage};
+use deepr_orchestrator::clock::Clock;
 use deepr_orchestrator::{LedgerEntry, SearchHit, SearchProvider, Unfinished};
 
 use crate::concurrent::in_order;
@@ -28,15 +28,16 @@ pub async fn search_all(
     providers: &[Arc<dyn SearchProvider>],
     limit: usize,
     io_concurrency: usize,
+    clock: &dyn Clock,
 ) -> (RetrieveOut, Vec<LedgerEntry>) {
     let pairs = queries
         .iter()
         .flat_map(|query| providers.iter().map(move |provider| (query, provider)));
     let calls = pairs
         .map(|(query, provider)| async move {
-            let started = Instant::now();
+            let started = clock.now();
             let outcome = provider.search(query, limit).await;
-            let elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let elapsed_ms = clock.elapsed_ms(started);
             (query, provider, outcome, elapsed_ms)
         })
         .collect();
@@ -194,9 +195,11 @@ mod concurrency_tests {
         }
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn all_queries_and_providers_search_at_once_and_fuse_as_in_sequence() {
+    #[test]
+    fn all_queries_and_providers_search_at_once_and_fuse_as_in_sequence() {
         let latency = Latency::Uniform(Duration::from_millis(300), Duration::from_millis(900));
+        // Virtual time: the clock moves only by what the simulated searches sleep.
+        let clock = Arc::new(deepr_orchestrator::clock::VirtualClock::new());
         let providers: Vec<Arc<dyn SearchProvider>> = ["p1", "p2"]
             .into_iter()
             .map(|name| {
@@ -204,6 +207,7 @@ mod concurrency_tests {
                     inner: Arc::new(Ranked(name)),
                     latency,
                     seed: 1,
+                    clock: clock.clone(),
                 }) as Arc<dyn SearchProvider>
             })
             .collect();
@@ -217,10 +221,18 @@ mod concurrency_tests {
                 ["p1", "p2"].map(|p| latency.sample(1, format!("search\0{p}\0{q}\010").as_bytes()))
             })
             .collect();
-        let started = tokio::time::Instant::now();
-        let (parallel, calls) = search_all("n", "retrieve", &queries, &providers, 10, 8).await;
+        let started = clock.now();
+        let (parallel, calls) = clock.run(search_all(
+            "n",
+            "retrieve",
+            &queries,
+            &providers,
+            10,
+            8,
+            clock.as_ref(),
+        ));
         assert_eq!(
-            started.elapsed(),
+            clock.now() - started,
             draws.iter().copied().max().unwrap_or_default()
         );
         // Each call's entry is in (query, provider) order with its own latency, whatever
@@ -233,9 +245,17 @@ mod concurrency_tests {
         assert_eq!(latencies, drawn);
         let providers_in_order: Vec<&str> = calls.iter().map(|c| c.provider.as_str()).collect();
         assert_eq!(providers_in_order, ["p1", "p2", "p1", "p2", "p1", "p2"]);
-        let started = tokio::time::Instant::now();
-        let (sequential, _) = search_all("n", "retrieve", &queries, &providers, 10, 1).await;
-        assert_eq!(started.elapsed(), draws.iter().sum::<Duration>());
+        let started = clock.now();
+        let (sequential, _) = clock.run(search_all(
+            "n",
+            "retrieve",
+            &queries,
+            &providers,
+            10,
+            1,
+            clock.as_ref(),
+        ));
+        assert_eq!(clock.now() - started, draws.iter().sum::<Duration>());
         assert_eq!(parallel, sequential);
     }
 }
