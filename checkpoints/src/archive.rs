@@ -1,7 +1,6 @@
 //! The archive of extracted texts, content-addressed by SHA-256 and shared by runs.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -44,10 +43,7 @@ impl FileArchive {
         if !path.exists() {
             let dir = path.parent().unwrap_or(&self.root);
             std::fs::create_dir_all(dir)?;
-            let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-            tmp.write_all(text.as_bytes())?;
-            tmp.as_file().sync_all()?;
-            tmp.persist(&path).map_err(|e| e.error)?;
+            crate::atomic::write_atomically(&path, text.as_bytes())?;
         }
         Ok(sha)
     }

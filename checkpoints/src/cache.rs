@@ -60,11 +60,8 @@ impl ResponseCache {
             .ok_or_else(|| std::io::Error::other("invalid cache key"))?;
         let dir = path.parent().unwrap_or(&self.root);
         std::fs::create_dir_all(dir)?;
-        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-        tmp.write_all(&serde_json::to_vec(value).map_err(std::io::Error::other)?)?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(&path).map_err(|e| e.error)?;
-        Ok(())
+        let bytes = serde_json::to_vec(value).map_err(std::io::Error::other)?;
+        crate::atomic::write_atomically(&path, &bytes)
     }
 }
 

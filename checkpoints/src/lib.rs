@@ -14,9 +14,11 @@
 //! entry at once both succeed and a reader never sees half a file.
 
 pub mod archive;
+pub mod atomic;
 pub mod cache;
 pub mod sled_store;
 
 pub use archive::FileArchive;
+pub use atomic::write_atomically;
 pub use cache::{CachedLlm, CallJournal, JournalEntry, ResponseCache};
 pub use sled_store::{SledStore, SCHEMA_VERSION};

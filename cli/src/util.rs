@@ -33,19 +33,9 @@ fn civil(secs: u64) -> (i64, u32, u32, u64, u64, u64) {
     (y, m, d, rem / 3600, (rem % 3600) / 60, rem % 60)
 }
 
-/// Write `bytes` to `path` through a temp file in the same folder and a rename.
+/// Write `bytes` to `path` atomically (`deepr_checkpoints::write_atomically`), with the
+/// path in the error.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    deepr_checkpoints::write_atomically(path, bytes)
+        .with_context(|| format!("cannot write {}", path.display()))
 }

@@ -2,7 +2,6 @@
 //! rebuilding it when it cannot be trusted, and committing changes.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 
 use deepr_evidence::DocKind;
@@ -197,12 +196,6 @@ pub(super) fn write_manifest(index_dir: &Path, manifest: &Manifest) -> Result<()
     let path = index_dir.join(MANIFEST_FILE);
     let json = serde_json::to_vec_pretty(manifest)
         .map_err(|e| io_error("cannot serialise the corpus manifest", &path, e))?;
-    let tmp_path = index_dir.join(format!("{MANIFEST_FILE}.tmp"));
-    let write = || -> std::io::Result<()> {
-        let mut file = std::fs::File::create(&tmp_path)?;
-        file.write_all(&json)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp_path, &path)
-    };
-    write().map_err(|e| io_error("cannot write the corpus manifest", &path, e))
+    deepr_checkpoints::write_atomically(&path, &json)
+        .map_err(|e| io_error("cannot write the corpus manifest", &path, e))
 }
