@@ -354,15 +354,18 @@ mod tests {
         .await
     }
 
-    fn heuristic() -> deepr_heuristic::HeuristicModel {
-        deepr_heuristic::HeuristicModel::default()
+    /// A fallback that answers validly (any local model would do: this crate names none).
+    fn valid_fallback() -> Scripted {
+        Scripted(Mutex::new(vec![
+            r#"{"claims": [{"text": "The journal is deleted at commit.", "sentence_ids": ["c1"]}]}"#,
+        ]))
     }
 
     #[tokio::test]
     async fn valid_answers_pass_first_time() {
         let result = extract_with(
             vec![r#"{"claims": [{"text": "x", "sentence_ids": ["c2"]}]}"#],
-            &heuristic(),
+            &valid_fallback(),
         )
         .await;
         assert!(result.degraded.is_none());
@@ -378,7 +381,7 @@ mod tests {
                 r#"{"claims": [{"text": "x", "sentence_ids": ["c9"]}]}"#,
                 r#"{"claims": [{"text": "x", "sentence_ids": ["c1"]}]}"#,
             ],
-            &heuristic(),
+            &valid_fallback(),
         )
         .await;
         assert!(result.degraded.is_none());
@@ -396,7 +399,7 @@ mod tests {
                 "I think the answer is c1.",
                 r#"{"claims": [{"text": "x", "sentence_ids": []}]}"#,
             ],
-            &heuristic(),
+            &valid_fallback(),
         )
         .await;
         assert!(
@@ -440,7 +443,7 @@ mod tests {
         let result = call_task(
             Models {
                 llm: &model,
-                fallback: &heuristic(),
+                fallback: &valid_fallback(),
                 clock: &TokioClock::new(),
             },
             TaskCall::<Extract> {
