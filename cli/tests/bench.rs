@@ -221,7 +221,8 @@ fn qa_mode_scores_reports_against_official_answers_and_a_bm25_baseline() {
         methods,
         [
             "deepr linear",
-            "BM25 sentences, same budget",
+            "BM25 sentences, same characters as deepr linear",
+            "BM25 sentences, same count as deepr linear",
             "BM25 sentences, top 5"
         ]
     );
@@ -230,11 +231,36 @@ fn qa_mode_scores_reports_against_official_answers_and_a_bm25_baseline() {
         let recall = row["answer_recall"].as_f64().expect("recall");
         assert!((0.0..=1.0).contains(&recall));
     }
-    // Same budget means the same number of sentences.
-    assert_eq!(qa[0]["sentences"], qa[1]["sentences"]);
+    // The same-characters baseline reaches deepr's characters (it stops at the first
+    // sentence that crosses them); the same-count one quotes as many sentences.
+    let chars = |i: usize| qa[i]["characters"].as_f64().expect("characters");
+    assert!(chars(1) >= chars(0), "{} < {}", chars(1), chars(0));
+    assert_eq!(qa[0]["sentences"], qa[2]["sentences"]);
+    let ratio = qa[0]["vs_bm25_same_characters"]["all"]
+        .as_f64()
+        .expect("ratio");
+    let recall = |i: usize| qa[i]["answer_recall"].as_f64().expect("recall");
+    if recall(1) > 0.0 {
+        assert!((ratio - recall(0) / recall(1)).abs() < 1e-9);
+    }
+    // One line per question; the extractor's candidate pool holds every quote, so it
+    // covers at least as much of the answer as the quotes do.
+    let lines = std::fs::read_to_string(out.join("qa.jsonl")).expect("qa.jsonl");
+    let rows: Vec<Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(rows.len(), 3);
+    for row in &rows {
+        let pool = row["candidate_pool_recall"].as_f64().expect("pool recall");
+        let deepr = row["deepr_recall"].as_f64().expect("deepr recall");
+        assert!(pool >= deepr, "{row}");
+        assert!(row["characters"].as_u64().expect("characters") > 0, "{row}");
+    }
+    assert!(qa[0]["candidate_pool_recall"].as_f64().is_some());
     assert!(std::fs::read_to_string(out.join("bench.md"))
         .expect("md")
-        .contains("BM25 sentences, same budget"));
+        .contains("BM25 sentences, same characters as deepr linear"));
 }
 
 #[test]

@@ -203,10 +203,20 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         rows.push(serde_json::from_slice::<BenchRow>(&bytes).map_err(|e| Failure::Run(e.into()))?);
     }
     let summary = summarise(&strategies, &rows);
-    let qa_rows = match &qa {
+    let qa_table = match &qa {
         Some(items) => Some(qa_table(items, &strategies, &out_dir, &state_dir, &corpus)?),
         None => None,
     };
+    if let Some(table) = &qa_table {
+        // One line per question and strategy, so a regression can be traced to questions.
+        let mut lines = String::new();
+        for row in &table.questions {
+            lines.push_str(&serde_json::to_string(row).map_err(|e| Failure::Run(e.into()))?);
+            lines.push('\n');
+        }
+        crate::util::write_atomically(&out_dir.join("qa.jsonl"), lines.as_bytes())?;
+    }
+    let qa_rows = qa_table.map(|t| t.rows);
     let bench = BenchFile {
         schema: BENCH_SCHEMA.into(),
         strategies: summary.clone(),
@@ -219,17 +229,7 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
     )?;
     let mut table = markdown(&summary, &rows, topics.len());
     if let Some(qa_rows) = &qa_rows {
-        table.push_str("\n## Answers against the official QA (content-word recall of the answer by the quoted sentences)\n\n| method | questions | answer recall | questions with evidence | sentences per question |\n|---|---|---|---|---|\n");
-        for row in qa_rows {
-            table.push_str(&format!(
-                "| {} | {} | {:.1}% | {:.0}% | {:.1} |\n",
-                row.method,
-                row.questions,
-                row.answer_recall * 100.0,
-                row.with_evidence * 100.0,
-                row.sentences
-            ));
-        }
+        table.push_str(&qa_markdown(qa_rows));
     }
     crate::util::write_atomically(&out_dir.join("bench.md"), table.as_bytes())?;
     crate::util::write_atomically(&out_dir.join("bench.svg"), svg(&summary).as_bytes())?;

@@ -58,6 +58,41 @@ pub struct QaRow {
     pub with_evidence: f64,
     /// Mean number of sentences quoted per question.
     pub sentences: f64,
+    /// Mean characters quoted per question.
+    #[serde(default)]
+    pub characters: f64,
+    /// deepr rows: mean answer recall ÷ that of the BM25 sentences at the same
+    /// characters per question, over all questions and over each half.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vs_bm25_same_characters: Option<Halves>,
+    /// deepr rows: mean share of the answer in the candidate sentences shown to the
+    /// extractor (what retrieval found), beside `answer_recall` (what it chose).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate_pool_recall: Option<f64>,
+}
+
+/// A ratio over all questions and over the first and second half (the first half is
+/// for tuning, the second for checking).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Halves {
+    pub all: f64,
+    pub first_half: f64,
+    pub second_half: f64,
+}
+
+/// One question's figures for one strategy (a line of `qa.jsonl`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct QaQuestionRow {
+    pub question_index: usize,
+    pub question: String,
+    pub strategy: String,
+    pub deepr_recall: f64,
+    pub bm25_same_characters_recall: f64,
+    pub bm25_same_sentences_recall: f64,
+    pub bm25_top5_recall: f64,
+    pub candidate_pool_recall: Option<f64>,
+    pub quotes: usize,
+    pub characters: usize,
 }
 
 pub(super) fn terms(text: &str) -> std::collections::BTreeSet<String> {
@@ -85,7 +120,31 @@ pub fn answer_coverage(answer: &str, quotes: &[String]) -> (f64, bool) {
     (covered.len() as f64 / wanted.len() as f64, evidence)
 }
 
-pub(super) fn qa_row(method: &str, scores: &[(f64, bool, usize)]) -> QaRow {
+/// Ranked sentences, de-duplicated (through the normaliser), taken in rank order until
+/// their characters reach `budget`: the BM25 baseline at deepr's quoted characters.
+pub fn take_until_characters(
+    ranked: impl IntoIterator<Item = String>,
+    budget: usize,
+) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut taken = Vec::new();
+    let mut characters = 0;
+    for sentence in ranked {
+        if characters >= budget {
+            break;
+        }
+        if seen.insert(deepr_evidence::normalise(&sentence)) {
+            characters += sentence.chars().count();
+            taken.push(sentence);
+        }
+    }
+    taken
+}
+
+/// One method's scores over the questions: (recall, has evidence, sentences, characters).
+type Score = (f64, bool, usize, usize);
+
+pub(super) fn qa_row(method: &str, scores: &[Score]) -> QaRow {
     let n = scores.len().max(1) as f64;
     QaRow {
         method: method.to_string(),
@@ -93,7 +152,70 @@ pub(super) fn qa_row(method: &str, scores: &[(f64, bool, usize)]) -> QaRow {
         answer_recall: scores.iter().map(|s| s.0).sum::<f64>() / n,
         with_evidence: scores.iter().filter(|s| s.1).count() as f64 / n,
         sentences: scores.iter().map(|s| s.2 as f64).sum::<f64>() / n,
+        characters: scores.iter().map(|s| s.3 as f64).sum::<f64>() / n,
+        vs_bm25_same_characters: None,
+        candidate_pool_recall: None,
     }
+}
+
+/// Mean of `ours` ÷ mean of `theirs`, over all questions and each half.
+fn ratio_halves(ours: &[f64], theirs: &[f64]) -> Halves {
+    let ratio = |a: &[f64], b: &[f64]| {
+        let (sa, sb): (f64, f64) = (a.iter().sum(), b.iter().sum());
+        if sb > 0.0 {
+            sa / sb
+        } else {
+            0.0
+        }
+    };
+    let half = ours.len().div_ceil(2);
+    Halves {
+        all: ratio(ours, theirs),
+        first_half: ratio(&ours[..half], &theirs[..half]),
+        second_half: ratio(&ours[half..], &theirs[half..]),
+    }
+}
+
+/// The texts of the candidate sentences the extractor was shown in run `run_id`
+/// (every `…/score` node of its checkpoint store); `None` when the store is gone.
+fn candidate_pool(state_dir: &Path, run_id: &str, archive: &FileArchive) -> Option<Vec<String>> {
+    use deepr_orchestrator::CheckpointStore;
+    let path = crate::record::run_dir(state_dir, run_id).join("checkpoints.sled");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()?;
+    let store = runtime
+        .block_on(deepr_checkpoints::SledStore::open(&path))
+        .ok()?;
+    let mut pool = Vec::new();
+    for id in store.finished_nodes().ok()? {
+        if !id.ends_with("/score") {
+            continue;
+        }
+        let Some(record) = store.get_node(&id).ok().flatten() else {
+            continue;
+        };
+        let Ok(scored) = serde_json::from_value::<deepr_stages::types::ScoreOut>(record.output)
+        else {
+            continue;
+        };
+        for candidate in scored.candidates {
+            if let Some(text) = archive
+                .get(&candidate.content_sha256)
+                .and_then(|t| t.sentence(candidate.sentence).map(String::from))
+            {
+                pool.push(text);
+            }
+        }
+    }
+    Some(pool)
+}
+
+/// What `qa_table` returns: the rows, and one row per question and strategy.
+pub(super) struct QaTable {
+    pub rows: Vec<QaRow>,
+    pub questions: Vec<QaQuestionRow>,
 }
 
 /// Score every strategy's reports, and the BM25 baselines, against the answers.
@@ -103,7 +225,7 @@ pub(super) fn qa_table(
     out_dir: &Path,
     state_dir: &Path,
     corpus: &Path,
-) -> Result<Vec<QaRow>, Failure> {
+) -> Result<QaTable, Failure> {
     let archive = FileArchive::open(state_dir).map_err(|e| Failure::Run(e.into()))?;
     let (index, _) = deepr_providers::CorpusIndex::open(corpus, state_dir, &archive)
         .map_err(|e| usage(e.to_string()))?;
@@ -129,11 +251,27 @@ pub(super) fn qa_table(
             .and_then(|(_, t)| t.sentence(index))
             .map(String::from)
     };
+    // BM25's ranking of every question, deep enough for any character budget.
+    let mut ranked: Vec<Vec<String>> = Vec::new();
+    for item in items {
+        let hits = baseline
+            .search(&item.question, 400)
+            .map_err(|e| Failure::Run(anyhow::anyhow!(e)))?;
+        ranked.push(
+            hits.iter()
+                .filter_map(|(d, i)| sentence_text(d, *i))
+                .collect(),
+        );
+    }
     let mut rows = Vec::new();
-    let mut same_budget: Vec<(f64, bool, usize)> = Vec::new();
-    let mut top5: Vec<(f64, bool, usize)> = Vec::new();
+    let mut questions = Vec::new();
+    let mut same_sentences: Vec<Score> = Vec::new();
+    let mut top5: Vec<Score> = Vec::new();
+    let mut same_characters_rows = Vec::new();
     for (s_index, strategy) in strategies.iter().enumerate() {
-        let mut scores = Vec::new();
+        let mut scores: Vec<Score> = Vec::new();
+        let mut same_characters: Vec<Score> = Vec::new();
+        let mut pools: Vec<f64> = Vec::new();
         for (q_index, item) in items.iter().enumerate() {
             let run_id = format!("t{:02}-{}", q_index + 1, strategy.as_str());
             let path = out_dir.join("reports").join(format!("{run_id}.json"));
@@ -147,26 +285,143 @@ pub(super) fn qa_table(
                 .collect();
             quotes.sort();
             quotes.dedup();
+            let characters: usize = quotes.iter().map(|q| q.chars().count()).sum();
             let (recall, evidence) = answer_coverage(&item.answer, &quotes);
-            scores.push((recall, evidence, quotes.len()));
+            scores.push((recall, evidence, quotes.len(), characters));
+            let found = take_until_characters(ranked[q_index].iter().cloned(), characters);
+            let found_characters = found.iter().map(|q| q.chars().count()).sum();
+            let (bm25_recall, bm25_evidence) = answer_coverage(&item.answer, &found);
+            same_characters.push((bm25_recall, bm25_evidence, found.len(), found_characters));
+            let pool = candidate_pool(state_dir, &run_id, &archive)
+                .map(|pool| answer_coverage(&item.answer, &pool).0);
+            pools.extend(pool);
+            let by_count: Vec<String> =
+                ranked[q_index].iter().take(quotes.len()).cloned().collect();
+            let top: Vec<String> = ranked[q_index].iter().take(5).cloned().collect();
+            let (count_recall, count_evidence) = answer_coverage(&item.answer, &by_count);
+            let (top_recall, top_evidence) = answer_coverage(&item.answer, &top);
             if s_index == 0 {
-                // Baselines take the first strategy's budget: as many sentences as it quoted.
-                for (k, bucket) in [(quotes.len(), &mut same_budget), (5, &mut top5)] {
-                    let hits = baseline
-                        .search(&item.question, k)
-                        .map_err(|e| Failure::Run(anyhow::anyhow!(e)))?;
-                    let found: Vec<String> = hits
-                        .iter()
-                        .filter_map(|(d, i)| sentence_text(d, *i))
-                        .collect();
-                    let (recall, evidence) = answer_coverage(&item.answer, &found);
-                    bucket.push((recall, evidence, found.len()));
-                }
+                let chars = |v: &[String]| v.iter().map(|q| q.chars().count()).sum();
+                same_sentences.push((
+                    count_recall,
+                    count_evidence,
+                    by_count.len(),
+                    chars(&by_count),
+                ));
+                top5.push((top_recall, top_evidence, top.len(), chars(&top)));
             }
+            questions.push(QaQuestionRow {
+                question_index: q_index + 1,
+                question: item.question.clone(),
+                strategy: strategy.as_str().to_string(),
+                deepr_recall: recall,
+                bm25_same_characters_recall: bm25_recall,
+                bm25_same_sentences_recall: count_recall,
+                bm25_top5_recall: top_recall,
+                candidate_pool_recall: pool,
+                quotes: quotes.len(),
+                characters,
+            });
         }
-        rows.push(qa_row(&format!("deepr {}", strategy.as_str()), &scores));
+        let mut row = qa_row(&format!("deepr {}", strategy.as_str()), &scores);
+        let ours: Vec<f64> = scores.iter().map(|s| s.0).collect();
+        let theirs: Vec<f64> = same_characters.iter().map(|s| s.0).collect();
+        row.vs_bm25_same_characters = Some(ratio_halves(&ours, &theirs));
+        row.candidate_pool_recall = (pools.len() == items.len())
+            .then(|| pools.iter().sum::<f64>() / pools.len().max(1) as f64);
+        rows.push(row);
+        same_characters_rows.push(qa_row(
+            &format!(
+                "BM25 sentences, same characters as deepr {}",
+                strategy.as_str()
+            ),
+            &same_characters,
+        ));
     }
-    rows.push(qa_row("BM25 sentences, same budget", &same_budget));
+    rows.extend(same_characters_rows);
+    rows.push(qa_row(
+        &format!(
+            "BM25 sentences, same count as deepr {}",
+            strategies.first().map(|s| s.as_str()).unwrap_or("")
+        ),
+        &same_sentences,
+    ));
     rows.push(qa_row("BM25 sentences, top 5", &top5));
-    Ok(rows)
+    Ok(QaTable { rows, questions })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same-characters baseline on a hand-made corpus: BM25's rank order, the same
+    /// sentence (through the normaliser) once, and sentences until the budget is reached.
+    #[test]
+    fn bm25_baseline_takes_ranked_sentences_until_the_character_budget() {
+        let corpus = [
+            (
+                "a.md",
+                0,
+                "The journal is deleted when the transaction commits.",
+            ),
+            ("a.md", 1, "Bananas are yellow."),
+            (
+                "b.md",
+                0,
+                "The  journal is deleted when the transaction commits.",
+            ),
+            (
+                "b.md",
+                1,
+                "A hot journal is rolled back when the database is opened.",
+            ),
+            (
+                "c.md",
+                0,
+                "WAL mode keeps a separate log; the journal is not used.",
+            ),
+        ];
+        let index = deepr_providers::SentenceIndex::build(corpus.iter().copied()).expect("index");
+        let text = |doc: &str, i: u32| {
+            corpus
+                .iter()
+                .find(|(d, n, _)| *d == doc && *n == i)
+                .map(|(_, _, t)| t.to_string())
+                .expect("sentence")
+        };
+        let ranked: Vec<String> = index
+            .search("when is the journal deleted", 10)
+            .expect("search")
+            .iter()
+            .map(|(d, i)| text(d, *i))
+            .collect();
+        assert_eq!(
+            ranked[0],
+            "The journal is deleted when the transaction commits."
+        );
+        // A budget of 60 characters: the first sentence (53), its whitespace twin skipped,
+        // then the next distinct one crosses the budget and is the last taken.
+        let taken = take_until_characters(ranked.clone(), 60);
+        assert_eq!(taken.len(), 2, "{taken:?}");
+        assert_eq!(taken[0], ranked[0]);
+        assert!(taken.iter().all(|t| !t.contains("Bananas")));
+        assert_ne!(
+            deepr_evidence::normalise(&taken[1]),
+            deepr_evidence::normalise(&taken[0])
+        );
+        assert!(take_until_characters(ranked.clone(), 0).is_empty());
+        assert_eq!(
+            take_until_characters(ranked, 10_000).len(),
+            3,
+            "every distinct sentence BM25 ranked (the banana shares no term)"
+        );
+    }
+
+    #[test]
+    fn ratios_cover_all_questions_and_each_half() {
+        let halves = ratio_halves(&[0.5, 0.5, 0.2, 0.2], &[0.25, 0.25, 0.2, 0.2]);
+        assert!((halves.all - 1.4 / 0.9).abs() < 1e-9);
+        assert!((halves.first_half - 2.0).abs() < 1e-9);
+        assert!((halves.second_half - 1.0).abs() < 1e-9);
+    }
 }

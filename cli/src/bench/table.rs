@@ -114,3 +114,38 @@ pub(super) fn svg(summary: &[StrategyRow]) -> String {
     out.push_str("</svg>\n");
     out
 }
+
+/// The QA section of `bench.md`.
+pub(super) fn qa_markdown(rows: &[QaRow]) -> String {
+    let mut out = String::from(
+        "\n## Answers against the official QA (content-word recall of the answer by the quoted sentences)\n\n\
+         Per question, the BM25 baseline takes the top sentences for the question itself (de-duplicated) until they reach deepr's quoted characters for that question; `vs BM25` is deepr's mean recall ÷ that baseline's, over all questions and over each half (first half: for tuning; second: for checking). Candidate pool: the share of the answer in the sentences the extractor was shown. Per-question figures: `qa.jsonl`.\n\n\
+         | method | questions | answer recall | questions with evidence | sentences per question | characters per question | vs BM25 same characters (all · 1st half · 2nd half) | candidate pool recall |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    for row in rows {
+        let ratio = row
+            .vs_bm25_same_characters
+            .map(|h| {
+                format!(
+                    "{:.2}× · {:.2}× · {:.2}×",
+                    h.all, h.first_half, h.second_half
+                )
+            })
+            .unwrap_or_else(|| "—".into());
+        let pool = row
+            .candidate_pool_recall
+            .map(|p| format!("{:.1}%", p * 100.0))
+            .unwrap_or_else(|| "—".into());
+        out.push_str(&format!(
+            "| {} | {} | {:.1}% | {:.0}% | {:.1} | {:.0} | {ratio} | {pool} |\n",
+            row.method,
+            row.questions,
+            row.answer_recall * 100.0,
+            row.with_evidence * 100.0,
+            row.sentences,
+            row.characters,
+        ));
+    }
+    out
+}
