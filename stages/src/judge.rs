@@ -16,21 +16,80 @@ use crate::concurrent::in_order;
 use crate::llm::{call_task, Models, TaskCall};
 use crate::types::{ClaimDraft, JudgeOut};
 
-pub const STAGE_VERSION: u32 = 1;
+/// 2: voters read the neighbourhood of each cited sentence (not a page prefix), and a
+/// free-quote claim is judged on the quote the report shows.
+pub const STAGE_VERSION: u32 = 2;
 /// Claims per judge call.
 pub const BATCH: usize = 8;
 
-/// The quotes of a claim, looked up from the archive.
+/// The quotes of a claim as the report shows them: the cited sentence from the
+/// archive, or, for a free-quote claim, the quote the model wrote (judging the sentence
+/// it was mapped to instead would judge something the reader never sees).
 pub fn quotes(claim: &ClaimDraft, archive: &dyn TextArchive) -> Vec<String> {
     claim
         .citations
         .iter()
-        .filter_map(|c| {
-            archive
+        .filter_map(|c| match &c.written_quote {
+            Some(written) => Some(written.clone()),
+            None => archive
                 .get(&c.content_sha256)
-                .and_then(|t| t.sentence(c.sentence).map(str::to_string))
+                .and_then(|t| t.sentence(c.sentence).map(str::to_string)),
         })
         .collect()
+}
+
+/// What a voter reads of one source: for each cited sentence, the sentence with its
+/// neighbours, added alternately before and after while the window stays within
+/// `max_chars` (shared equally by the source's cited sentences). Each window is one
+/// exact slice of the archived text; windows are in text order, overlaps merged.
+pub fn neighbourhood(
+    text: &deepr_orchestrator::ArchivedText,
+    cited: &[u32],
+    max_chars: usize,
+) -> String {
+    let sentences = &text.sentences;
+    let per_window = max_chars / cited.len().max(1);
+    let chars = |from: usize, to: usize| -> usize {
+        text.text
+            .get(sentences[from].start..sentences[to].end)
+            .map(|s| s.chars().count())
+            .unwrap_or(usize::MAX)
+    };
+    let mut windows: Vec<(usize, usize)> = Vec::new();
+    for &index in cited {
+        let Some(at) = sentences.iter().position(|s| s.index == index) else {
+            continue;
+        };
+        let (mut from, mut to) = (at, at);
+        loop {
+            let before = (from > 0 && chars(from - 1, to) <= per_window).then(|| from - 1);
+            if let Some(b) = before {
+                from = b;
+            }
+            let after =
+                (to + 1 < sentences.len() && chars(from, to + 1) <= per_window).then(|| to + 1);
+            if let Some(a) = after {
+                to = a;
+            }
+            if before.is_none() && after.is_none() {
+                break;
+            }
+        }
+        windows.push((from, to));
+    }
+    windows.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for (from, to) in windows {
+        match merged.last_mut() {
+            Some(last) if from <= last.1 + 1 => last.1 = last.1.max(to),
+            _ => merged.push((from, to)),
+        }
+    }
+    merged
+        .iter()
+        .filter_map(|&(from, to)| text.text.get(sentences[from].start..sentences[to].end))
+        .collect::<Vec<_>>()
+        .join("\n…\n")
 }
 
 pub async fn run(
@@ -143,15 +202,17 @@ pub fn apply_floor(verdict: Verdict, claim: &str, quotes: &[String]) -> Verdict 
 
 /// Verifier votes per claim under `per-claim`.
 pub const VOTES: usize = 3;
-/// Characters of each cited source's archived text a verifier reads.
+/// Characters of each cited source a verifier reads: the neighbourhood of its cited
+/// sentences ([`neighbourhood`]).
 pub const VOTE_SOURCE_CHARS: usize = 8000;
 
 /// One verifier call: the claim, what its voters read of its sources, and the voter's
 /// number.
 type Ballot<'a> = (&'a ClaimDraft, &'a Vec<String>, usize);
 
-/// `per-claim`: three independent verifier calls per claim, each reading the full
-/// archived text (capped) of the claim's sources; the majority wins, ties are `partial`.
+/// `per-claim`: three independent verifier calls per claim, each reading the
+/// neighbourhood of every cited sentence in the claim's sources; the majority wins,
+/// ties are `partial`.
 pub async fn run_votes(
     node_id: &str,
     prompt: &deepr_prompts::Prompt,
@@ -168,13 +229,24 @@ pub async fn run_votes(
     let shown: Vec<Vec<String>> = claims
         .iter()
         .map(|claim| {
-            let mut seen = BTreeSet::new();
-            claim
-                .citations
+            // The cited sentences of each source, in citation order of first mention.
+            let mut by_source: Vec<(&str, Vec<u32>)> = Vec::new();
+            for citation in &claim.citations {
+                match by_source
+                    .iter_mut()
+                    .find(|(sha, _)| *sha == citation.content_sha256)
+                {
+                    Some((_, cited)) => cited.push(citation.sentence),
+                    None => by_source.push((&citation.content_sha256, vec![citation.sentence])),
+                }
+            }
+            by_source
                 .iter()
-                .filter(|c| seen.insert(c.content_sha256.clone()))
-                .filter_map(|c| archive.get(&c.content_sha256))
-                .map(|t| t.text.chars().take(VOTE_SOURCE_CHARS).collect())
+                .filter_map(|(sha, cited)| {
+                    archive
+                        .get(sha)
+                        .map(|t| neighbourhood(&t, cited, VOTE_SOURCE_CHARS))
+                })
                 .collect()
         })
         .collect();
@@ -291,5 +363,28 @@ mod tests {
             apply_floor(Verdict::Partial, "Bananas.", &quotes),
             Verdict::Partial
         );
+    }
+
+    #[test]
+    fn voters_read_the_neighbourhood_of_the_cited_sentence_not_the_page_start() {
+        let text: String = (0..400)
+            .map(|i| format!("Sentence number {i} talks about topic {i}. "))
+            .collect();
+        let archived = deepr_orchestrator::ArchivedText::new(&text);
+        let window = neighbourhood(&archived, &[300], 400);
+        assert!(window.contains("Sentence number 300 talks"), "{window}");
+        assert!(window.contains("number 299") && window.contains("number 301"));
+        assert!(!window.contains("number 0 talks"), "not the page's start");
+        assert!(window.chars().count() <= 400);
+        assert!(
+            text.contains(window.as_str()),
+            "one exact slice of the text"
+        );
+        // Two cited sentences far apart: two windows, each half the budget.
+        let two = neighbourhood(&archived, &[10, 300], 400);
+        assert!(two.contains("number 10 talks") && two.contains("number 300 talks"));
+        assert_eq!(two.matches('…').count(), 1);
+        // The first sentence: the window grows forward only.
+        assert!(neighbourhood(&archived, &[0], 200).starts_with("Sentence number 0 "));
     }
 }

@@ -40,6 +40,16 @@ pub struct BenchFile {
     /// With `--qa`: quality against the official answers, beside BM25 baselines.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qa: Option<Vec<QaRow>>,
+    /// Columns that cannot fail with this bench's model (the offline model), and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_construction: Option<ByConstruction>,
+}
+
+/// Figures that hold by construction, not by measurement.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ByConstruction {
+    pub columns: Vec<String>,
+    pub why: String,
 }
 
 fn parse_strategy(name: &str) -> Result<Strategy, Failure> {
@@ -121,6 +131,7 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         .or(file.llm.clone())
         .unwrap_or_else(|| "offline".into());
     let spec = deepr_providers::LlmSpec::parse(&llm).map_err(usage)?;
+    let offline = matches!(spec, deepr_providers::LlmSpec::Offline);
     crate::wiring::check_credentials(&spec, args.llm_base_url.as_deref())?;
     let simulation = crate::record::Simulation::from_settings(&args.simulation, &file)?;
     let io_concurrency = crate::run::check_io_concurrency(
@@ -222,12 +233,16 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         strategies: summary.clone(),
         runs: rows.clone(),
         qa: qa_rows.clone(),
+        by_construction: offline.then(|| ByConstruction {
+            columns: vec!["supported_share".into(), "verbatim_rate".into()],
+            why: BY_CONSTRUCTION_NOTE.into(),
+        }),
     };
     crate::util::write_atomically(
         &out_dir.join("bench.json"),
         &serde_json::to_vec_pretty(&bench).map_err(|e| Failure::Run(e.into()))?,
     )?;
-    let mut table = markdown(&summary, &rows, topics.len());
+    let mut table = markdown(&summary, &rows, topics.len(), offline);
     if let Some(qa_rows) = &qa_rows {
         table.push_str(&qa_markdown(qa_rows));
     }

@@ -177,3 +177,80 @@ pub(super) fn summarise(strategies: &[Strategy], rows: &[BenchRow]) -> Vec<Strat
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use deepr_evidence::report::{Citation, Claim, Source, Subquestion, Usage};
+
+    use super::*;
+
+    fn report(quotes: &[&str], sha: &str) -> Report {
+        Report {
+            schema: deepr_evidence::report::REPORT_SCHEMA.into(),
+            run_id: "r".into(),
+            topic: "t".into(),
+            depth: "quick".into(),
+            strategy: "free-quote".into(),
+            complete: true,
+            incomplete_reason: None,
+            subquestions: vec![Subquestion {
+                id: "q1".into(),
+                text: "q".into(),
+                round: 0,
+            }],
+            claims: quotes
+                .iter()
+                .enumerate()
+                .map(|(i, quote)| Claim {
+                    id: format!("q1-c{i}"),
+                    subquestion: "q1".into(),
+                    text: "claim".into(),
+                    verdict: Verdict::Supported,
+                    citations: vec![Citation {
+                        source: "s1".into(),
+                        sentence: 0,
+                        quote: quote.to_string(),
+                        quote_sha256: String::new(),
+                    }],
+                })
+                .collect(),
+            conflicts: vec![],
+            sources: vec![Source {
+                id: "s1".into(),
+                locator: "a.md".into(),
+                title: "A".into(),
+                content_sha256: sha.into(),
+                score: 1.0,
+                status: "ok".into(),
+            }],
+            coverage: vec![],
+            usage: Usage::default(),
+        }
+    }
+
+    /// The verbatim column is a measurement: a quote the source does not contain (a
+    /// paraphrase, a changed number) is counted as not verbatim; whitespace is not a
+    /// change (the normaliser folds it).
+    #[test]
+    fn a_quote_that_is_not_in_its_source_is_not_verbatim() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let archive = FileArchive::open(dir.path()).expect("archive");
+        let sha = archive
+            .put("The journal is deleted when the transaction commits. WAL appends frames.")
+            .expect("put");
+        let row = measure(
+            &report(
+                &[
+                    "The journal is  deleted when the transaction commits.",
+                    "The journal is removed when the transaction commits.",
+                    "WAL appends 2 frames.",
+                ],
+                &sha,
+            ),
+            &archive,
+            "r",
+            0.0,
+        );
+        assert_eq!((row.verbatim, row.citations), (1, 3));
+    }
+}

@@ -2,9 +2,18 @@
 
 use super::*;
 
-pub(super) fn markdown(summary: &[StrategyRow], rows: &[BenchRow], topics: usize) -> String {
+/// With the offline model, what its columns can and cannot measure.
+pub(super) const BY_CONSTRUCTION_NOTE: &str = "† By construction with the offline model: its claims restate the sentence they cite and its quotes are looked up by ID (free-quote: copied exactly), so `supported` (except per-claim's voters) and `verbatim` cannot fail here; they measure something only with a real model.";
+
+pub(super) fn markdown(
+    summary: &[StrategyRow],
+    rows: &[BenchRow],
+    topics: usize,
+    offline: bool,
+) -> String {
     let mut out = format!("# deepr bench\n\n{topics} topic(s) × {} strateg(ies). Tokens are prompt + completion as counted by the model server (o200k for the offline model).\n\n", summary.len());
-    out.push_str("| strategy | runs | LLM calls | prompt | completion | cached | total tokens | judge tokens | cost $ | wall s | claims | supported | verbatim | tokens / supported claim | wall ÷ lower bound |\n");
+    let mark = if offline { "†" } else { "" };
+    out.push_str(&format!("| strategy | runs | LLM calls | prompt | completion | cached | total tokens | judge tokens | cost $ | wall s | claims | supported{mark} | verbatim{mark} | tokens / supported claim | wall ÷ lower bound |\n"));
     out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for s in summary {
         out.push_str(&format!(
@@ -25,6 +34,9 @@ pub(super) fn markdown(summary: &[StrategyRow], rows: &[BenchRow], topics: usize
             s.tokens_per_supported_claim.map(|t| format!("{t:.0}")).unwrap_or_else(|| "—".into()),
             s.wall_over_lower_bound.map(|r| format!("{r:.2}")).unwrap_or_else(|| "—".into())
         ));
+    }
+    if offline {
+        out.push_str(&format!("\n{BY_CONSTRUCTION_NOTE}\n"));
     }
     out.push_str("\n## Runs\n\n| run | strategy | calls | total tokens | judge calls | claims | supported | verbatim | complete |\n|---|---|---|---|---|---|---|---|---|\n");
     for r in rows {
