@@ -10,7 +10,9 @@ use deepr_tasks::decompose::{Answer, Decompose, Input};
 use crate::Heuristic;
 
 impl Heuristic for Decompose {
-    const VERSION: u32 = 1;
+    /// 2: a heading becomes a subquestion only when it shares a topic term that is not
+    /// in most headings (a corpus-wide word such as the product's name says nothing).
+    const VERSION: u32 = 2;
 
     fn answer(input: &Input) -> Answer {
         let topic = input.topic.as_str();
@@ -35,19 +37,32 @@ impl Heuristic for Decompose {
             .first()
             .map(|c| strip_question_words(c))
             .unwrap_or_else(|| topic.to_string());
-        let topic_terms: BTreeSet<String> = content_terms(topic).into_iter().collect();
+        let heading_terms: Vec<BTreeSet<String>> = input
+            .headings
+            .iter()
+            .map(|h| content_terms(h).into_iter().collect())
+            .collect();
+        // Topic terms that tell headings apart: found in at most half of them.
+        let topic_terms: BTreeSet<String> = content_terms(topic)
+            .into_iter()
+            .filter(|t| {
+                heading_terms.iter().filter(|h| h.contains(t)).count() * 2
+                    <= heading_terms.len().max(1)
+            })
+            .collect();
 
         let mut ranked: Vec<(usize, usize, &String)> = input
             .headings
             .iter()
             .enumerate()
             .map(|(i, h)| {
-                let overlap = content_terms(h)
+                let overlap = heading_terms[i]
                     .iter()
                     .filter(|t| topic_terms.contains(*t))
                     .count();
                 (overlap, i, h)
             })
+            .filter(|(overlap, _, _)| *overlap > 0)
             .collect();
         ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         for (_, _, heading) in ranked {

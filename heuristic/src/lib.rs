@@ -185,12 +185,14 @@ mod tests {
     #[test]
     fn every_task_has_a_heuristic_and_a_version() {
         for id in deepr_tasks::IDS {
-            assert!(version(id).is_some(), "{id}");
-            assert!(
-                HeuristicModel::default().model_id_for(id).ends_with(".v1"),
-                "{id}"
+            let v = version(id).expect("every task has a heuristic");
+            assert_eq!(
+                HeuristicModel::default().model_id_for(id),
+                format!("offline:heuristic/{id}.v{v}")
             );
         }
+        // An edited heuristic changes its task's model id, so node and cache keys change.
+        assert_eq!(version("decompose"), Some(2));
         assert_eq!(version("nope"), None);
     }
 

@@ -132,10 +132,12 @@ pub async fn run_research(
             )?;
             let p = providers.clone();
             let sq = sq_id.clone();
+            let t = topic.clone();
             dag.add(
                 spec(rt_id.clone(), "retrieve", json!({"v": crate::retrieve::STAGE_VERSION, "search": search_names, "fp": config.search_fingerprint, "k": crate::retrieve::RRF_K}), move |ctx| async move {
                     let plan: SubqueryOut = read(&ctx.inputs, &sq)?;
-                    let (out, calls) = crate::retrieve::search_all(&ctx.node_id, "retrieve", &plan.queries, &p.search, crate::retrieve::HITS_PER_QUERY, io, p.clock.as_ref()).await;
+                    let queries = crate::retrieve::with_topic(&plan.queries, &t);
+                    let (out, calls) = crate::retrieve::search_all(&ctx.node_id, "retrieve", &queries, &p.search, crate::retrieve::HITS_PER_QUERY, io, p.clock.as_ref()).await;
                     finish(out, calls)
                 }),
                 std::slice::from_ref(&sq_id),
@@ -151,7 +153,7 @@ pub async fn run_research(
                 std::slice::from_ref(&rt_id),
             )?;
             let p = providers.clone();
-            let (ft, sq) = (ft_id.clone(), sq_id.clone());
+            let (ft, sq, t) = (ft_id.clone(), sq_id.clone(), topic.clone());
             let previous_extracts = extract_ids_so_far.clone();
             let mut score_deps = vec![ft_id.clone(), sq_id.clone()];
             score_deps.extend(previous_extracts.iter().cloned());
@@ -171,6 +173,7 @@ pub async fn run_research(
                         let out = crate::score::run(
                             &fetched,
                             &plan.ranking_question,
+                            &t,
                             &plan.queries,
                             &exclude,
                             p.archive.as_ref(),

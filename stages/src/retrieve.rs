@@ -12,7 +12,19 @@ use deepr_orchestrator::{LedgerEntry, SearchHit, SearchProvider, Unfinished};
 use crate::concurrent::in_order;
 use crate::types::{FusedHit, RetrieveOut};
 
-pub const STAGE_VERSION: u32 = 1;
+/// 2: the topic itself is searched in every subquestion's retrieval.
+pub const STAGE_VERSION: u32 = 2;
+
+/// A subquestion's queries plus the topic itself (unless already one of them): the
+/// research question stays in every round's search, however the plan drifted.
+pub fn with_topic(queries: &[String], topic: &str) -> Vec<String> {
+    let mut all = queries.to_vec();
+    let topic = topic.split_whitespace().collect::<Vec<_>>().join(" ");
+    if !topic.is_empty() && !all.contains(&topic) {
+        all.push(topic);
+    }
+    all
+}
 /// RRF constant (field convention).
 pub const RRF_K: f64 = 60.0;
 /// Hits requested per query and provider.

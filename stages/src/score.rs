@@ -13,7 +13,11 @@ use deepr_orchestrator::TextArchive;
 
 use crate::types::{Candidate, FetchOut, ScoreOut, ScoredSource, SentenceRef};
 
-pub const STAGE_VERSION: u32 = 1;
+/// 2: sentence relevance weighs question terms by their rarity among the fetched
+/// sentences, and counts the topic's own terms at half weight.
+pub const STAGE_VERSION: u32 = 2;
+/// Weight of a topic term that is not a term of the subquestion.
+const TOPIC_TERM_WEIGHT: f64 = 0.5;
 /// Candidate sentences shown to the extractor per subquestion.
 pub const MAX_CANDIDATES: usize = 30;
 const MIN_SENTENCE_CHARS: usize = 30;
@@ -22,6 +26,7 @@ const MAX_SENTENCE_CHARS: usize = 600;
 pub fn run(
     fetched: &FetchOut,
     ranking_question: &str,
+    topic: &str,
     queries: &[String],
     exclude: &BTreeSet<SentenceRef>,
     archive: &dyn TextArchive,
@@ -86,6 +91,35 @@ pub fn run(
             .then_with(|| a.doc.doc_key.cmp(&b.doc.doc_key))
     });
 
+    // The rarer a question term among the fetched sentences, the more it says about
+    // relevance ("journal" more than "sqlite"): idf = ln(1 + N / df).
+    let mut df: BTreeMap<String, usize> = BTreeMap::new();
+    let mut sentence_count = 0usize;
+    for text in texts.values() {
+        for sentence in text.sentences.iter() {
+            let Some(body) = sentence.text(&text.text) else {
+                continue;
+            };
+            sentence_count += 1;
+            let terms: BTreeSet<String> = content_terms(body).into_iter().collect();
+            for term in terms {
+                *df.entry(term).or_default() += 1;
+            }
+        }
+    }
+    let idf = |term: &str| -> f64 {
+        let n = df.get(term).copied().unwrap_or(0).max(1) as f64;
+        (1.0 + sentence_count.max(1) as f64 / n).ln()
+    };
+    let mut weighted: BTreeMap<String, f64> =
+        question_terms.iter().map(|t| (t.clone(), idf(t))).collect();
+    for term in content_terms(topic) {
+        weighted
+            .entry(term.clone())
+            .or_insert_with(|| TOPIC_TERM_WEIGHT * idf(&term));
+    }
+    let total_weight: f64 = weighted.values().sum();
+
     let mut scored: Vec<(f64, String, u32)> = Vec::new();
     for source in &sources {
         let Some(text) = texts.get(&source.doc.content_sha256) else {
@@ -110,11 +144,15 @@ pub fn run(
                 continue;
             }
             let terms: BTreeSet<String> = content_terms(body).into_iter().collect();
-            let overlap = question_terms.iter().filter(|t| terms.contains(*t)).count();
-            if overlap == 0 {
+            let matched: f64 = weighted
+                .iter()
+                .filter(|(t, _)| terms.contains(*t))
+                .map(|(_, w)| w)
+                .sum();
+            if matched <= 0.0 {
                 continue;
             }
-            let share = overlap as f64 / question_terms.len().max(1) as f64;
+            let share = matched / total_weight.max(f64::MIN_POSITIVE);
             let informative = if numbers(body).is_empty() { 0.0 } else { 0.1 };
             let weight =
                 round4((share + informative) * (0.5 + source.score) * pointer_penalty(body));
