@@ -67,7 +67,22 @@ fn bench_compares_strategies_and_resumes() {
         assert_eq!(s["runs"], 2);
         let rate = s["verbatim_rate"].as_f64().expect("rate");
         assert!((0.0..=1.0).contains(&rate));
+        let relevant = s["relevant_share"].as_f64().expect("relevance");
+        assert!((0.0..=1.0).contains(&relevant));
     }
+    // Relevance is measured per run over its distinct quotes.
+    for run in bench["runs"].as_array().expect("runs") {
+        let (quoted, relevant) = (run["quoted"].as_u64(), run["relevant_quotes"].as_u64());
+        assert!(quoted.is_some_and(|q| q > 0) && relevant <= quoted, "{run}");
+    }
+    // The offline model's by-construction columns are labelled as such.
+    assert_eq!(bench["by_construction"]["columns"][1], "verbatim_rate");
+    let md = std::fs::read_to_string(out.join("bench.md")).expect("bench.md");
+    assert!(
+        md.contains("supported†") && md.contains("By construction"),
+        "{md}"
+    );
+    assert!(md.contains("quotes on topic"));
     // Linear judges in batches: calls = ceil(claims / 8) per round (quick depth: one round).
     for run in bench["runs"]
         .as_array()

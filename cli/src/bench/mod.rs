@@ -21,6 +21,7 @@ use crate::session::{self, SessionOptions, Start};
 use crate::{config, usage, BenchArgs, DepthArg, Failure, Globals};
 
 mod qa;
+mod quality;
 mod rows;
 mod table;
 
@@ -206,12 +207,23 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         )));
     }
 
+    let stats = corpus_stats(&corpus, &state_dir)?;
     let mut rows = Vec::new();
     for (topic_index, _, strategy) in &cells {
         let run_id = format!("t{:02}-{}", topic_index + 1, strategy.as_str());
         let bytes = std::fs::read(out_dir.join("rows").join(format!("{run_id}.json")))
             .map_err(|e| Failure::Run(e.into()))?;
-        rows.push(serde_json::from_slice::<BenchRow>(&bytes).map_err(|e| Failure::Run(e.into()))?);
+        let mut row =
+            serde_json::from_slice::<BenchRow>(&bytes).map_err(|e| Failure::Run(e.into()))?;
+        let report_path = out_dir.join("reports").join(format!("{run_id}.json"));
+        let report: deepr_evidence::report::Report = serde_json::from_slice(
+            &std::fs::read(&report_path).map_err(|e| Failure::Run(e.into()))?,
+        )
+        .map_err(|e| Failure::Run(e.into()))?;
+        let found = quality::quality(&report, &stats);
+        (row.quoted, row.relevant_quotes, row.duplicate_quotes) =
+            (found.quoted, found.relevant, found.duplicates);
+        rows.push(row);
     }
     let summary = summarise(&strategies, &rows);
     let qa_table = match &qa {
@@ -250,6 +262,20 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
     crate::util::write_atomically(&out_dir.join("bench.svg"), svg(&summary).as_bytes())?;
     out!("{table}");
     Ok(0)
+}
+
+/// Content-word document frequencies of the corpus (for relevance).
+fn corpus_stats(corpus: &Path, state_dir: &Path) -> Result<quality::CorpusStats, Failure> {
+    use deepr_orchestrator::TextArchive;
+    let archive = FileArchive::open(state_dir).map_err(|e| Failure::Run(e.into()))?;
+    let (index, _) = deepr_providers::CorpusIndex::open(corpus, state_dir, &archive)
+        .map_err(|e| usage(e.to_string()))?;
+    let texts: Vec<_> = index
+        .documents()
+        .into_iter()
+        .filter_map(|d| archive.get(&d.content_sha256))
+        .collect();
+    Ok(quality::CorpusStats::build(texts.iter().map(|t| &*t.text)))
 }
 
 /// Run (or resume, or read back) one cell and store its row.

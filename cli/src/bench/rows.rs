@@ -35,6 +35,14 @@ pub struct BenchRow {
     /// The DAG's lower bound under the simulated latencies, seconds (0 without them).
     #[serde(default)]
     pub lower_bound_s: f64,
+    /// Distinct quotes per section, those on the topic or their subquestion, and those
+    /// repeated from another section (`quality.rs`).
+    #[serde(default)]
+    pub quoted: u64,
+    #[serde(default)]
+    pub relevant_quotes: u64,
+    #[serde(default)]
+    pub duplicate_quotes: u64,
 }
 
 /// Totals per strategy.
@@ -59,6 +67,12 @@ pub struct StrategyRow {
     pub tokens_per_supported_claim: Option<f64>,
     /// Mean of pipeline wall time ÷ DAG lower bound (with simulated latencies), if measured.
     pub wall_over_lower_bound: Option<f64>,
+    /// Share of quoted sentences on the topic or their subquestion.
+    #[serde(default)]
+    pub relevant_share: f64,
+    /// Quotes repeated across sections, in all runs.
+    #[serde(default)]
+    pub duplicate_quotes: u64,
 }
 
 /// Measure one finished run from its report and the archive.
@@ -122,6 +136,9 @@ pub(super) fn measure(
         complete: report.complete,
         pipeline_wall_s: 0.0,
         lower_bound_s: 0.0,
+        quoted: 0,
+        relevant_quotes: 0,
+        duplicate_quotes: 0,
     }
 }
 
@@ -165,6 +182,15 @@ pub(super) fn summarise(strategies: &[Strategy], rows: &[BenchRow]) -> Vec<Strat
                 },
                 tokens_per_supported_claim: (supported > 0)
                     .then(|| total as f64 / supported as f64),
+                relevant_share: {
+                    let quoted = sum(|r| r.quoted);
+                    if quoted == 0 {
+                        0.0
+                    } else {
+                        sum(|r| r.relevant_quotes) as f64 / quoted as f64
+                    }
+                },
+                duplicate_quotes: sum(|r| r.duplicate_quotes),
                 wall_over_lower_bound: {
                     let ratios: Vec<f64> = mine
                         .iter()
