@@ -17,6 +17,7 @@ mod resume;
 mod run;
 mod runs;
 mod session;
+mod settings;
 mod state;
 mod util;
 mod verify;

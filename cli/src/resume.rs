@@ -16,7 +16,7 @@ pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
             state_dir.display()
         )));
     }
-    crate::run::check_budget_values(&args.budget)?;
+    crate::settings::check_budget_values(&args.budget)?;
     let max_time = args
         .budget
         .max_time
@@ -35,7 +35,7 @@ pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
         retry_degraded: args.retry_degraded,
         io_concurrency: args
             .io_concurrency
-            .map(crate::run::check_io_concurrency)
+            .map(crate::settings::check_io_concurrency)
             .transpose()?,
         max_tokens: args.budget.max_tokens,
         max_cost: args.budget.max_cost,

@@ -135,7 +135,7 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
     let offline = matches!(spec, deepr_providers::LlmSpec::Offline);
     crate::wiring::check_credentials(&spec, args.llm_base_url.as_deref())?;
     let simulation = crate::record::Simulation::from_settings(&args.simulation, &file)?;
-    let io_concurrency = crate::run::check_io_concurrency(
+    let io_concurrency = crate::settings::check_io_concurrency(
         args.io_concurrency
             .or(file.io_concurrency)
             .unwrap_or(deepr_stages::concurrent::DEFAULT_IO_CONCURRENCY),
