@@ -11,8 +11,12 @@ use deepr_tasks::extract::{Answer, AnswerClaim, Extract, Input};
 use crate::text::jaccard;
 use crate::Heuristic;
 
+/// Candidates below this share of the best candidate's weight are not chosen.
+const RELEVANCE_FLOOR: f64 = 0.5;
+
 impl Heuristic for Extract {
-    const VERSION: u32 = 1;
+    /// 2: the relevance floor.
+    const VERSION: u32 = 2;
 
     fn answer(input: &Input) -> Answer {
         let candidates = &input.candidates;
@@ -20,12 +24,16 @@ impl Heuristic for Extract {
             .iter()
             .map(|c| content_terms(&c.text).into_iter().collect())
             .collect();
+        // A relevance floor: a candidate far below the best one says little about the
+        // subquestion, however diverse it would make the answer.
+        let best_weight = candidates.iter().map(|c| c.weight).fold(0.0, f64::max);
+        let floor = RELEVANCE_FLOOR * best_weight;
         let mut chosen: Vec<usize> = Vec::new();
         let mut per_doc: BTreeMap<&str, usize> = BTreeMap::new();
         while chosen.len() < input.max_claims {
             let mut best: Option<(f64, usize)> = None;
             for (i, candidate) in candidates.iter().enumerate() {
-                if chosen.contains(&i) {
+                if chosen.contains(&i) || candidate.weight < floor {
                     continue;
                 }
                 let redundancy = chosen
