@@ -14,6 +14,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+mod common;
+
 const MAX_LINES: usize = 500;
 
 const CRATES: &[&str] = &[
@@ -34,41 +36,11 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// `source` without its `#[cfg(test)]` items (the attribute to the end of its item).
+/// `source` without its `#[cfg(test)]` items and without comment lines (doc links
+/// included: they are not dependencies).
 fn production_code(source: &str) -> String {
-    let mut out = String::with_capacity(source.len());
-    let mut rest = source;
-    while let Some(at) = rest.find("#[cfg(test)]") {
-        out.push_str(&rest[..at]);
-        let item = &rest[at..];
-        let end = match (item.find('{'), item.find(';')) {
-            (Some(open), Some(semi)) if semi < open => semi + 1,
-            (Some(open), _) => {
-                let mut depth = 0usize;
-                let mut end = item.len();
-                for (offset, c) in item[open..].char_indices() {
-                    match c {
-                        '{' => depth += 1,
-                        '}' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                end = open + offset + 1;
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                end
-            }
-            (None, Some(semi)) => semi + 1,
-            (None, None) => item.len(),
-        };
-        rest = &item[end..];
-    }
-    out.push_str(rest);
-    // Comments (doc links included) are not dependencies.
-    out.lines()
+    common::production_code(source)
+        .lines()
         .filter(|line| !line.trim_start().starts_with("//"))
         .collect::<Vec<_>>()
         .join("\n")
