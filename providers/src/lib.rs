@@ -16,9 +16,11 @@
 
 pub mod analyzer;
 pub mod corpus;
+pub mod guard;
 pub mod http;
 pub mod llm;
 pub mod llm_spec;
+mod llm_wire;
 pub mod prices;
 pub mod sentence_index;
 pub mod web;

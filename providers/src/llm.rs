@@ -26,7 +26,7 @@ use deepr_evidence::report::CallStatus;
 use deepr_orchestrator::tokens::{count_chat_tokens, count_tokens};
 use deepr_orchestrator::{LlmError, LlmProvider, LlmRequest, LlmResponse};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
@@ -35,12 +35,7 @@ pub use crate::llm_spec::{
 };
 pub use deepr_settings::LlmLimits;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum StructuredMode {
-    JsonSchema,
-    JsonObject,
-    PromptOnly,
-}
+use crate::llm_wire::{self as wire, StructuredMode};
 
 /// Why one HTTP attempt failed.
 #[derive(Debug)]
@@ -218,40 +213,14 @@ impl RemoteLlm {
     }
 
     fn body(&self, request: &LlmRequest, mode: StructuredMode) -> (String, Value) {
-        let mut user = request.user.clone();
-        if mode == StructuredMode::PromptOnly {
-            user.push_str(&format!("\n\nAnswer with a single JSON object that matches this JSON schema, and nothing else:\n{}", request.schema));
-        }
-        match self.api {
-            Api::OpenAi => {
-                let mut body = json!({
-                    "model": self.model,
-                    "messages": [{"role": "system", "content": request.system}, {"role": "user", "content": user}],
-                    "temperature": 0,
-                    "max_tokens": self.limits.max_tokens,
-                });
-                match mode {
-                    StructuredMode::JsonSchema => {
-                        body["response_format"] = json!({"type": "json_schema", "json_schema": {"name": request.prompt_id, "schema": request.schema, "strict": false}});
-                    }
-                    StructuredMode::JsonObject => {
-                        body["response_format"] = json!({"type": "json_object"})
-                    }
-                    StructuredMode::PromptOnly => {}
-                }
-                (format!("{}/chat/completions", self.base_url), body)
-            }
-            Api::Anthropic => (
-                format!("{}/v1/messages", self.base_url),
-                json!({
-                    "model": self.model,
-                    "system": request.system,
-                    "messages": [{"role": "user", "content": user}],
-                    "temperature": 0,
-                    "max_tokens": self.limits.max_tokens,
-                }),
-            ),
-        }
+        wire::request(
+            self.api,
+            &self.base_url,
+            &self.model,
+            self.limits.max_tokens,
+            request,
+            mode,
+        )
     }
 
     async fn attempt(
@@ -345,60 +314,12 @@ impl RemoteLlm {
         value: &Value,
         mode: StructuredMode,
     ) -> Result<LlmResponse, AttemptError> {
-        let (content, usage) = match self.api {
-            Api::OpenAi => {
-                let message = &value["choices"][0]["message"];
-                if message.is_null() {
-                    return Err(AttemptError::new(
-                        CallStatus::BadResponse,
-                        "the answer has no choices[0].message",
-                    ));
-                }
-                let content = message["content"].as_str().unwrap_or_default().to_string();
-                let usage = value.get("usage").filter(|u| u.is_object()).map(|u| {
-                    (
-                        u["prompt_tokens"].as_u64().unwrap_or(0),
-                        u["completion_tokens"].as_u64().unwrap_or(0),
-                        u["prompt_tokens_details"]["cached_tokens"]
-                            .as_u64()
-                            .unwrap_or(0),
-                    )
-                });
-                (content, usage)
-            }
-            Api::Anthropic => {
-                let blocks = value["content"].as_array().ok_or_else(|| {
-                    AttemptError::new(CallStatus::BadResponse, "the answer has no content blocks")
-                })?;
-                let content: String = blocks
-                    .iter()
-                    .filter(|b| b["type"] == "text")
-                    .filter_map(|b| b["text"].as_str())
-                    .collect();
-                // Anthropic's `input_tokens` excludes the prompt-cache tokens: the prompt
-                // is input + tokens written to the cache + tokens read from it.
-                let usage = value.get("usage").filter(|u| u.is_object()).map(|u| {
-                    let read = u["cache_read_input_tokens"].as_u64().unwrap_or(0);
-                    let written = u["cache_creation_input_tokens"].as_u64().unwrap_or(0);
-                    (
-                        u["input_tokens"].as_u64().unwrap_or(0) + written + read,
-                        u["output_tokens"].as_u64().unwrap_or(0),
-                        read,
-                    )
-                });
-                (content, usage)
-            }
-        };
+        let (content, usage) = wire::answer(self.api, value)
+            .map_err(|why| AttemptError::new(CallStatus::BadResponse, why))?;
         let (prompt_tokens, completion_tokens, cached_tokens, usage_estimated) = match usage {
             Some((p, c, cached)) if p + c > 0 => (p, c, cached, false),
             _ => {
-                let (_, body) = self.body(request, mode);
-                let user = body["messages"]
-                    .as_array()
-                    .and_then(|m| m.last())
-                    .and_then(|m| m["content"].as_str())
-                    .unwrap_or("")
-                    .to_string();
+                let user = wire::user_message(request, mode);
                 (
                     count_chat_tokens(&[("system", &request.system), ("user", &user)]),
                     count_tokens(&content),
