@@ -11,10 +11,7 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
-
-use common::{command, fixture_corpus, stderr};
+use common::{command, fixture_corpus, serve, stderr, HttpResponse};
 
 fn page(title: &str) -> String {
     // Each provider's page says something of its own, so the pages stay three sources.
@@ -24,88 +21,65 @@ fn page(title: &str) -> String {
 /// One port; the first path segment picks the behaviour (`ok`, `auth`, `limited`,
 /// `malformed`), the rest is the API's own path.
 fn stand_ins() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { continue };
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream);
-                let mut head = String::new();
-                let mut length = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                    head.push_str(&line);
-                    if line == "\r\n" {
-                        break;
-                    }
-                }
-                let mut body = vec![0u8; length];
-                let _ = reader.read_exact(&mut body);
-                let target = head.split_whitespace().nth(1).unwrap_or("/").to_string();
-                let path = target.split('?').next().unwrap_or("/").to_string();
-                let base = format!("http://127.0.0.1:{port}");
-                let mut segments = path.trim_start_matches('/').splitn(2, '/');
-                let scenario = segments.next().unwrap_or("").to_string();
-                let rest = format!("/{}", segments.next().unwrap_or(""));
-                let (status, extra, kind, text) = match (scenario.as_str(), rest.as_str()) {
-                    ("pages", p) => ("200 OK", "", "text/html; charset=utf-8", page(p)),
-                    ("auth", _) => (
-                        "401 Unauthorized",
-                        "",
-                        "application/json",
-                        r#"{"error": "invalid key"}"#.to_string(),
-                    ),
-                    ("limited", _) => (
-                        "429 Too Many Requests",
-                        "Retry-After: 30\r\n",
-                        "application/json",
-                        r#"{"error": "slow down"}"#.to_string(),
-                    ),
-                    ("malformed", _) => (
-                        "200 OK",
-                        "",
-                        "application/json",
-                        r#"{"results": [{"url": "#.to_string(),
-                    ),
-                    ("ok", "/search") if head.starts_with("POST") => (
-                        "200 OK",
-                        "",
-                        "application/json",
-                        format!(
-                            r#"{{"query": "q", "results": [{{"url": "{base}/pages/tavily-journal", "title": "Tavily: the rollback journal", "content": "journal", "score": 0.9}}]}}"#
-                        ),
-                    ),
-                    ("ok", "/search") => (
-                        "200 OK",
-                        "",
-                        "application/json",
-                        format!(
-                            r#"{{"query": "q", "results": [{{"url": "{base}/pages/searxng-journal", "title": "SearXNG: the rollback journal", "content": "journal", "engine": "x"}}]}}"#
-                        ),
-                    ),
-                    ("ok", "/res/v1/web/search") => (
-                        "200 OK",
-                        "",
-                        "application/json",
-                        format!(
-                            r#"{{"type": "search", "web": {{"results": [{{"url": "{base}/pages/brave-journal", "title": "Brave: the rollback journal", "description": "journal"}}]}}}}"#
-                        ),
-                    ),
-                    _ => ("404 Not Found", "", "text/plain", String::new()),
-                };
-                let mut stream = reader.into_inner();
-                let _ = write!(stream, "HTTP/1.1 {status}\r\n{extra}Content-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}", text.len());
-            });
+    serve(|request| {
+        let base = format!("http://{}", request.host());
+        let head = &request.head;
+        let mut segments = request.path().trim_start_matches('/').splitn(2, '/');
+        let scenario = segments.next().unwrap_or("").to_string();
+        let rest = format!("/{}", segments.next().unwrap_or(""));
+        let (status, extra, kind, text) = match (scenario.as_str(), rest.as_str()) {
+            ("pages", p) => ("200 OK", "", "text/html; charset=utf-8", page(p)),
+            ("auth", _) => (
+                "401 Unauthorized",
+                "",
+                "application/json",
+                r#"{"error": "invalid key"}"#.to_string(),
+            ),
+            ("limited", _) => (
+                "429 Too Many Requests",
+                "Retry-After: 30\r\n",
+                "application/json",
+                r#"{"error": "slow down"}"#.to_string(),
+            ),
+            ("malformed", _) => (
+                "200 OK",
+                "",
+                "application/json",
+                r#"{"results": [{"url": "#.to_string(),
+            ),
+            ("ok", "/search") if head.starts_with("POST") => (
+                "200 OK",
+                "",
+                "application/json",
+                format!(
+                    r#"{{"query": "q", "results": [{{"url": "{base}/pages/tavily-journal", "title": "Tavily: the rollback journal", "content": "journal", "score": 0.9}}]}}"#
+                ),
+            ),
+            ("ok", "/search") => (
+                "200 OK",
+                "",
+                "application/json",
+                format!(
+                    r#"{{"query": "q", "results": [{{"url": "{base}/pages/searxng-journal", "title": "SearXNG: the rollback journal", "content": "journal", "engine": "x"}}]}}"#
+                ),
+            ),
+            ("ok", "/res/v1/web/search") => (
+                "200 OK",
+                "",
+                "application/json",
+                format!(
+                    r#"{{"type": "search", "web": {{"results": [{{"url": "{base}/pages/brave-journal", "title": "Brave: the rollback journal", "description": "journal"}}]}}}}"#
+                ),
+            ),
+            _ => ("404 Not Found", "", "text/plain", String::new()),
+        };
+        HttpResponse {
+            status: status.into(),
+            headers: extra.into(),
+            content_type: kind.into(),
+            body: text,
         }
-    });
-    port
+    })
 }
 
 #[test]

@@ -13,48 +13,21 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{deepr, fixture_corpus, stderr};
+use common::{chat_answer, deepr, fixture_corpus, serve, stderr};
 
 /// An OpenAI-compatible mock: every answer is schema-shaped but wrong (unknown IDs,
 /// too few items, empty lists). Returns the port and serves until the test ends.
 fn bad_model_server() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { continue };
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream);
-                let mut length = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                    if line == "\r\n" {
-                        break;
-                    }
-                }
-                let mut body = vec![0u8; length];
-                let _ = reader.read_exact(&mut body);
-                let content = r#"{"subquestions": ["Only one?"], "queries": [], "ranking_question": "", "claims": [{"text": "Invented.", "sentence_ids": ["c999"]}], "verdicts": [], "conflicts": [{"claim_ids": ["nope"], "summary": "x"}], "followups": [{"gap_id": "q99", "question": "?"}], "summary": [{"text": "x", "claim_ids": ["zz"]}]}"#;
-                let answer = serde_json::json!({"choices": [{"message": {"role": "assistant", "content": content}}], "usage": {"prompt_tokens": 100, "completion_tokens": 20}});
-                let text = answer.to_string();
-                let mut stream = reader.into_inner();
-                let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}", text.len());
-            });
-        }
-    });
-    port
+    serve(|_| {
+        let content = r#"{"subquestions": ["Only one?"], "queries": [], "ranking_question": "", "claims": [{"text": "Invented.", "sentence_ids": ["c999"]}], "verdicts": [], "conflicts": [{"claim_ids": ["nope"], "summary": "x"}], "followups": [{"gap_id": "q99", "question": "?"}], "summary": [{"text": "x", "claim_ids": ["zz"]}]}"#;
+        chat_answer(content, 100, 20)
+    })
 }
 
 #[test]

@@ -12,13 +12,16 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use common::{above_run_details, command, deepr, fixture_corpus, live_requests, stderr};
+use common::{
+    above_run_details, chat_answer, command, deepr, fixture_corpus, live_requests, serve, stderr,
+    HttpResponse,
+};
 
 const TOPIC: &str = "How does the rollback journal protect a transaction?";
 const KEY: &str = "sk-outage-test-8c1f2e";
@@ -49,52 +52,24 @@ impl Server {
 }
 
 fn model_server() -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
     let mode = Arc::new(std::sync::Mutex::new(Mode::Healthy));
     let requests = Arc::new(AtomicUsize::new(0));
     let (m, r) = (Arc::clone(&mode), Arc::clone(&requests));
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { continue };
-            let (mode, requests) = (Arc::clone(&m), Arc::clone(&r));
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream);
-                let mut length = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                    if line == "\r\n" {
-                        break;
-                    }
-                }
-                let mut body = vec![0u8; length];
-                let _ = reader.read_exact(&mut body);
-                let n = requests.fetch_add(1, Ordering::SeqCst);
-                let mode = mode.lock().map(|m| *m).unwrap_or(Mode::Healthy);
-                let mut stream = reader.into_inner();
-                let (status, text) = match mode {
-                    Mode::Unauthorized => (
-                        "401 Unauthorized",
-                        r#"{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}"#.to_string(),
-                    ),
-                    Mode::DownAfter(k) if n >= k => (
-                        "503 Service Unavailable",
-                        r#"{"error": {"message": "overloaded"}}"#.to_string(),
-                    ),
-                    _ => {
-                        let content = r#"{"subquestions": ["Only one?"], "queries": [], "ranking_question": "", "claims": [{"text": "Invented.", "sentence_ids": ["c999"]}], "verdicts": [], "conflicts": [{"claim_ids": ["nope"], "summary": "x"}], "followups": [{"gap_id": "q99", "question": "?"}], "summary": [{"text": "x", "claim_ids": ["zz"]}]}"#;
-                        let answer = serde_json::json!({"choices": [{"message": {"role": "assistant", "content": content}}], "usage": {"prompt_tokens": 100, "completion_tokens": 20}});
-                        ("200 OK", answer.to_string())
-                    }
-                };
-                let _ = write!(stream, "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}", text.len());
-            });
+    let port = serve(move |_| {
+        let n = r.fetch_add(1, Ordering::SeqCst);
+        match m.lock().map(|m| *m).unwrap_or(Mode::Healthy) {
+            Mode::Unauthorized => HttpResponse::json(
+                "401 Unauthorized",
+                r#"{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}"#,
+            ),
+            Mode::DownAfter(k) if n >= k => HttpResponse::json(
+                "503 Service Unavailable",
+                r#"{"error": {"message": "overloaded"}}"#,
+            ),
+            _ => {
+                let content = r#"{"subquestions": ["Only one?"], "queries": [], "ranking_question": "", "claims": [{"text": "Invented.", "sentence_ids": ["c999"]}], "verdicts": [], "conflicts": [{"claim_ids": ["nope"], "summary": "x"}], "followups": [{"gap_id": "q99", "question": "?"}], "summary": [{"text": "x", "claim_ids": ["zz"]}]}"#;
+                chat_answer(content, 100, 20)
+            }
         }
     });
     Server {

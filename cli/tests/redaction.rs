@@ -13,12 +13,10 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use common::{command, fixture_corpus, stderr};
+use common::{command, fixture_corpus, serve, stderr, HttpResponse};
 
 const KEYS: [(&str, &str); 4] = [
     ("OPENAI_API_KEY", "sk-redact-openai-5d1e9a"),
@@ -31,60 +29,38 @@ const KEYS: [(&str, &str); 4] = [
 /// Brave 401, Tavily 429), the whole request in the body and in a response header.
 /// Returns the port and everything received.
 fn echo_server() -> (u16, Arc<Mutex<String>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
     let received = Arc::new(Mutex::new(String::new()));
     let log = Arc::clone(&received);
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { continue };
-            let log = Arc::clone(&log);
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream);
-                let mut head = String::new();
-                let mut length = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                    head.push_str(&line);
-                    if line == "\r\n" {
-                        break;
-                    }
-                }
-                let mut body = vec![0u8; length];
-                let _ = reader.read_exact(&mut body);
-                let request = format!("{head}{}", String::from_utf8_lossy(&body));
-                if let Ok(mut log) = log.lock() {
-                    log.push_str(&request);
-                }
-                let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
-                let status = if path.contains("/chat/completions") {
-                    "400 Bad Request"
-                } else if path.contains("/res/v1/web/search") || path.contains("/messages") {
-                    "401 Unauthorized"
-                } else {
-                    "429 Too Many Requests"
-                };
-                let echoed = serde_json::json!({"error": {"message": format!("Incorrect request, you sent: {request}")}}).to_string();
-                let header_echo: String = request
-                    .lines()
-                    .filter(|l| {
-                        let l = l.to_ascii_lowercase();
-                        l.starts_with("authorization")
-                            || l.starts_with("x-api-key")
-                            || l.starts_with("x-subscription-token")
-                    })
-                    .map(|l| l.replace(':', "=").trim().to_string())
-                    .collect::<Vec<_>>()
-                    .join("; ");
-                let mut stream = reader.into_inner();
-                let _ = write!(stream, "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nRetry-After: 1\r\nX-Echo: {header_echo}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{echoed}", echoed.len());
-            });
+    let port = serve(move |seen| {
+        let request = format!("{}{}", seen.head, String::from_utf8_lossy(&seen.body));
+        if let Ok(mut log) = log.lock() {
+            log.push_str(&request);
+        }
+        let path = seen.path();
+        let status = if path.contains("/chat/completions") {
+            "400 Bad Request"
+        } else if path.contains("/res/v1/web/search") || path.contains("/messages") {
+            "401 Unauthorized"
+        } else {
+            "429 Too Many Requests"
+        };
+        let echoed = serde_json::json!({"error": {"message": format!("Incorrect request, you sent: {request}")}}).to_string();
+        let header_echo: String = request
+            .lines()
+            .filter(|l| {
+                let l = l.to_ascii_lowercase();
+                l.starts_with("authorization")
+                    || l.starts_with("x-api-key")
+                    || l.starts_with("x-subscription-token")
+            })
+            .map(|l| l.replace(':', "=").trim().to_string())
+            .collect::<Vec<_>>()
+            .join("; ");
+        HttpResponse {
+            status: status.into(),
+            headers: format!("Retry-After: 1\r\nX-Echo: {header_echo}\r\n"),
+            content_type: "application/json".into(),
+            body: echoed,
         }
     });
     (port, received)

@@ -75,3 +75,115 @@ pub fn live_requests(state: &Path, run_id: &str) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// One request as a stand-in server saw it: the request line and headers, and the body.
+pub struct HttpRequest {
+    pub head: String,
+    pub body: Vec<u8>,
+}
+
+impl HttpRequest {
+    /// The request target without its query (`/v1/chat/completions`).
+    pub fn path(&self) -> &str {
+        let target = self.head.split_whitespace().nth(1).unwrap_or("/");
+        target.split('?').next().unwrap_or("/")
+    }
+
+    /// The `Host` header (`127.0.0.1:PORT`).
+    pub fn host(&self) -> &str {
+        self.head
+            .lines()
+            .find_map(|l| {
+                l.get(..5)
+                    .filter(|k| k.eq_ignore_ascii_case("host:"))
+                    .map(|_| l[5..].trim())
+            })
+            .unwrap_or("")
+    }
+
+    /// The user message of a chat request ("" when there is none).
+    pub fn user_message(&self) -> String {
+        let request: serde_json::Value = serde_json::from_slice(&self.body).unwrap_or_default();
+        request["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    }
+}
+
+/// What a stand-in answers: status line (`200 OK`), extra header lines (each ending in
+/// `\r\n`), content type and body.
+pub struct HttpResponse {
+    pub status: String,
+    pub headers: String,
+    pub content_type: String,
+    pub body: String,
+}
+
+impl HttpResponse {
+    pub fn json(status: &str, body: impl Into<String>) -> Self {
+        Self {
+            status: status.into(),
+            headers: String::new(),
+            content_type: "application/json".into(),
+            body: body.into(),
+        }
+    }
+}
+
+/// An OpenAI chat-completions answer whose message is `content`.
+pub fn chat_answer(content: &str, prompt_tokens: u64, completion_tokens: u64) -> HttpResponse {
+    HttpResponse::json(
+        "200 OK",
+        serde_json::json!({"choices": [{"message": {"role": "assistant", "content": content}}], "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}}).to_string(),
+    )
+}
+
+/// A stand-in HTTP server on a fresh 127.0.0.1 port: every connection in its own
+/// thread, every request answered by `answer`. Serves until the test process ends.
+pub fn serve(answer: impl Fn(&HttpRequest) -> HttpResponse + Send + Sync + 'static) -> u16 {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let answer = std::sync::Arc::new(answer);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let answer = std::sync::Arc::clone(&answer);
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream);
+                let mut head = String::new();
+                let mut length = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                    head.push_str(&line);
+                    if line == "\r\n" {
+                        break;
+                    }
+                }
+                let mut body = vec![0u8; length];
+                let _ = reader.read_exact(&mut body);
+                let response = answer(&HttpRequest { head, body });
+                let mut stream = reader.into_inner();
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {}\r\n{}Content-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}",
+                    response.status,
+                    response.headers,
+                    response.content_type,
+                    response.body.len(),
+                    response.body
+                );
+            });
+        }
+    });
+    port
+}
