@@ -93,18 +93,25 @@ pub fn run(
 
     // The rarer a question term among the fetched sentences, the more it says about
     // relevance ("journal" more than "sqlite"): idf = ln(1 + N / df).
-    let mut df: BTreeMap<String, usize> = BTreeMap::new();
-    let mut sentence_count = 0usize;
-    for text in texts.values() {
-        for sentence in text.sentences.iter() {
-            let Some(body) = sentence.text(&text.text) else {
-                continue;
-            };
-            sentence_count += 1;
-            let terms: BTreeSet<String> = content_terms(body).into_iter().collect();
-            for term in terms {
-                *df.entry(term).or_default() += 1;
-            }
+    // Each sentence's terms, computed once: for the document frequencies here and for
+    // scoring the candidates below.
+    let sentence_terms: BTreeMap<(&str, u32), BTreeSet<String>> = texts
+        .iter()
+        .flat_map(|(sha, text)| {
+            text.sentences.iter().filter_map(move |sentence| {
+                let body = sentence.text(&text.text)?;
+                Some((
+                    (sha.as_str(), sentence.index),
+                    content_terms(body).into_iter().collect(),
+                ))
+            })
+        })
+        .collect();
+    let sentence_count = sentence_terms.len();
+    let mut df: BTreeMap<&str, usize> = BTreeMap::new();
+    for terms in sentence_terms.values() {
+        for term in terms {
+            *df.entry(term.as_str()).or_default() += 1;
         }
     }
     let idf = |term: &str| -> f64 {
@@ -143,7 +150,11 @@ pub fn run(
             if exclude.contains(&reference) {
                 continue;
             }
-            let terms: BTreeSet<String> = content_terms(body).into_iter().collect();
+            let Some(terms) =
+                sentence_terms.get(&(source.doc.content_sha256.as_str(), sentence.index))
+            else {
+                continue;
+            };
             let matched: f64 = weighted
                 .iter()
                 .filter(|(t, _)| terms.contains(*t))

@@ -123,63 +123,20 @@ fn referenced_paths(code: &str, here: &[String]) -> Vec<Vec<String>> {
     out
 }
 
-/// Strongly connected components of more than one file (Tarjan's algorithm).
+/// Strongly connected components of more than one file (petgraph's Tarjan).
 fn cycles(edges: &BTreeMap<usize, BTreeSet<usize>>, nodes: usize) -> Vec<Vec<usize>> {
-    struct State<'a> {
-        edges: &'a BTreeMap<usize, BTreeSet<usize>>,
-        index: Vec<Option<usize>>,
-        low: Vec<usize>,
-        on_stack: Vec<bool>,
-        stack: Vec<usize>,
-        next: usize,
-        found: Vec<Vec<usize>>,
-    }
-    fn visit(s: &mut State<'_>, v: usize) {
-        s.index[v] = Some(s.next);
-        s.low[v] = s.next;
-        s.next += 1;
-        s.stack.push(v);
-        s.on_stack[v] = true;
-        let targets: Vec<usize> = s.edges.get(&v).into_iter().flatten().copied().collect();
-        for w in targets {
-            match s.index[w] {
-                None => {
-                    visit(s, w);
-                    s.low[v] = s.low[v].min(s.low[w]);
-                }
-                Some(index) if s.on_stack[w] => s.low[v] = s.low[v].min(index),
-                Some(_) => {}
-            }
-        }
-        if Some(s.low[v]) == s.index[v] {
-            let mut component = Vec::new();
-            while let Some(w) = s.stack.pop() {
-                s.on_stack[w] = false;
-                component.push(w);
-                if w == v {
-                    break;
-                }
-            }
-            if component.len() > 1 {
-                s.found.push(component);
-            }
+    let mut graph = petgraph::graph::DiGraph::<(), ()>::new();
+    let index: Vec<_> = (0..nodes).map(|_| graph.add_node(())).collect();
+    for (from, targets) in edges {
+        for to in targets {
+            graph.add_edge(index[*from], index[*to], ());
         }
     }
-    let mut state = State {
-        edges,
-        index: vec![None; nodes],
-        low: vec![0; nodes],
-        on_stack: vec![false; nodes],
-        stack: Vec::new(),
-        next: 0,
-        found: Vec::new(),
-    };
-    for v in 0..nodes {
-        if state.index[v].is_none() {
-            visit(&mut state, v);
-        }
-    }
-    state.found
+    petgraph::algo::tarjan_scc(&graph)
+        .into_iter()
+        .filter(|component| component.len() > 1)
+        .map(|component| component.into_iter().map(|n| n.index()).collect())
+        .collect()
 }
 
 /// The import cycles among one crate's files, as lists of file names.
