@@ -207,7 +207,8 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         )));
     }
 
-    let stats = corpus_stats(&corpus, &state_dir)?;
+    let texts = corpus_texts(&corpus, &state_dir)?;
+    let stats = quality::CorpusStats::build(texts.iter().map(|(_, t)| &*t.text));
     let mut rows = Vec::new();
     for (topic_index, _, strategy) in &cells {
         let run_id = format!("t{:02}-{}", topic_index + 1, strategy.as_str());
@@ -227,7 +228,7 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
     }
     let summary = summarise(&strategies, &rows);
     let qa_table = match &qa {
-        Some(items) => Some(qa_table(items, &strategies, &out_dir, &state_dir, &corpus)?),
+        Some(items) => Some(qa_table(items, &strategies, &out_dir, &state_dir, &texts)?),
         None => None,
     };
     if let Some(table) = &qa_table {
@@ -265,17 +266,21 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
 }
 
 /// Content-word document frequencies of the corpus (for relevance).
-fn corpus_stats(corpus: &Path, state_dir: &Path) -> Result<quality::CorpusStats, Failure> {
+/// The corpus's documents (key and archived text), read once for the relevance figures
+/// and the QA baselines.
+fn corpus_texts(
+    corpus: &Path,
+    state_dir: &Path,
+) -> Result<Vec<(String, deepr_orchestrator::ArchivedText)>, Failure> {
     use deepr_orchestrator::TextArchive;
     let archive = FileArchive::open(state_dir).map_err(|e| Failure::Run(e.into()))?;
     let (index, _) = deepr_providers::CorpusIndex::open(corpus, state_dir, &archive)
         .map_err(|e| usage(e.to_string()))?;
-    let texts: Vec<_> = index
+    Ok(index
         .documents()
         .into_iter()
-        .filter_map(|d| archive.get(&d.content_sha256))
-        .collect();
-    Ok(quality::CorpusStats::build(texts.iter().map(|t| &*t.text)))
+        .filter_map(|d| archive.get(&d.content_sha256).map(|t| (d.doc_key, t)))
+        .collect())
 }
 
 /// Run (or resume, or read back) one cell and store its row.

@@ -178,13 +178,14 @@ fn ratio_halves(ours: &[f64], theirs: &[f64]) -> Halves {
 
 /// The texts of the candidate sentences the extractor was shown in run `run_id`
 /// (every `…/score` node of its checkpoint store); `None` when the store is gone.
-fn candidate_pool(state_dir: &Path, run_id: &str, archive: &FileArchive) -> Option<Vec<String>> {
+fn candidate_pool(
+    runtime: &tokio::runtime::Runtime,
+    state_dir: &Path,
+    run_id: &str,
+    archive: &FileArchive,
+) -> Option<Vec<String>> {
     use deepr_orchestrator::CheckpointStore;
     let path = crate::record::run_dir(state_dir, run_id).join("checkpoints.sled");
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .ok()?;
     let store = runtime
         .block_on(deepr_checkpoints::SledStore::open(&path))
         .ok()?;
@@ -224,16 +225,14 @@ pub(super) fn qa_table(
     strategies: &[Strategy],
     out_dir: &Path,
     state_dir: &Path,
-    corpus: &Path,
+    texts: &[(String, deepr_orchestrator::ArchivedText)],
 ) -> Result<QaTable, Failure> {
     let archive = FileArchive::open(state_dir).map_err(|e| Failure::Run(e.into()))?;
-    let (index, _) = deepr_providers::CorpusIndex::open(corpus, state_dir, &archive)
-        .map_err(|e| usage(e.to_string()))?;
-    let texts: Vec<(String, deepr_orchestrator::ArchivedText)> = index
-        .documents()
-        .into_iter()
-        .filter_map(|d| archive.get(&d.content_sha256).map(|t| (d.doc_key, t)))
-        .collect();
+    // One runtime for reading every run's checkpoint store.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Run(e.into()))?;
     let sentences: Vec<(&str, u32, &str)> = texts
         .iter()
         .flat_map(|(key, text)| {
@@ -292,7 +291,7 @@ pub(super) fn qa_table(
             let found_characters = found.iter().map(|q| q.chars().count()).sum();
             let (bm25_recall, bm25_evidence) = answer_coverage(&item.answer, &found);
             same_characters.push((bm25_recall, bm25_evidence, found.len(), found_characters));
-            let pool = candidate_pool(state_dir, &run_id, &archive)
+            let pool = candidate_pool(&runtime, state_dir, &run_id, &archive)
                 .map(|pool| answer_coverage(&item.answer, &pool).0);
             pools.extend(pool);
             let by_count: Vec<String> =
