@@ -338,4 +338,43 @@ mod tests {
         assert!(cache.get("llm", key).is_none());
         assert!(cache.get("llm", "../../x").is_none());
     }
+
+    /// The same model with its code for one task at another version (`model_id_for`).
+    struct Recoded(Counting, u32);
+
+    #[async_trait]
+    impl LlmProvider for Recoded {
+        fn model_id(&self) -> String {
+            "counting".into()
+        }
+        fn model_id_for(&self, prompt_id: &str) -> String {
+            format!("counting/{prompt_id}.v{}", self.1)
+        }
+        async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+            self.0.complete(request).await
+        }
+    }
+
+    /// An answer cached from one version of a task's code is never served to another.
+    #[tokio::test]
+    async fn the_cache_keys_on_the_task_version() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = Arc::new(ResponseCache::open(dir.path()).expect("cache"));
+        let cached = |version: u32| CachedLlm {
+            inner: Arc::new(Recoded(Counting(AtomicUsize::new(0), false), version)),
+            cache: Arc::clone(&cache),
+            journal: None,
+            namespace: String::new(),
+        };
+        let v1 = cached(1);
+        assert!(!v1.complete(&request("a")).await.expect("v1").cache_hit);
+        assert!(
+            v1.complete(&request("a"))
+                .await
+                .expect("v1 again")
+                .cache_hit
+        );
+        let v2 = cached(2);
+        assert!(!v2.complete(&request("a")).await.expect("v2").cache_hit);
+    }
 }

@@ -468,4 +468,57 @@ mod tests {
         assert!(deepr_tasks::parse_json_object("no json here").is_err());
         assert!(deepr_tasks::parse_json_object("} {").is_err());
     }
+
+    /// A provider whose code for `extract` is at `self.0` and everything else unchanged.
+    struct Versioned(u32);
+
+    #[async_trait]
+    impl LlmProvider for Versioned {
+        fn model_id(&self) -> String {
+            "local".into()
+        }
+        fn model_id_for(&self, prompt_id: &str) -> String {
+            if prompt_id == "extract" {
+                format!("local/extract.v{}", self.0)
+            } else {
+                "local".into()
+            }
+        }
+        async fn complete(&self, _: &LlmRequest) -> Result<LlmResponse, LlmError> {
+            Err(LlmError::Budget("unused".into()))
+        }
+    }
+
+    /// Derived data carries its deriver's version: a new version of one task's code
+    /// (the model's or the fallback's) changes the key of exactly that task's nodes.
+    #[test]
+    fn a_task_version_enters_the_key_of_that_task_only() {
+        let clock = TokioClock::new();
+        let key = |prompt: &Prompt, model: u32, fallback: u32| {
+            prompt_key(
+                prompt,
+                Models {
+                    llm: &Versioned(model),
+                    fallback: &Versioned(fallback),
+                    clock: &clock,
+                },
+            )
+        };
+        let (extract, judge) = (&deepr_prompts::EXTRACT, &deepr_prompts::JUDGE);
+        assert_ne!(
+            key(extract, 1, 1),
+            key(extract, 2, 1),
+            "the model's version"
+        );
+        assert_ne!(
+            key(extract, 1, 1),
+            key(extract, 1, 2),
+            "the fallback's version"
+        );
+        assert_eq!(
+            key(judge, 1, 1),
+            key(judge, 2, 2),
+            "other tasks keep their keys"
+        );
+    }
 }
