@@ -15,8 +15,8 @@ use std::time::Duration;
 use deepr_checkpoints::FileArchive;
 use deepr_evidence::report::{Report, REPORT_SCHEMA};
 use deepr_evidence::verify::{
-    check_against_archive, check_against_live, check_hashes, json_rows, markdown_rows, outcome,
-    Bundle, GateOutcome, RowVerdict, BUNDLE_SCHEMA,
+    check_against_archive, check_against_live, check_hashes, check_prose, json_rows, markdown_rows,
+    outcome, prose_rows, Bundle, GateOutcome, RowVerdict, BUNDLE_SCHEMA,
 };
 use deepr_evidence::{extract_text, normalise, DocKind};
 use deepr_orchestrator::TextArchive;
@@ -83,7 +83,7 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
                 .and_then(|d| FileArchive::open(d).ok()),
         )
     };
-    let (mut rows, texts, sidecar) = if text.trim_start().starts_with('{') {
+    let (mut rows, texts, sidecar, article_report) = if text.trim_start().starts_with('{') {
         let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
             usage(format!(
                 "{} is not valid JSON ({e}); is it truncated?",
@@ -98,7 +98,8 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
                         args.report.display()
                     ))
                 })?;
-                (json_rows(&bundle.report), Texts::Bundle(bundle.texts), None)
+                let rows = json_rows(&bundle.report);
+                (rows, Texts::Bundle(bundle.texts), None, Some(bundle.report))
             }
             Some(REPORT_SCHEMA) => {
                 let report: Report = serde_json::from_value(value).map_err(|e| {
@@ -107,7 +108,7 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
                         args.report.display()
                     ))
                 })?;
-                (json_rows(&report), archive(), None)
+                (json_rows(&report), archive(), None, Some(report))
             }
             other => {
                 return Err(usage(format!(
@@ -127,8 +128,10 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
             })?),
             Err(_) => None,
         };
-        (markdown_rows(&text), archive(), sidecar)
+        (markdown_rows(&text), archive(), sidecar, None)
     };
+    // The article whose prose is checked: the report itself, or the sidecar's.
+    let article_report = article_report.or_else(|| sidecar.clone());
 
     // Markdown rows: the content hash comes from the sidecar (by locator), and every
     // footnote must be one of the sidecar's citations.
@@ -260,6 +263,27 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
         verdicts.push(verdict);
     }
 
+    // Prose: every sentence of the article stands on verified quotes.
+    let quote_verdicts: BTreeMap<(String, String), RowVerdict> = rows
+        .iter()
+        .zip(&verdicts)
+        .map(|(r, v)| ((r.locator.clone(), normalise(&r.quote)), v.clone()))
+        .collect();
+    let prose = article_report.as_ref().map(prose_rows).unwrap_or_default();
+    let prose_verdicts: Vec<RowVerdict> = match &article_report {
+        Some(report) => prose
+            .iter()
+            .map(|sentence| {
+                check_prose(sentence, report, |locator, quote| {
+                    quote_verdicts
+                        .get(&(locator.to_string(), normalise(quote)))
+                        .cloned()
+                })
+            })
+            .collect(),
+        None => vec![],
+    };
+
     outln!(
         "{:>4}  {:<9}  {:<8}  {:<48}  WHY",
         "ROW",
@@ -278,6 +302,43 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
             short(&row.locator, 60)
         );
     }
+    if !prose.is_empty() {
+        outln!(
+            "\n{:>4}  {:<9}  {:<24}  {:<48}  WHY",
+            "PROSE",
+            "RESULT",
+            "SECTION",
+            "SENTENCE"
+        );
+        for (row, verdict) in prose.iter().zip(&prose_verdicts) {
+            outln!(
+                "{:>4}  {:<9}  {:<24}  {:<48}  {}",
+                format!("P{}", row.row),
+                verdict.label(),
+                short(&row.section, 24),
+                short(&row.text, 48),
+                verdict.why()
+            );
+        }
+    }
+    let prose_failed: Vec<String> = prose
+        .iter()
+        .zip(&prose_verdicts)
+        .filter(|(_, v)| matches!(v, RowVerdict::Failed(_)))
+        .map(|(r, _)| format!("P{}", r.row))
+        .collect();
+    let prose_found = prose_verdicts
+        .iter()
+        .filter(|v| matches!(v, RowVerdict::Found(_)))
+        .count();
+    let prose_note = if prose.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {prose_found} of {} prose sentences stand on verified quotes",
+            prose.len()
+        )
+    };
     let found = verdicts
         .iter()
         .filter(|v| matches!(v, RowVerdict::Found(_)))
@@ -301,10 +362,17 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
         );
     }
     let total = rows.len();
-    Ok(match outcome(&verdicts) {
+    let mut all = verdicts.clone();
+    all.extend(prose_verdicts.iter().cloned());
+    // Prose alone is never a pass: with no quote checked, the report is unverified.
+    let gate = match outcome(&verdicts) {
+        GateOutcome::Unverified => GateOutcome::Unverified,
+        _ => outcome(&all),
+    };
+    Ok(match gate {
         GateOutcome::Pass => {
             outln!(
-                "PASS: {found} of {total} quotes found in their sources{}",
+                "PASS: {found} of {total} quotes found in their sources{}{prose_note}",
                 if unchecked > 0 {
                     format!(", {unchecked} unchecked")
                 } else {
@@ -314,10 +382,14 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
             0
         }
         GateOutcome::Fail => {
+            let mut rows_failed = failed.clone();
+            rows_failed.extend(prose_failed.iter().cloned());
             outln!(
-                "FAIL: {} of {total} citations failed (rows {})",
+                "FAIL: {} of {total} citations and {} of {} prose sentences failed (rows {})",
                 failed.len(),
-                failed.join(", ")
+                prose_failed.len(),
+                prose.len(),
+                rows_failed.join(", ")
             );
             1
         }

@@ -215,6 +215,7 @@ fn fixture_run_keeps_every_invariant() {
         "## Summary",
         "## 1. ",
         "## Where sources disagree",
+        "## What the sources do not settle",
         "## References",
         "## Run details",
     ];
@@ -238,9 +239,28 @@ fn fixture_run_keeps_every_invariant() {
     let log = std::fs::read_to_string(run.state.join("runs/fixture-1/run.log")).expect("log");
     let finished = log.lines().filter(|l| l.contains("] done ")).count();
     let subqs = report["subquestions"].as_array().map(Vec::len).unwrap_or(0);
-    // scout + decompose + 5 per subquestion + judge/conflict/deepen per round + synthesize
-    assert_eq!(finished, 2 + 5 * subqs + 3 * 2 + 1, "every node ran once");
+    // scout + decompose + 5 per subquestion + judge/conflict/deepen per round + one
+    // writer per section with evidence (a top-level subquestion and its follow-ups)
+    // + synthesize
+    let written = log
+        .lines()
+        .filter(|l| l.contains("] done write write/"))
+        .count();
+    let sections = report["article"]["sections"]
+        .as_array()
+        .map(Vec::len)
+        .unwrap_or(0);
+    assert!(
+        sections > 0 && written >= sections,
+        "{written} writers, {sections} sections"
+    );
+    assert_eq!(
+        finished,
+        2 + 5 * subqs + 3 * 2 + written + 1,
+        "every node ran once"
+    );
 
+    article_reads_as_an_answer(&report, above);
     insta::assert_snapshot!("fixture_report", above);
 
     // The gate passes the report of a normal run, through either file.
@@ -640,4 +660,75 @@ fn default_out_is_a_slug_in_the_current_folder() {
         home.path().join("xdg-state/deepr/runs").exists(),
         "default state dir is the XDG state dir"
     );
+}
+
+/// The article reads as an answer: named headings (never the plan's question form), no
+/// sentence twice in the body, every sentence citing claims that exist and were not
+/// judged unsupported, and — the offline writer may not invent — a body holding at
+/// least 90 % of the words of the distinct supported and partial claims.
+fn article_reads_as_an_answer(report: &serde_json::Value, above: &str) {
+    let article = &report["article"];
+    let claims: std::collections::BTreeMap<&str, &serde_json::Value> = report["claims"]
+        .as_array()
+        .expect("claims")
+        .iter()
+        .map(|c| (c["id"].as_str().expect("id"), c))
+        .collect();
+    let mut paragraphs: Vec<&serde_json::Value> = article["summary"]
+        .as_array()
+        .expect("summary")
+        .iter()
+        .collect();
+    for section in article["sections"].as_array().expect("sections") {
+        let heading = section["heading"].as_str().expect("heading");
+        assert!(
+            !heading
+                .to_lowercase()
+                .starts_with("what does the documentation say")
+                && !heading.ends_with('?'),
+            "{heading}"
+        );
+        assert!(
+            above.contains(&format!(". {heading}\n")),
+            "{heading} is shown"
+        );
+        paragraphs.extend(section["paragraphs"].as_array().expect("paragraphs"));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut body_words = 0;
+    for sentence in paragraphs
+        .iter()
+        .flat_map(|p| p["sentences"].as_array().expect("sentences"))
+    {
+        let text = sentence["text"].as_str().expect("text");
+        assert!(
+            seen.insert(deepr_evidence::normalise(text)),
+            "repeated: {text}"
+        );
+        body_words += text.split_whitespace().count();
+        let cited = sentence["claims"].as_array().expect("claims");
+        assert!(!cited.is_empty(), "{text} cites a claim");
+        for id in cited {
+            let claim = claims
+                .get(id.as_str().expect("id"))
+                .expect("a claim of the report");
+            assert_ne!(claim["verdict"], "unsupported", "{text}");
+        }
+    }
+    let mut distinct = std::collections::BTreeSet::new();
+    let claim_words: usize = claims
+        .values()
+        .filter(|c| c["verdict"] == "supported" || c["verdict"] == "partial")
+        .map(|c| c["text"].as_str().expect("text"))
+        .filter(|t| distinct.insert(deepr_evidence::normalise(t)))
+        .map(|t| t.split_whitespace().count())
+        .sum();
+    assert!(claim_words > 0);
+    assert!(
+        body_words * 10 >= claim_words * 9,
+        "the body holds {body_words} of {claim_words} claim words"
+    );
+    assert!(!above
+        .lines()
+        .any(|l| l.starts_with('#') && l.contains("What does the documentation say")));
 }

@@ -16,8 +16,10 @@
 pub mod extract;
 pub mod hash;
 pub mod normalise;
+pub mod prose;
 pub mod report;
 pub mod sentences;
+pub mod terms;
 pub mod verify;
 
 pub use extract::{extract_text, DocKind, ExtractError, Extracted, EXTRACTOR_VERSION};

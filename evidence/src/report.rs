@@ -32,6 +32,52 @@ pub struct Report {
     pub sources: Vec<Source>,
     pub coverage: Vec<Coverage>,
     pub usage: Usage,
+    /// The article `report.md` shows: summary and sections in prose, every sentence
+    /// citing claim IDs. Added to v1 without a version bump (absent in older reports,
+    /// read as empty).
+    #[serde(default)]
+    pub article: Article,
+}
+
+/// The report as prose. Every sentence cites `claims[].id`s; its quotes are those
+/// claims' citations.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Article {
+    /// The answer-first summary: its first paragraph answers the topic.
+    pub summary: Vec<Paragraph>,
+    pub sections: Vec<Section>,
+    /// Sentences a writer wrote that failed the grounding check, with why.
+    pub dropped: Vec<DroppedSentence>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Section {
+    /// The `subquestions[].id`s the section answers (a subquestion and its follow-ups).
+    pub subquestions: Vec<String>,
+    pub heading: String,
+    pub paragraphs: Vec<Paragraph>,
+    /// Set when the model's section was unusable and the offline writer wrote it.
+    pub degraded: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Paragraph {
+    pub sentences: Vec<ProseSentence>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProseSentence {
+    pub text: String,
+    /// `claims[].id`s the sentence rests on (at least one).
+    pub claims: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DroppedSentence {
+    /// `summary`, or the first subquestion id of the section.
+    pub section: String,
+    pub text: String,
+    pub reason: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

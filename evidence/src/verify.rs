@@ -147,6 +147,105 @@ pub fn outcome(verdicts: &[RowVerdict]) -> GateOutcome {
     }
 }
 
+// ---- prose: the article's sentences
+
+/// One sentence of a report's article, to check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProseCheck {
+    /// 1-based, as printed (`P1`, `P2`, …).
+    pub row: usize,
+    /// `summary`, or the section's heading.
+    pub section: String,
+    pub text: String,
+    pub claims: Vec<String>,
+}
+
+/// The article's sentences, summary first, in reading order.
+pub fn prose_rows(report: &Report) -> Vec<ProseCheck> {
+    let mut rows = Vec::new();
+    let sections = std::iter::once(("summary", &report.article.summary)).chain(
+        report
+            .article
+            .sections
+            .iter()
+            .map(|s| (s.heading.as_str(), &s.paragraphs)),
+    );
+    for (section, paragraphs) in sections {
+        for sentence in paragraphs.iter().flat_map(|p| &p.sentences) {
+            rows.push(ProseCheck {
+                row: rows.len() + 1,
+                section: section.to_string(),
+                text: sentence.text.clone(),
+                claims: sentence.claims.clone(),
+            });
+        }
+    }
+    rows
+}
+
+/// Check a prose sentence: every claim it cites is in the report, it stands on those
+/// claims' quotes ([`crate::prose::check_sentence`]: numbers, quoted terms, shared
+/// words; no unsupported claim), and every one of those quotes was itself verified.
+/// `quote_verdict(locator, quote)` gives the citation check's verdict for a quote.
+pub fn check_prose(
+    sentence: &ProseCheck,
+    report: &Report,
+    quote_verdict: impl Fn(&str, &str) -> Option<RowVerdict>,
+) -> RowVerdict {
+    let locators: BTreeMap<&str, &str> = report
+        .sources
+        .iter()
+        .map(|s| (s.id.as_str(), s.locator.as_str()))
+        .collect();
+    let claims: BTreeMap<&str, &crate::report::Claim> =
+        report.claims.iter().map(|c| (c.id.as_str(), c)).collect();
+    if let Err(why) = crate::prose::check_sentence(&sentence.text, &sentence.claims, |id| {
+        claims.get(id).map(|c| crate::prose::CitedClaim {
+            verdict: c.verdict,
+            quotes: c.citations.iter().map(|q| q.quote.clone()).collect(),
+        })
+    }) {
+        return RowVerdict::Failed(format!("sentence {:?} {why}", short(&sentence.text)));
+    }
+    let mut unchecked = None;
+    for id in &sentence.claims {
+        let Some(claim) = claims.get(id.as_str()) else {
+            continue; // refused above
+        };
+        for citation in &claim.citations {
+            let locator = locators
+                .get(citation.source.as_str())
+                .copied()
+                .unwrap_or("");
+            match quote_verdict(locator, &citation.quote) {
+                Some(RowVerdict::Found(_)) => {}
+                Some(RowVerdict::Failed(_)) => {
+                    return RowVerdict::Failed(format!(
+                        "sentence {:?} cites {id}, whose quote failed verification",
+                        short(&sentence.text)
+                    ))
+                }
+                Some(RowVerdict::Unchecked(_)) | None => {
+                    unchecked = Some(format!("the quotes of {id} could not be checked"))
+                }
+            }
+        }
+    }
+    match unchecked {
+        Some(why) => RowVerdict::Unchecked(why),
+        None => RowVerdict::Found(format!("grounded in {}", sentence.claims.join(", "))),
+    }
+}
+
+fn short(text: &str) -> String {
+    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() <= 60 {
+        one
+    } else {
+        format!("{}…", one.chars().take(59).collect::<String>())
+    }
+}
+
 // ---- parsing what `deepr verify` reads (untrusted files; fuzzed in `fuzz/`)
 
 /// Schema of an export bundle.

@@ -1,9 +1,11 @@
 //! A model's answer is untrusted: finding its JSON, reading it as each task's answer
-//! and validating it never panics, and an accepted extract, judge or synthesize answer
-//! only cites IDs that were shown.
+//! and validating it never panics; an accepted extract or judge answer only cites IDs
+//! that were shown, and what survives grounding in an accepted summary or section
+//! cites only claims that were shown.
 #![no_main]
 
-use deepr_tasks::{extract, judge, parse_answer, synthesize};
+use deepr_evidence::report::Verdict;
+use deepr_tasks::{extract, judge, parse_answer, synthesize, write_section};
 use libfuzzer_sys::fuzz_target;
 
 const SHOWN: [&str; 3] = ["c1", "c2", "c3"];
@@ -54,15 +56,45 @@ fuzz_target!(|data: &[u8]| {
                 .iter()
                 .map(|id| synthesize::Claim {
                     id: id.to_string(),
-                    text: "t".into(),
+                    text: "the page size is 4096".into(),
+                    verdict: Verdict::Supported,
+                    quotes: vec!["The page size is 4096 bytes.".into()],
                 })
                 .collect(),
         }],
         conflicts: vec![],
     };
     if let Ok(answer) = parse_answer::<synthesize::Synthesize>(&synthesize_input, text) {
-        for point in &answer.summary {
-            assert!(point.claim_ids.iter().all(|id| SHOWN.contains(&id.as_str())));
+        // What survives grounding cites only claims that were shown.
+        let grounded = synthesize::ground(&synthesize_input, &answer);
+        assert!(!grounded.paragraphs.is_empty());
+        for sentence in grounded.paragraphs.iter().flatten() {
+            assert!(sentence.claim_ids.iter().all(|id| SHOWN.contains(&id.as_str())));
+        }
+    }
+    let section_input = write_section::Input {
+        topic: "t".into(),
+        subquestions: vec!["q".into()],
+        claims: SHOWN
+            .iter()
+            .map(|id| write_section::Claim {
+                id: id.to_string(),
+                text: "the page size is 4096".into(),
+                verdict: Verdict::Supported,
+                quotes: vec![write_section::Quote {
+                    document: "d1".into(),
+                    sentence: 0,
+                    text: "The page size is 4096 bytes.".into(),
+                }],
+            })
+            .collect(),
+    };
+    if let Ok(answer) = parse_answer::<write_section::WriteSection>(&section_input, text) {
+        let grounded =
+            write_section::ground(&write_section::shown_claims(&section_input.claims), &answer.paragraphs);
+        assert!(!grounded.paragraphs.is_empty());
+        for sentence in grounded.paragraphs.iter().flatten() {
+            assert!(sentence.claim_ids.iter().all(|id| SHOWN.contains(&id.as_str())));
         }
     }
 });

@@ -33,7 +33,8 @@ fn plain_words(text: &str) -> Vec<String> {
 }
 
 impl Heuristic for ConflictDetect {
-    const VERSION: u32 = 1;
+    /// 2: numbers compare canonically ("1,000" = "1000").
+    const VERSION: u32 = 2;
 
     fn answer(input: &Input) -> Answer {
         let claims = &input.claims;

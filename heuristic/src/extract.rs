@@ -15,8 +15,8 @@ use crate::Heuristic;
 const RELEVANCE_FLOOR: f64 = 0.5;
 
 impl Heuristic for Extract {
-    /// 2: the relevance floor.
-    const VERSION: u32 = 2;
+    /// 2: the relevance floor. 3: numbers compare canonically ("1,000" = "1000").
+    const VERSION: u32 = 3;
 
     fn answer(input: &Input) -> Answer {
         let candidates = &input.candidates;

@@ -7,7 +7,8 @@ use crate::text::overlap_verdict;
 use crate::Heuristic;
 
 impl Heuristic for Judge {
-    const VERSION: u32 = 1;
+    /// 2: numbers compare canonically ("1,000" = "1000").
+    const VERSION: u32 = 2;
 
     fn answer(input: &Input) -> Answer {
         Answer {

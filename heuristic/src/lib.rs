@@ -31,6 +31,7 @@ mod judge_vote;
 mod subquery;
 mod synthesize;
 pub mod text;
+mod write_section;
 
 /// The provider's own id; per task it is `offline:heuristic/<task>.v<version>`.
 pub const MODEL_ID: &str = "offline:heuristic";
@@ -111,6 +112,7 @@ pub fn answer(prompt_id: &str, input: &Value) -> Result<Value, Unanswerable> {
         judge_vote::JudgeVote::ID => run::<judge_vote::JudgeVote>(input),
         conflict::ConflictDetect::ID => run::<conflict::ConflictDetect>(input),
         deepen::Deepen::ID => run::<deepen::Deepen>(input),
+        write_section::WriteSection::ID => run::<write_section::WriteSection>(input),
         synthesize::Synthesize::ID => run::<synthesize::Synthesize>(input),
         other => Err(Unanswerable::UnknownTask(other.to_string())),
     }
@@ -128,6 +130,7 @@ pub fn version(prompt_id: &str) -> Option<u32> {
         judge_vote::JudgeVote::ID => <judge_vote::JudgeVote as Heuristic>::VERSION,
         conflict::ConflictDetect::ID => <conflict::ConflictDetect as Heuristic>::VERSION,
         deepen::Deepen::ID => <deepen::Deepen as Heuristic>::VERSION,
+        write_section::WriteSection::ID => <write_section::WriteSection as Heuristic>::VERSION,
         synthesize::Synthesize::ID => <synthesize::Synthesize as Heuristic>::VERSION,
         _ => return None,
     })

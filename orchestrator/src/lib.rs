@@ -29,7 +29,7 @@ pub mod plan;
 pub mod provider;
 pub mod simulate;
 pub mod store;
-pub mod terms;
+pub use deepr_evidence::terms;
 pub mod tokens;
 
 pub use budget::{Budget, BudgetedLlm};

@@ -29,7 +29,7 @@ pub enum PromptError {
     MissingValue { prompt: String, name: String },
     #[error("prompt {0}: template has no `system:` / `user:` blocks")]
     Malformed(String),
-    #[error("no prompt is named {0:?} (prompts: decompose, subquery, extract, judge, conflict, deepen, synthesize, judge_vote, extract_free)")]
+    #[error("no prompt is named {0:?} (prompts: decompose, subquery, extract, judge, conflict, deepen, write_section, synthesize, judge_vote, extract_free)")]
     Unknown(String),
 }
 
@@ -173,7 +173,23 @@ prompt!(DEEPEN, "deepen", 1, || json!({
         "properties": {"gap_id": {"type": "string"}, "question": {"type": "string"}}
     }}}
 }));
-prompt!(SYNTHESIZE, "synthesize", 1, || json!({
+prompt!(WRITE_SECTION, "write_section", 1, || json!({
+    "type": "object", "additionalProperties": false, "required": ["heading", "paragraphs"],
+    "properties": {
+        "heading": {"type": "string"},
+        "paragraphs": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "additionalProperties": false, "required": ["sentences"],
+            "properties": {"sentences": {"type": "array", "minItems": 1, "items": {
+                "type": "object", "additionalProperties": false, "required": ["text", "claim_ids"],
+                "properties": {
+                    "text": {"type": "string"},
+                    "claim_ids": {"type": "array", "minItems": 1, "items": {"type": "string"}}
+                }
+            }}}
+        }}
+    }
+}));
+prompt!(SYNTHESIZE, "synthesize", 2, || json!({
     "type": "object", "additionalProperties": false, "required": ["summary"],
     "properties": {"summary": {"type": "array", "items": {
         "type": "object", "additionalProperties": false, "required": ["text", "claim_ids"],
@@ -195,6 +211,7 @@ pub struct PromptSet {
     pub judge: Prompt,
     pub conflict: Prompt,
     pub deepen: Prompt,
+    pub write_section: Prompt,
     pub synthesize: Prompt,
     /// `per-claim` strategy: one verifier vote on one claim.
     pub judge_vote: Prompt,
@@ -211,6 +228,7 @@ impl Default for PromptSet {
             judge: JUDGE,
             conflict: CONFLICT,
             deepen: DEEPEN,
+            write_section: WRITE_SECTION,
             synthesize: SYNTHESIZE,
             judge_vote: JUDGE_VOTE,
             extract_free: EXTRACT_FREE,
@@ -250,6 +268,7 @@ impl PromptSet {
             "deepen" => &mut self.deepen,
             "judge_vote" => &mut self.judge_vote,
             "extract_free" => &mut self.extract_free,
+            "write_section" => &mut self.write_section,
             "synthesize" => &mut self.synthesize,
             // A template in ALL without a slot here: a programming error, never a
             // silent overwrite of another task's template.
@@ -261,7 +280,7 @@ impl PromptSet {
 
     /// Every prompt of the set, in pipeline order (the strategy variants last, as in
     /// [`ALL`]).
-    pub fn all(&self) -> [&Prompt; 9] {
+    pub fn all(&self) -> [&Prompt; 10] {
         [
             &self.decompose,
             &self.subquery,
@@ -269,6 +288,7 @@ impl PromptSet {
             &self.judge,
             &self.conflict,
             &self.deepen,
+            &self.write_section,
             &self.synthesize,
             &self.judge_vote,
             &self.extract_free,
@@ -302,13 +322,14 @@ prompt!(EXTRACT_FREE, "extract_free", 1, || json!({
 }));
 
 /// Every prompt, in pipeline order (the strategy variants last).
-pub const ALL: [Prompt; 9] = [
+pub const ALL: [Prompt; 10] = [
     DECOMPOSE,
     SUBQUERY,
     EXTRACT,
     JUDGE,
     CONFLICT,
     DEEPEN,
+    WRITE_SECTION,
     SYNTHESIZE,
     JUDGE_VOTE,
     EXTRACT_FREE,

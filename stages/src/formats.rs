@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use deepr_evidence::report::{Claim, Report, Verdict};
+use deepr_evidence::report::{Claim, Paragraph, Report, Verdict};
 
 use crate::render::RunDetails;
 use crate::research::ResearchResult;
@@ -128,89 +128,53 @@ pub fn render_html(report: &Report, result: &ResearchResult, details: &RunDetail
                 .unwrap_or("The run stopped before finishing."))
         );
     }
+    let article = &report.article;
     out.push_str("<nav id=\"toc\" aria-label=\"Contents\"><h2>Contents</h2><ol>\n<li><a href=\"#summary\">Summary</a></li>\n");
-    for (n, subq) in report.subquestions.iter().enumerate() {
+    for (n, section) in article.sections.iter().enumerate() {
         let _ = writeln!(
             out,
-            "<li><a href=\"#sq-{}\">{}. {}</a></li>",
+            "<li><a href=\"#sec-{}\">{}. {}</a></li>",
             n + 1,
             n + 1,
-            esc(&subq.text)
+            esc(&section.heading)
         );
     }
-    out.push_str("<li><a href=\"#disagree\">Where sources disagree</a></li>\n<li><a href=\"#references\">References</a></li>\n<li><a href=\"#run-details\">Run details</a></li>\n</ol></nav>\n");
+    out.push_str("<li><a href=\"#disagree\">Where sources disagree</a></li>\n<li><a href=\"#unsettled\">What the sources do not settle</a></li>\n<li><a href=\"#references\">References</a></li>\n<li><a href=\"#run-details\">Run details</a></li>\n</ol></nav>\n");
 
+    let paragraph = |out: &mut String, p: &Paragraph, notes: &mut Notes| {
+        let sentences: Vec<String> = p
+            .sentences
+            .iter()
+            .map(|s| {
+                let refs: String = s
+                    .claims
+                    .iter()
+                    .filter_map(|id| claims.get(id.as_str()))
+                    .map(|c| notes.refs(c, &locators))
+                    .collect();
+                format!("{}{refs}", esc(&s.text))
+            })
+            .collect();
+        let _ = writeln!(out, "<p>{}</p>", sentences.join(" "));
+    };
     out.push_str("<section id=\"summary\"><h2>Summary</h2>\n");
-    if result.summary.is_empty() {
+    if article.summary.is_empty() {
         out.push_str("<p>No supported claims were found in the searched sources.</p>\n");
-    } else {
-        out.push_str("<ul>\n");
-        for point in &result.summary {
-            let refs: String = point
-                .claim_ids
-                .iter()
-                .filter_map(|id| claims.get(id.as_str()))
-                .map(|c| notes.refs(c, &locators))
-                .collect();
-            let _ = writeln!(out, "<li>{}{refs}</li>", esc(&point.text));
-        }
-        out.push_str("</ul>\n");
+    }
+    for p in &article.summary {
+        paragraph(&mut out, p, &mut notes);
     }
     out.push_str("</section>\n");
-
-    for (n, subq) in report.subquestions.iter().enumerate() {
-        let follow = if subq.round > 0 {
-            format!(
-                " <span class=\"verdict\">follow-up, round {}</span>",
-                subq.round
-            )
-        } else {
-            String::new()
-        };
+    for (n, section) in article.sections.iter().enumerate() {
         let _ = writeln!(
             out,
-            "<section id=\"sq-{}\"><h2>{}. {}{follow}</h2>",
+            "<section id=\"sec-{}\"><h2>{}. {}</h2>",
             n + 1,
             n + 1,
-            esc(&subq.text)
+            esc(&section.heading)
         );
-        let own: Vec<&Claim> = report
-            .claims
-            .iter()
-            .filter(|c| c.subquestion == subq.id)
-            .collect();
-        if own.is_empty() {
-            out.push_str("<p><em>No evidence for this subquestion was found in the searched sources.</em></p>\n");
-        } else {
-            out.push_str("<ul>\n");
-            for verdict in [
-                Verdict::Supported,
-                Verdict::Unjudged,
-                Verdict::Partial,
-                Verdict::Unsupported,
-            ] {
-                for claim in own.iter().filter(|c| c.verdict == verdict) {
-                    let refs = notes.refs(claim, &locators);
-                    let (class, badge) = match verdict {
-                        Verdict::Supported => ("", String::new()),
-                        Verdict::Unsupported => (
-                            " class=\"rejected\"",
-                            "<span class=\"verdict\">not supported by its quotes</span>"
-                                .to_string(),
-                        ),
-                        other => (
-                            "",
-                            format!("<span class=\"verdict\">{}</span>", other.as_str()),
-                        ),
-                    };
-                    let _ = writeln!(
-                        out,
-                        "<li><span{class}>{}</span>{refs}{badge}</li>",
-                        esc(&claim.text)
-                    );
-                }
-            }
-            out.push_str("</ul>\n");
+        for p in &section.paragraphs {
+            paragraph(&mut out, p, &mut notes);
         }
         out.push_str("</section>\n");
     }
@@ -240,6 +204,45 @@ pub fn render_html(report: &Report, result: &ResearchResult, details: &RunDetail
         out.push_str("</ul>\n");
     }
     out.push_str("</section>\n");
+
+    out.push_str("<section id=\"unsettled\"><h2>What the sources do not settle</h2>\n<ul>\n");
+    for subq in &report.subquestions {
+        let answered = report
+            .claims
+            .iter()
+            .any(|c| c.subquestion == subq.id && c.verdict != Verdict::Unsupported);
+        if !answered {
+            let _ = writeln!(
+                out,
+                "<li><em>{}</em> — no evidence was found in the searched sources.</li>",
+                esc(&subq.text)
+            );
+        }
+    }
+    for reason in &result.deepen_reasons {
+        let _ = writeln!(out, "<li>Deepening: {}</li>", esc(reason));
+    }
+    for claim in report
+        .claims
+        .iter()
+        .filter(|c| c.verdict == Verdict::Unsupported)
+    {
+        let refs = notes.refs(claim, &locators);
+        let _ = writeln!(
+            out,
+            "<li><span class=\"rejected\">{}</span>{refs}<span class=\"verdict\">not supported by its quotes</span></li>",
+            esc(&claim.text)
+        );
+    }
+    for d in &article.dropped {
+        let _ = writeln!(
+            out,
+            "<li><span class=\"rejected\">{}</span><span class=\"verdict\">left out: {}</span></li>",
+            esc(&d.text),
+            esc(&d.reason)
+        );
+    }
+    out.push_str("</ul>\n</section>\n");
 
     out.push_str("<section id=\"references\"><h2>References</h2>\n<table><thead><tr><th>id</th><th>source</th><th>locator</th><th>score</th><th>status</th></tr></thead><tbody>\n");
     for s in &report.sources {
@@ -397,6 +400,7 @@ mod tests {
             sources: vec![],
             coverage: vec![],
             usage: Usage::default(),
+            article: Default::default(),
         }
     }
 

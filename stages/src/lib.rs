@@ -9,6 +9,7 @@
 //! executor runs; [`render`] turns the finished nodes into `report.json` and the
 //! markdown report.
 
+pub mod article;
 pub mod concurrent;
 pub mod conflict;
 pub mod decompose;
@@ -27,6 +28,7 @@ pub mod score;
 pub mod subquery;
 pub mod synthesize;
 pub mod types;
+pub mod write;
 
 pub use pipeline::run_research;
 pub use research::{

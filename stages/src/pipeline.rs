@@ -6,7 +6,8 @@
 //!                  then the joins: r{r}/judge (all claims of the round, ≤ 8 per call)
 //!                                → r{r}/conflict → r{r}/deepen
 //! (deepen's follow-ups become round r+1, bounded by depth)
-//! phase "write":   synthesize
+//! phase "write":   per section (a top-level subquestion and its follow-ups):
+//!                  write/{s} → synthesize (the summary, over the sections' claims)
 //! ```
 //! Each phase is one petgraph DAG run by the executor; fan-out sizes come from the
 //! previous phase's outputs, so they are only known once it finished. Every node's key
@@ -305,24 +306,50 @@ pub async fn run_research(
     // ---- phase: write
     let gathered = collect(&done);
     let mut write = Dag::new();
-    let p = providers.clone();
-    let (t, subqs, claims, conflicts) = (
-        topic.clone(),
-        gathered.subquestions,
-        gathered.claims,
-        gathered.conflicts,
-    );
     let deps: Vec<String> = done
         .keys()
         .filter(|id| id.ends_with("/deepen"))
         .cloned()
         .collect();
+    let claims = Arc::new(gathered.claims);
+    let mut section_ids = Vec::new();
+    for section in crate::write::sections(&gathered.subquestions) {
+        let has_claims = claims.iter().any(|(c, v)| {
+            crate::write::usable(*v) && section.iter().any(|s| s.id == c.subquestion)
+        });
+        if !has_claims {
+            continue;
+        }
+        let id = node_id::section(&section[0].id);
+        section_ids.push(id.clone());
+        let (p, t, cl) = (providers.clone(), topic.clone(), claims.clone());
+        write.add(
+            spec(id, "write", json!({"v": crate::write::STAGE_VERSION, "llm": prompt_key(&providers.prompts.write_section, providers.strong_models())}), move |ctx| async move {
+                let (out, calls) = crate::write::run(&ctx.node_id, &p.prompts.write_section, &t, &section, &cl, p.archive.as_ref(), p.strong_models()).await;
+                finish(out, calls)
+            }),
+            &deps,
+        )?;
+    }
+    let (p, t, cl, conflicts, ids) = (
+        providers.clone(),
+        topic.clone(),
+        claims.clone(),
+        gathered.conflicts,
+        section_ids.clone(),
+    );
+    let mut synth_deps = deps.clone();
+    synth_deps.extend(section_ids);
     write.add(
         spec(node_id::SYNTHESIZE.into(), "synthesize", json!({"v": crate::synthesize::STAGE_VERSION, "llm": prompt_key(&providers.prompts.synthesize, providers.strong_models())}), move |ctx| async move {
-            let (out, calls) = crate::synthesize::run(&ctx.node_id, &p.prompts.synthesize, &t, &subqs, &claims, &conflicts, p.strong_models()).await;
+            let mut sections = Vec::new();
+            for id in &ids {
+                sections.push(read::<SectionOut>(&ctx.inputs, id)?);
+            }
+            let (out, calls) = crate::synthesize::run(&ctx.node_id, &p.prompts.synthesize, &t, &sections, &cl, &conflicts, p.archive.as_ref(), p.strong_models()).await;
             finish(out, calls)
         }),
-        &deps,
+        &synth_deps,
     )?;
     run_phase(executor, write, &mut done).await?;
     Ok(collect(&done))
@@ -435,11 +462,21 @@ pub fn collect(done: &BTreeMap<String, DoneNode>) -> ResearchResult {
             None => break,
         }
     }
+    for section in crate::write::sections(&result.subquestions) {
+        let id = node_id::section(&section[0].id);
+        if let Some(written) = output::<SectionOut>(done, &id) {
+            if let Some(why) = &written.degraded {
+                result.degraded.push((id, why.clone()));
+            }
+            result.sections.push(written);
+        }
+    }
     if let Some(synthesized) = output::<SynthesizeOut>(done, node_id::SYNTHESIZE) {
         if let Some(why) = synthesized.degraded {
             result.degraded.push((node_id::SYNTHESIZE.into(), why));
         }
         result.summary = synthesized.summary;
+        result.summary_dropped = synthesized.dropped;
     }
     result
         .coverage

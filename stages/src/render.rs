@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use deepr_evidence::report::{
-    Citation, Claim, Report, Source, Subquestion, Usage, Verdict, REPORT_SCHEMA,
+    Citation, Claim, Paragraph, Report, Source, Subquestion, Usage, Verdict, REPORT_SCHEMA,
 };
 use deepr_orchestrator::TextArchive;
 
@@ -127,6 +127,7 @@ pub fn build_report(
         sources,
         coverage: result.coverage.clone(),
         usage,
+        article: crate::article::build_article(result),
     }
 }
 
@@ -180,8 +181,36 @@ fn md_text(text: &str) -> String {
         .replace("[^", "[\\^");
     match line.chars().next() {
         Some('#' | '>' | '|' | '-' | '+' | '*') => format!("\\{line}"),
-        _ => line,
+        _ => {
+            // "12. text" or "12) text" would start an ordered list.
+            let digits = line.chars().take_while(char::is_ascii_digit).count();
+            match line[digits..].chars().next() {
+                Some(mark @ ('.' | ')')) if digits > 0 && line[digits + 1..].starts_with(' ') => {
+                    format!("{}\\{mark}{}", &line[..digits], &line[digits + 1..])
+                }
+                _ => line,
+            }
+        }
     }
+}
+
+/// A paragraph of prose: each sentence followed by the footnotes of the claims it
+/// cites.
+fn prose(paragraph: &Paragraph, claims: &BTreeMap<&str, &Claim>, notes: &mut Footnotes) -> String {
+    paragraph
+        .sentences
+        .iter()
+        .map(|s| {
+            let refs: String = s
+                .claims
+                .iter()
+                .filter_map(|id| claims.get(id.as_str()))
+                .map(|c| notes.refs(c))
+                .collect();
+            format!("{}{refs}", md_text(&s.text))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDetails) -> String {
@@ -204,98 +233,22 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
             )
         );
     }
+    let article = &report.article;
     let _ = writeln!(out, "## Summary\n");
-    if result.summary.is_empty() {
+    if article.summary.is_empty() {
         let _ = writeln!(
             out,
             "No supported claims were found in the searched sources.\n"
         );
     }
-    for point in &result.summary {
-        let refs: String = point
-            .claim_ids
-            .iter()
-            .filter_map(|id| claims.get(id.as_str()))
-            .map(|c| notes.refs(c))
-            .collect();
-        let _ = writeln!(out, "- {}{refs}", md_text(&point.text));
+    for paragraph in &article.summary {
+        let _ = writeln!(out, "{}\n", prose(paragraph, &claims, &mut notes));
     }
-    let supported = report
-        .claims
-        .iter()
-        .filter(|c| c.verdict == Verdict::Supported)
-        .count();
-    let _ = writeln!(
-        out,
-        "\n{} subquestions over {} research round(s); {} claims, {} supported; {} sources cited. Deepening: {}\n",
-        report.subquestions.len(),
-        result.rounds,
-        report.claims.len(),
-        supported,
-        report.sources.len(),
-        result.deepen_reasons.iter().map(|r| md_text(r)).collect::<Vec<_>>().join(" / ")
-    );
-
-    for (n, subq) in report.subquestions.iter().enumerate() {
-        let follow = if subq.round > 0 {
-            format!(" (follow-up, round {})", subq.round)
-        } else {
-            String::new()
-        };
-        let _ = writeln!(out, "## {}. {}{follow}\n", n + 1, md_text(&subq.text));
-        let own: Vec<&Claim> = report
-            .claims
-            .iter()
-            .filter(|c| c.subquestion == subq.id)
-            .collect();
-        if own.is_empty() {
-            let failed: Vec<String> = report
-                .coverage
-                .iter()
-                .filter(|c| {
-                    c.status != deepr_evidence::report::CallStatus::Ok
-                        && c.status != deepr_evidence::report::CallStatus::NoResults
-                })
-                .map(|c| format!("{} ({})", c.provider, c.status.as_str()))
-                .collect();
-            if failed.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "_No evidence for this subquestion was found in the searched sources._\n"
-                );
-            } else {
-                let _ = writeln!(
-                    out,
-                    "_No evidence found; some searches failed: {}._\n",
-                    failed.join(", ")
-                );
-            }
-            continue;
+    for (n, section) in article.sections.iter().enumerate() {
+        let _ = writeln!(out, "## {}. {}\n", n + 1, md_text(&section.heading));
+        for paragraph in &section.paragraphs {
+            let _ = writeln!(out, "{}\n", prose(paragraph, &claims, &mut notes));
         }
-        for verdict in [Verdict::Supported, Verdict::Unjudged, Verdict::Partial] {
-            for claim in own.iter().filter(|c| c.verdict == verdict) {
-                let tag = match verdict {
-                    Verdict::Partial => " *(partly supported)*",
-                    Verdict::Unjudged => " *(not judged)*",
-                    _ => "",
-                };
-                let _ = writeln!(out, "- {}{}{tag}", md_text(&claim.text), notes.refs(claim));
-            }
-        }
-        let rejected: Vec<&&Claim> = own
-            .iter()
-            .filter(|c| c.verdict == Verdict::Unsupported)
-            .collect();
-        if !rejected.is_empty() {
-            let _ = writeln!(
-                out,
-                "\nNot supported by their own quotes (kept for transparency):"
-            );
-            for claim in rejected {
-                let _ = writeln!(out, "- ~~{}~~{}", md_text(&claim.text), notes.refs(claim));
-            }
-        }
-        let _ = writeln!(out);
     }
 
     let _ = writeln!(out, "## Where sources disagree\n");
@@ -330,7 +283,24 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
         let _ = writeln!(out);
     }
 
+    unsettled(&mut out, report, result, &mut notes);
+
+    let supported = report
+        .claims
+        .iter()
+        .filter(|c| c.verdict == Verdict::Supported)
+        .count();
     let _ = writeln!(out, "## References\n");
+    let _ = writeln!(
+        out,
+        "Research: {} subquestions over {} round(s); {} claims, {} supported; {} sources; {} words in the text above.\n",
+        report.subquestions.len(),
+        result.rounds,
+        report.claims.len(),
+        supported,
+        report.sources.len(),
+        crate::article::body_words(article),
+    );
     for source in &report.sources {
         let _ = writeln!(
             out,
@@ -418,6 +388,86 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
     out
 }
 
+/// "What the sources do not settle": subquestions without evidence, what deepening
+/// found or left open, claims the judge did not accept, and sentences a writer wrote
+/// that the grounding check dropped.
+fn unsettled(out: &mut String, report: &Report, result: &ResearchResult, notes: &mut Footnotes) {
+    let _ = writeln!(out, "## What the sources do not settle\n");
+    let mut any = false;
+    let failed: Vec<String> = report
+        .coverage
+        .iter()
+        .filter(|c| {
+            c.status != deepr_evidence::report::CallStatus::Ok
+                && c.status != deepr_evidence::report::CallStatus::NoResults
+        })
+        .map(|c| format!("{} ({})", c.provider, c.status.as_str()))
+        .collect();
+    for subq in &report.subquestions {
+        let answered = report
+            .claims
+            .iter()
+            .any(|c| c.subquestion == subq.id && c.verdict != Verdict::Unsupported);
+        if !answered {
+            any = true;
+            let why = if failed.is_empty() {
+                "no evidence was found in the searched sources".to_string()
+            } else {
+                format!(
+                    "no evidence was found; some searches failed: {}",
+                    failed.join(", ")
+                )
+            };
+            let _ = writeln!(out, "- *{}* — {why}.", md_text(&subq.text));
+        }
+    }
+    for reason in &result.deepen_reasons {
+        any = true;
+        let _ = writeln!(
+            out,
+            "- Deepening: {}.",
+            md_text(reason.trim_end_matches('.'))
+        );
+    }
+    let rejected: Vec<&Claim> = report
+        .claims
+        .iter()
+        .filter(|c| c.verdict == Verdict::Unsupported)
+        .collect();
+    if !rejected.is_empty() {
+        any = true;
+        let _ = writeln!(
+            out,
+            "- Claims not supported by their own quotes (left out of the text, kept for transparency):"
+        );
+        for claim in rejected {
+            let _ = writeln!(out, "  - ~~{}~~{}", md_text(&claim.text), notes.refs(claim));
+        }
+    }
+    let dropped = &report.article.dropped;
+    if !dropped.is_empty() {
+        any = true;
+        let _ = writeln!(
+            out,
+            "- {} sentence(s) a writer wrote were left out because they do not stand on the quotes they cite:",
+            dropped.len()
+        );
+        for d in dropped {
+            let _ = writeln!(
+                out,
+                "  - ({}) {} — {}",
+                md_text(&d.section),
+                md_text(&d.text),
+                md_text(&d.reason)
+            );
+        }
+    }
+    if !any {
+        let _ = writeln!(out, "Every subquestion found supported evidence.");
+    }
+    let _ = writeln!(out);
+}
+
 /// The part of a markdown report above `## Run details` (what must be identical
 /// between an interrupted-and-resumed run and an uninterrupted one).
 pub fn above_run_details(markdown: &str) -> &str {
@@ -440,7 +490,7 @@ mod tests {
         let evil =
             "# Owned\n[^9]: \"forged quote\" — https://evil.example <script>alert(1)</script>";
         let quote = "A real sentence.";
-        let report = Report {
+        let mut report = Report {
             schema: REPORT_SCHEMA.into(),
             run_id: "r".into(),
             topic: evil.into(),
@@ -469,6 +519,7 @@ mod tests {
             sources: vec![],
             coverage: vec![],
             usage: Usage::default(),
+            article: Default::default(),
         };
         let result = ResearchResult {
             subquestions: vec![Subq {
@@ -483,6 +534,12 @@ mod tests {
             }],
             ..Default::default()
         };
+        report.article = crate::article::build_article(&result);
+        assert_eq!(
+            report.article.summary.len(),
+            1,
+            "the evil summary is rendered"
+        );
         let markdown = render_markdown(&report, &result, &RunDetails::default());
         let footnotes: Vec<&str> = markdown.lines().filter(|l| l.starts_with("[^")).collect();
         assert_eq!(footnotes, ["[^1]: \"A real sentence.\" — S1"], "{markdown}");

@@ -16,7 +16,8 @@ use thiserror::Error;
 use crate::llm::Models;
 use crate::types::*;
 
-/// Node ids: `r0/scout`, `r{round}/{subquestion}/{step}`, `r{round}/{join}`, `synthesize`.
+/// Node ids: `r0/scout`, `r{round}/{subquestion}/{step}`, `r{round}/{join}`,
+/// `write/{subquestion}`, `synthesize`.
 pub mod node_id {
     pub const SCOUT: &str = "r0/scout";
     pub const DECOMPOSE: &str = "r0/decompose";
@@ -30,6 +31,11 @@ pub mod node_id {
     /// A round's join (`judge`, `conflict`, `deepen`).
     pub fn join(round: u32, join: &str) -> String {
         format!("r{round}/{join}")
+    }
+
+    /// An article section, by its first subquestion.
+    pub fn section(subquestion: &str) -> String {
+        format!("write/{subquestion}")
     }
 }
 
@@ -155,6 +161,10 @@ pub struct ResearchResult {
     pub coverage: Vec<Coverage>,
     pub fetch_failures: Vec<FetchFailure>,
     pub summary: Vec<SummaryPoint>,
+    /// Summary sentences dropped by the grounding check.
+    pub summary_dropped: Vec<deepr_evidence::report::DroppedSentence>,
+    /// The article's sections as written, in plan order.
+    pub sections: Vec<SectionOut>,
     pub deepen_reasons: Vec<String>,
     pub rounds: u32,
     /// Judge calls per round.

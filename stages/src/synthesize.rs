@@ -1,36 +1,73 @@
-//! synthesize: supported claims and conflicts → the report's summary points (strong
-//! model). Points cite claim IDs; unknown IDs make the answer invalid. The rest of the
-//! report is assembled deterministically by [`crate::render`].
+//! synthesize: the answer-first summary (strong model) over the claims the article's
+//! sections rest on — the claims their kept sentences cite, grouped by section — and
+//! the conflicts. Its sentences are grounded by the same rules as a section's
+//! ([`deepr_tasks::synthesize::ground`]): a sentence that does not stand on its quotes
+//! is dropped and listed. The rest of the report is assembled deterministically by
+//! [`crate::render`].
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
-use deepr_evidence::report::{Conflict, Verdict};
-use deepr_orchestrator::{LedgerEntry, Tier};
+use deepr_evidence::report::{Conflict, DroppedSentence, Verdict};
+use deepr_orchestrator::{LedgerEntry, TextArchive, Tier};
 use deepr_tasks::synthesize::{self as task, Group, Input, Synthesize};
 
-use crate::llm::{call_task, Models, TaskCall};
-use crate::types::{ClaimDraft, Subq, SummaryPoint, SynthesizeOut};
+use crate::llm::{call_task, clean_model_text, Models, TaskCall};
+use crate::types::{ClaimDraft, SectionOut, SummaryPoint, SynthesizeOut};
+use crate::write::MAX_SENTENCE_CHARS;
 
-pub const STAGE_VERSION: u32 = 1;
+/// 2: the summary is written over the sections' claims and grounded sentence by
+/// sentence.
+pub const STAGE_VERSION: u32 = 2;
 pub use deepr_tasks::synthesize::MAX_POINTS;
+
+/// The id dropped summary sentences are listed under.
+pub const SUMMARY_SECTION: &str = "summary";
 
 pub async fn run(
     node_id: &str,
     prompt: &deepr_prompts::Prompt,
     topic: &str,
-    subquestions: &[Subq],
+    sections: &[SectionOut],
     claims: &[(ClaimDraft, Verdict)],
     conflicts: &[Conflict],
+    archive: &dyn TextArchive,
     models: Models<'_>,
 ) -> (SynthesizeOut, Vec<LedgerEntry>) {
-    let usable: Vec<&(ClaimDraft, Verdict)> = claims
+    let by_id: BTreeMap<&str, &(ClaimDraft, Verdict)> =
+        claims.iter().map(|c| (c.0.id.as_str(), c)).collect();
+    let groups: Vec<Group> = sections
         .iter()
-        .filter(|(_, v)| matches!(v, Verdict::Supported | Verdict::Unjudged))
+        .map(|section| {
+            let mut cited: Vec<&str> = Vec::new();
+            for sentence in section.paragraphs.iter().flat_map(|p| &p.sentences) {
+                for id in &sentence.claims {
+                    if !cited.contains(&id.as_str()) {
+                        cited.push(id);
+                    }
+                }
+            }
+            Group {
+                id: section.section.clone(),
+                text: section.heading.clone(),
+                claims: cited
+                    .into_iter()
+                    .filter_map(|id| by_id.get(id))
+                    .map(|(claim, verdict)| task::Claim {
+                        id: claim.id.clone(),
+                        text: claim.text.clone(),
+                        verdict: *verdict,
+                        quotes: crate::judge::quotes(claim, archive),
+                    })
+                    .collect(),
+            }
+        })
+        .filter(|g| !g.claims.is_empty())
         .collect();
-    if usable.is_empty() {
+    if groups.is_empty() {
         return (
             SynthesizeOut {
                 summary: vec![],
+                dropped: vec![],
                 degraded: None,
             },
             vec![],
@@ -38,21 +75,7 @@ pub async fn run(
     }
     let input = Input {
         topic: topic.to_string(),
-        subquestions: subquestions
-            .iter()
-            .map(|s| Group {
-                id: s.id.clone(),
-                text: s.text.clone(),
-                claims: usable
-                    .iter()
-                    .filter(|(c, _)| c.subquestion == s.id)
-                    .map(|(c, _)| task::Claim {
-                        id: c.id.clone(),
-                        text: c.text.clone(),
-                    })
-                    .collect(),
-            })
-            .collect(),
+        subquestions: groups,
         conflicts: conflicts
             .iter()
             .map(|c| task::Conflict {
@@ -62,12 +85,6 @@ pub async fn run(
             })
             .collect(),
     };
-    // The claims shown: a summary point may cite only these.
-    let ids: BTreeSet<&str> = input
-        .subquestions
-        .iter()
-        .flat_map(|s| s.claims.iter().map(|c| c.id.as_str()))
-        .collect();
     let result = call_task(
         models,
         TaskCall::<Synthesize> {
@@ -79,24 +96,31 @@ pub async fn run(
         },
     )
     .await;
-    let summary = result
-        .value
-        .summary
+    let mut answer = result.value;
+    answer.summary.truncate(MAX_POINTS);
+    let grounded = task::ground(&input, &answer);
+    let summary = grounded
+        .paragraphs
         .into_iter()
-        .take(MAX_POINTS)
-        .map(|p| SummaryPoint {
-            text: crate::llm::clean_model_text(&p.text, 500),
-            claim_ids: p
-                .claim_ids
-                .into_iter()
-                .filter(|id| ids.contains(id.as_str()))
-                .collect(),
+        .flatten()
+        .map(|s| SummaryPoint {
+            text: clean_model_text(&s.text, MAX_SENTENCE_CHARS),
+            claim_ids: s.claim_ids,
         })
-        .filter(|p| !p.text.is_empty() && !p.claim_ids.is_empty())
+        .collect();
+    let dropped = grounded
+        .dropped
+        .into_iter()
+        .map(|(text, why)| DroppedSentence {
+            section: SUMMARY_SECTION.into(),
+            text: clean_model_text(&text, MAX_SENTENCE_CHARS),
+            reason: why.to_string(),
+        })
         .collect();
     (
         SynthesizeOut {
             summary,
+            dropped,
             degraded: result.degraded,
         },
         result.calls,

@@ -140,6 +140,23 @@ pub struct SummaryPoint {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SynthesizeOut {
+    /// The summary's sentences that stand on their quotes.
     pub summary: Vec<SummaryPoint>,
+    /// Sentences dropped by the grounding check.
+    #[serde(default)]
+    pub dropped: Vec<deepr_evidence::report::DroppedSentence>,
+    pub degraded: Option<String>,
+}
+
+/// One article section as written: its sentences that stand on their quotes, and
+/// those dropped.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SectionOut {
+    /// The first subquestion's id (the section's id).
+    pub section: String,
+    pub subquestions: Vec<String>,
+    pub heading: String,
+    pub paragraphs: Vec<deepr_evidence::report::Paragraph>,
+    pub dropped: Vec<deepr_evidence::report::DroppedSentence>,
     pub degraded: Option<String>,
 }

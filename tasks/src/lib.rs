@@ -27,6 +27,7 @@ pub mod judge;
 pub mod judge_vote;
 pub mod subquery;
 pub mod synthesize;
+pub mod write_section;
 
 /// One kind of model call.
 pub trait ModelTask {
@@ -84,7 +85,7 @@ pub fn parse_json_object(text: &str) -> Result<serde_json::Value, String> {
 }
 
 /// Every built-in task's id, for tests that walk all of them.
-pub const IDS: [&str; 9] = [
+pub const IDS: [&str; 10] = [
     decompose::Decompose::ID,
     subquery::Subquery::ID,
     extract::Extract::ID,
@@ -93,6 +94,7 @@ pub const IDS: [&str; 9] = [
     judge_vote::JudgeVote::ID,
     conflict::ConflictDetect::ID,
     deepen::Deepen::ID,
+    write_section::WriteSection::ID,
     synthesize::Synthesize::ID,
 ];
 
@@ -179,6 +181,12 @@ mod tests {
         });
         check::<deepen::Deepen>(deepen::Answer {
             followups: vec![deepen::AnswerFollowup::default()],
+        });
+        check::<write_section::WriteSection>(write_section::Answer {
+            heading: String::new(),
+            paragraphs: vec![write_section::AnswerParagraph {
+                sentences: vec![write_section::AnswerSentence::default()],
+            }],
         });
         check::<synthesize::Synthesize>(synthesize::Answer {
             summary: vec![synthesize::AnswerPoint::default()],

@@ -1,12 +1,15 @@
-//! synthesize: the supported claims, grouped by subquestion, and the conflicts → the
-//! report's summary points, each citing claim IDs.
+//! synthesize: the claims the article's sections rest on, grouped by section, and the
+//! conflicts → the answer-first summary: sentences, each citing claim IDs, grounded in
+//! those claims' quotes by the same rules as a section's sentences
+//! ([`crate::write_section::ground`]).
 
-use std::collections::BTreeSet;
-
+use deepr_evidence::report::Verdict;
 use deepr_prompts::{quoted, Prompt, PromptSet};
 use serde::{Deserialize, Serialize};
 
-use crate::ModelTask;
+use deepr_evidence::prose::CitedClaim;
+
+use crate::{write_section, ModelTask};
 
 pub struct Synthesize;
 
@@ -19,9 +22,13 @@ pub struct Claim {
     pub id: String,
     /// Model-written claim text (untrusted).
     pub text: String,
+    pub verdict: Verdict,
+    /// The verbatim quotes the claim rests on.
+    pub quotes: Vec<String>,
 }
 
-/// A subquestion and its usable claims.
+/// A section (its first subquestion's id and its heading) and the claims its text
+/// rests on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Group {
@@ -99,13 +106,9 @@ impl ModelTask for Synthesize {
         ]
     }
 
-    /// 1 to [`MAX_POINTS`] points, each with text and claim IDs that were shown.
+    /// 1 to [`MAX_POINTS`] sentences, each with text and claim IDs, and at least one
+    /// that stands on the quotes of the claims it cites (the others are dropped).
     fn validate(input: &Input, answer: &Answer) -> Result<(), String> {
-        let shown: BTreeSet<&str> = input
-            .subquestions
-            .iter()
-            .flat_map(|s| s.claims.iter().map(|c| c.id.as_str()))
-            .collect();
         if answer.summary.is_empty() || answer.summary.len() > MAX_POINTS {
             return Err(format!(
                 "expected 1 to {MAX_POINTS} summary points, got {}",
@@ -116,14 +119,47 @@ impl ModelTask for Synthesize {
             if point.text.trim().is_empty() || point.claim_ids.is_empty() {
                 return Err("every summary point needs text and at least one claim ID".into());
             }
-            if let Some(unknown) = point
-                .claim_ids
-                .iter()
-                .find(|id| !shown.contains(id.as_str()))
-            {
-                return Err(format!("summary cites unknown claim ID {unknown:?}"));
-            }
+        }
+        let grounded = ground(input, answer);
+        if grounded.paragraphs.is_empty() {
+            let why = grounded
+                .dropped
+                .first()
+                .map(|(_, why)| why.to_string())
+                .unwrap_or_default();
+            return Err(format!(
+                "no summary sentence stands on the quotes of the claims it cites (first: {why})"
+            ));
         }
         Ok(())
     }
+}
+
+/// The summary's sentences that stand on their quotes (one paragraph), and the rest.
+pub fn ground(input: &Input, answer: &Answer) -> write_section::Grounded {
+    let shown = input
+        .subquestions
+        .iter()
+        .flat_map(|s| &s.claims)
+        .map(|c| {
+            (
+                c.id.clone(),
+                CitedClaim {
+                    verdict: c.verdict,
+                    quotes: c.quotes.clone(),
+                },
+            )
+        })
+        .collect();
+    let paragraph = write_section::AnswerParagraph {
+        sentences: answer
+            .summary
+            .iter()
+            .map(|p| write_section::AnswerSentence {
+                text: p.text.clone(),
+                claim_ids: p.claim_ids.clone(),
+            })
+            .collect(),
+    };
+    write_section::ground(&shown, &[paragraph])
 }

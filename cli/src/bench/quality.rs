@@ -147,6 +147,7 @@ mod tests {
             sources: vec![],
             coverage: vec![],
             usage: Usage::default(),
+            article: Default::default(),
         };
         let q = quality(&report, &stats);
         assert_eq!(q.quoted, 4, "e repeats d within its section");

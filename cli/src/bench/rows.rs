@@ -43,6 +43,12 @@ pub struct BenchRow {
     pub relevant_quotes: u64,
     #[serde(default)]
     pub duplicate_quotes: u64,
+    /// Words in the article's body (summary and sections, footnotes not counted).
+    #[serde(default)]
+    pub words: u64,
+    /// Sentences a writer wrote that the grounding check dropped.
+    #[serde(default)]
+    pub dropped_sentences: u64,
 }
 
 /// Totals per strategy.
@@ -73,6 +79,15 @@ pub struct StrategyRow {
     /// Quotes repeated across sections, in all runs.
     #[serde(default)]
     pub duplicate_quotes: u64,
+    /// Mean words per report body.
+    #[serde(default)]
+    pub words_per_report: f64,
+    /// Sentences dropped by the grounding check, in all runs.
+    #[serde(default)]
+    pub dropped_sentences: u64,
+    /// Total tokens per 1,000 body words.
+    #[serde(default)]
+    pub tokens_per_1000_words: Option<f64>,
 }
 
 /// Measure one finished run from its report and the archive.
@@ -139,6 +154,8 @@ pub(super) fn measure(
         quoted: 0,
         relevant_quotes: 0,
         duplicate_quotes: 0,
+        words: deepr_stages::article::body_words(&report.article) as u64,
+        dropped_sentences: report.article.dropped.len() as u64,
     }
 }
 
@@ -191,6 +208,16 @@ pub(super) fn summarise(strategies: &[Strategy], rows: &[BenchRow]) -> Vec<Strat
                     }
                 },
                 duplicate_quotes: sum(|r| r.duplicate_quotes),
+                words_per_report: if mine.is_empty() {
+                    0.0
+                } else {
+                    sum(|r| r.words) as f64 / mine.len() as f64
+                },
+                dropped_sentences: sum(|r| r.dropped_sentences),
+                tokens_per_1000_words: {
+                    let words = sum(|r| r.words);
+                    (words > 0).then(|| total as f64 * 1000.0 / words as f64)
+                },
                 wall_over_lower_bound: {
                     let ratios: Vec<f64> = mine
                         .iter()
@@ -251,6 +278,7 @@ mod tests {
             }],
             coverage: vec![],
             usage: Usage::default(),
+            article: Default::default(),
         }
     }
 

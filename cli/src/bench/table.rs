@@ -13,11 +13,13 @@ pub(super) fn markdown(
 ) -> String {
     let mut out = format!("# deepr bench\n\n{topics} topic(s) × {} strateg(ies). Tokens are prompt + completion as counted by the model server (o200k for the offline model).\n\n", summary.len());
     let mark = if offline { "†" } else { "" };
-    out.push_str(&format!("| strategy | runs | LLM calls | prompt | completion | cached | total tokens | judge tokens | cost $ | wall s | claims | supported{mark} | verbatim{mark} | tokens / supported claim | wall ÷ lower bound | quotes on topic | repeated quotes |\n"));
-    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    out.push_str(&format!("| strategy | runs | LLM calls | prompt | completion | cached | total tokens | judge tokens | cost $ | wall s | claims | supported{mark} | verbatim{mark} | tokens / supported claim | wall ÷ lower bound | quotes on topic | repeated quotes | words / report | sentences dropped | tokens / 1,000 words |\n"));
+    out.push_str(
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
     for s in summary {
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {:.1} | {} | {:.0}% | {:.1}% | {} | {} | {:.0}% | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {:.1} | {} | {:.0}% | {:.1}% | {} | {} | {:.0}% | {} | {:.0} | {} | {} |\n",
             s.strategy,
             s.runs,
             s.calls,
@@ -34,13 +36,16 @@ pub(super) fn markdown(
             s.tokens_per_supported_claim.map(|t| format!("{t:.0}")).unwrap_or_else(|| "—".into()),
             s.wall_over_lower_bound.map(|r| format!("{r:.2}")).unwrap_or_else(|| "—".into()),
             s.relevant_share * 100.0,
-            s.duplicate_quotes
+            s.duplicate_quotes,
+            s.words_per_report,
+            s.dropped_sentences,
+            s.tokens_per_1000_words.map(|t| format!("{t:.0}")).unwrap_or_else(|| "—".into())
         ));
     }
     if offline {
         out.push_str(&format!("\n{BY_CONSTRUCTION_NOTE}\n"));
     }
-    out.push_str("\nQuotes on topic: share of quoted sentences sharing at least two content words, each in under 20 % of the corpus's documents, with the topic or their subquestion. Repeated quotes: citations whose quote was already cited under another section.\n");
+    out.push_str("\nQuotes on topic: share of quoted sentences sharing at least two content words, each in under 20 % of the corpus's documents, with the topic or their subquestion. Repeated quotes: citations whose quote was already cited under another section. Words / report: words in the article's body (summary and sections, footnotes not counted); sentences dropped: sentences a writer wrote that did not stand on the quotes they cite (the grounding check); tokens / 1,000 words: total tokens per 1,000 body words.\n");
     out.push_str("\n## Runs\n\n| run | strategy | calls | total tokens | judge calls | claims | supported | verbatim | complete |\n|---|---|---|---|---|---|---|---|---|\n");
     for r in rows {
         out.push_str(&format!(

@@ -317,7 +317,10 @@ pub fn content_terms(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Numbers mentioned in the text (as written, e.g. "1,000", "3.5", "2024").
+/// Numbers mentioned in the text, in one canonical form so that the same number
+/// written two ways compares equal: thousands separators dropped ("1,000" and "1000"
+/// are both `1000`), decimals and versions kept ("3.5", "3.7.0"), dates as their parts
+/// ("2024-01-05" is `2024`, `01`, `05`).
 pub fn numbers(text: &str) -> Vec<String> {
     words(text)
         .into_iter()
@@ -326,7 +329,31 @@ pub fn numbers(text: &str) -> Vec<String> {
                 && w.chars()
                     .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
         })
+        .map(|w| canonical_number(&w))
         .collect()
+}
+
+/// "1,000" → "1000": commas dropped when every group after the first has 3 digits
+/// (a thousands separator); any other comma is kept as written.
+fn canonical_number(number: &str) -> String {
+    let mut groups = number.split(',');
+    let first_ok = groups
+        .next()
+        .is_some_and(|g| !g.is_empty() && g.len() <= 3 && g.chars().all(|c| c.is_ascii_digit()));
+    let rest: Vec<&str> = number.split(',').skip(1).collect();
+    let separators = first_ok
+        && !rest.is_empty()
+        && rest.iter().enumerate().all(|(i, g)| {
+            let digits = g.split('.').next().unwrap_or("");
+            digits.len() == 3
+                && digits.chars().all(|c| c.is_ascii_digit())
+                && (i + 1 == rest.len() || !g.contains('.'))
+        });
+    if separators {
+        number.replace(',', "")
+    } else {
+        number.to_string()
+    }
 }
 
 #[cfg(test)]
@@ -341,7 +368,15 @@ mod tests {
         );
         assert_eq!(
             numbers("Pages are 4096 bytes, 1,000 rows, version 3.5."),
-            ["4096", "1,000", "3.5"]
+            ["4096", "1000", "3.5"]
+        );
+        assert_eq!(
+            numbers("1,000 and 1000 and 12,345,678.5"),
+            ["1000", "1000", "12345678.5"]
+        );
+        assert_eq!(
+            numbers("pairs 1,2 and 3.7.0 on 2024-01-05"),
+            ["1,2", "3.7.0", "2024", "01", "05"]
         );
         assert_eq!(words("日志 журнал WAL"), ["日", "志", "журнал", "wal"]);
     }

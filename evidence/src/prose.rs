@@ -1,0 +1,220 @@
+//! Prose grounding: may a written sentence stand on the quotes it cites?
+//!
+//! A writer (a model, or the offline writer) turns claims into sentences, each citing
+//! claim IDs. A sentence stands only if every claim it cites is known and not judged
+//! unsupported, every number (canonical: "1,000" = "1000"), date part and version in it
+//! occurs in those claims' quotes, every term it puts in quotation marks occurs in
+//! them, and it shares a floor of content words with them (the judge's floor, made a
+//! little stricter: two words, or every one when it has fewer). The same check runs
+//! when the report is written (a failing sentence is dropped and listed) and in
+//! `deepr verify` (a failing sentence fails the gate, named).
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::normalise::normalise;
+use crate::report::Verdict;
+use crate::terms::{content_terms, numbers};
+
+/// Content words a sentence must share with its quotes (or all it has, if fewer).
+pub const SHARED_WORDS_FLOOR: usize = 2;
+
+/// What a cited claim brings to the check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CitedClaim {
+    pub verdict: Verdict,
+    /// The verbatim quotes of the claim's citations.
+    pub quotes: Vec<String>,
+}
+
+/// Why a sentence does not stand on its quotes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ungrounded {
+    Empty,
+    NoCitation,
+    UnknownClaim(String),
+    UnsupportedClaim(String),
+    /// A cited claim has no quote to stand on.
+    NoQuote(String),
+    Number(String),
+    QuotedTerm(String),
+    FewSharedWords {
+        shared: usize,
+        needed: usize,
+    },
+}
+
+impl fmt::Display for Ungrounded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Empty => write!(f, "the sentence is empty"),
+            Self::NoCitation => write!(f, "cites no claim"),
+            Self::UnknownClaim(id) => write!(
+                f,
+                "cites {id:?}, which is not a claim of this part of the report"
+            ),
+            Self::UnsupportedClaim(id) => {
+                write!(f, "cites {id}, which the judge found unsupported")
+            }
+            Self::NoQuote(id) => write!(f, "cites {id}, which has no quote"),
+            Self::Number(n) => write!(f, "the number {n} is in none of the cited quotes"),
+            Self::QuotedTerm(t) => {
+                write!(f, "the quoted term {t:?} is in none of the cited quotes")
+            }
+            Self::FewSharedWords { shared, needed } => write!(
+                f,
+                "shares {shared} content word(s) with its quotes; at least {needed} needed"
+            ),
+        }
+    }
+}
+
+/// Terms a sentence puts in quotation marks: "…", “…”, «…», `…`.
+pub fn quoted_terms(text: &str) -> Vec<String> {
+    let mut terms = Vec::new();
+    for (open, close) in [('"', '"'), ('“', '”'), ('«', '»'), ('`', '`')] {
+        let mut rest = text;
+        while let Some(start) = rest.find(open) {
+            let after = &rest[start + open.len_utf8()..];
+            let Some(end) = after.find(close) else { break };
+            let term = after[..end].trim();
+            if !term.is_empty() {
+                terms.push(term.to_string());
+            }
+            rest = &after[end + close.len_utf8()..];
+        }
+    }
+    terms
+}
+
+/// Check one sentence against the claims it cites; `lookup` finds a claim by ID.
+pub fn check_sentence(
+    text: &str,
+    claim_ids: &[String],
+    lookup: impl Fn(&str) -> Option<CitedClaim>,
+) -> Result<(), Ungrounded> {
+    if text.trim().is_empty() {
+        return Err(Ungrounded::Empty);
+    }
+    if claim_ids.is_empty() {
+        return Err(Ungrounded::NoCitation);
+    }
+    let mut quotes: Vec<String> = Vec::new();
+    for id in claim_ids {
+        let claim = lookup(id).ok_or_else(|| Ungrounded::UnknownClaim(id.clone()))?;
+        if claim.verdict == Verdict::Unsupported {
+            return Err(Ungrounded::UnsupportedClaim(id.clone()));
+        }
+        if claim.quotes.is_empty() {
+            return Err(Ungrounded::NoQuote(id.clone()));
+        }
+        quotes.extend(claim.quotes);
+    }
+    let evidence = quotes.join("\n");
+    let evidence_numbers: BTreeSet<String> = numbers(&evidence).into_iter().collect();
+    if let Some(n) = numbers(text)
+        .into_iter()
+        .find(|n| !evidence_numbers.contains(n))
+    {
+        return Err(Ungrounded::Number(n));
+    }
+    let evidence_folded = normalise(&evidence).to_lowercase();
+    if let Some(term) = quoted_terms(text)
+        .into_iter()
+        .find(|t| !evidence_folded.contains(&normalise(t).to_lowercase()))
+    {
+        return Err(Ungrounded::QuotedTerm(term));
+    }
+    let own: BTreeSet<String> = content_terms(text).into_iter().collect();
+    let theirs: BTreeSet<String> = content_terms(&evidence).into_iter().collect();
+    let shared = own.intersection(&theirs).count();
+    let needed = own.len().clamp(1, SHARED_WORDS_FLOOR);
+    if shared < needed {
+        return Err(Ungrounded::FewSharedWords { shared, needed });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    fn claims() -> BTreeMap<&'static str, CitedClaim> {
+        BTreeMap::from([
+            (
+                "c1",
+                CitedClaim {
+                    verdict: Verdict::Supported,
+                    quotes: vec!["The default page size is 4096 bytes; at most 1,000 pages are cached by the \"page cache\".".into()],
+                },
+            ),
+            (
+                "c2",
+                CitedClaim {
+                    verdict: Verdict::Unsupported,
+                    quotes: vec!["The page size is 1024 bytes.".into()],
+                },
+            ),
+            ("c3", CitedClaim { verdict: Verdict::Partial, quotes: vec![] }),
+        ])
+    }
+
+    fn check(text: &str, ids: &[&str]) -> Result<(), Ungrounded> {
+        let claims = claims();
+        let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        check_sentence(text, &ids, |id| claims.get(id).cloned())
+    }
+
+    #[test]
+    fn a_grounded_sentence_stands_and_numbers_compare_canonically() {
+        assert_eq!(
+            check(
+                "Pages default to 4096 bytes, and up to 1000 pages are cached.",
+                &["c1"]
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            check("The \"Page Cache\" holds at most 1,000 pages.", &["c1"]),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn each_failure_is_named() {
+        assert_eq!(
+            check("Pages default to 8192 bytes.", &["c1"]),
+            Err(Ungrounded::Number("8192".into()))
+        );
+        assert_eq!(
+            check("Pages are 4096 bytes.", &["c9"]),
+            Err(Ungrounded::UnknownClaim("c9".into()))
+        );
+        assert_eq!(
+            check("Pages are 1024 bytes.", &["c2"]),
+            Err(Ungrounded::UnsupportedClaim("c2".into()))
+        );
+        assert_eq!(
+            check("Pages are 4096 bytes.", &["c3"]),
+            Err(Ungrounded::NoQuote("c3".into()))
+        );
+        assert_eq!(
+            check("Pages are 4096 bytes.", &[]),
+            Err(Ungrounded::NoCitation)
+        );
+        assert_eq!(check("  ", &["c1"]), Err(Ungrounded::Empty));
+        assert_eq!(
+            check("The \"buffer pool\" holds pages.", &["c1"]),
+            Err(Ungrounded::QuotedTerm("buffer pool".into()))
+        );
+        assert_eq!(
+            check("Bananas are yellow and sweet.", &["c1"]),
+            Err(Ungrounded::FewSharedWords {
+                shared: 0,
+                needed: 2
+            })
+        );
+    }
+}

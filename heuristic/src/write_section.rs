@@ -1,0 +1,239 @@
+//! Write a section: the claims as prose, invented nowhere. Paragraphs follow the
+//! sources — one per document, in order of the document's first claim, its claims in
+//! the order of their sentences in it — so claims that share a source read together.
+//! A sentence is the claim's own text when that stands on its quotes, else the quote
+//! itself (verbatim, so it always stands); no connective filler is added. The heading
+//! is the subquestion's subject: a quoted document heading, or the question without
+//! its question words.
+
+use std::collections::BTreeSet;
+
+use deepr_evidence::normalise;
+use deepr_evidence::prose::check_sentence;
+use deepr_tasks::one_line;
+use deepr_tasks::write_section::{
+    shown_claims, Answer, AnswerParagraph, AnswerSentence, Claim, Input, WriteSection,
+    MAX_HEADING_CHARS,
+};
+
+use crate::Heuristic;
+
+impl Heuristic for WriteSection {
+    const VERSION: u32 = 1;
+
+    fn answer(input: &Input) -> Answer {
+        let shown = shown_claims(&input.claims);
+        // Documents in order of first appearance; each claim goes with its first quote's.
+        let mut documents: Vec<&str> = Vec::new();
+        for claim in &input.claims {
+            if let Some(quote) = claim.quotes.first() {
+                if !documents.contains(&quote.document.as_str()) {
+                    documents.push(&quote.document);
+                }
+            }
+        }
+        let mut written: BTreeSet<String> = BTreeSet::new();
+        let mut paragraphs = Vec::new();
+        for document in documents {
+            let mut own: Vec<&Claim> = input
+                .claims
+                .iter()
+                .filter(|c| c.quotes.first().is_some_and(|q| q.document == document))
+                .collect();
+            own.sort_by_key(|c| c.quotes.first().map(|q| q.sentence));
+            let mut sentences = Vec::new();
+            for claim in own {
+                let ids = vec![claim.id.clone()];
+                let text = one_line(&claim.text);
+                let text = if check_sentence(&text, &ids, |id| shown.get(id).cloned()).is_ok() {
+                    text
+                } else if let Some(quote) = claim.quotes.first() {
+                    one_line(&quote.text)
+                } else {
+                    continue;
+                };
+                if written.insert(normalise(&text)) {
+                    sentences.push(AnswerSentence {
+                        text,
+                        claim_ids: ids,
+                    });
+                }
+            }
+            if !sentences.is_empty() {
+                paragraphs.push(AnswerParagraph { sentences });
+            }
+        }
+        Answer {
+            heading: heading_for(input.subquestions.first().map(String::as_str).unwrap_or("")),
+            paragraphs,
+        }
+    }
+}
+
+/// A heading that names the subquestion's subject.
+pub fn heading_for(subquestion: &str) -> String {
+    let line = one_line(subquestion);
+    // "What does the documentation say about “Heading”?" → the heading itself.
+    if let Some((_, rest)) = line.split_once('“') {
+        if let Some((inner, _)) = rest.split_once('”') {
+            if !inner.trim().is_empty() {
+                return clip(inner.trim());
+            }
+        }
+    }
+    let mut text = line.trim().trim_end_matches(['?', '.', ' ']).to_string();
+    let lowered = text.to_lowercase();
+    for prefix in [
+        "what does the documentation say about ",
+        "what are the limits and failure cases of ",
+        "how is performance affected by ",
+        "what are the alternatives to ",
+        "how is it configured: ",
+        "what else is known about ",
+        "how does ",
+        "how do ",
+        "how is ",
+        "how are ",
+        "how can ",
+        "what is ",
+        "what are ",
+        "what does ",
+        "what do ",
+        "why does ",
+        "why do ",
+        "why is ",
+        "why are ",
+        "when does ",
+        "when is ",
+        "which ",
+        "what ",
+        "how ",
+        "why ",
+        "when ",
+    ] {
+        if lowered.starts_with(prefix) {
+            if let Some(rest) = text.get(prefix.len()..) {
+                let kind = match prefix {
+                    "what are the limits and failure cases of " => "Limits and failure cases of ",
+                    "how is performance affected by " => "Performance and ",
+                    "what are the alternatives to " => "Alternatives to ",
+                    "how is it configured: " => "Configuring ",
+                    _ => "",
+                };
+                text = format!("{kind}{}", rest.trim());
+            }
+            break;
+        }
+    }
+    let mut chars = text.chars();
+    let capitalised: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => "Findings".into(),
+    };
+    clip(&capitalised)
+}
+
+fn clip(text: &str) -> String {
+    if text.chars().count() <= MAX_HEADING_CHARS {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(MAX_HEADING_CHARS - 1).collect();
+    cut.rsplit_once(' ')
+        .map(|(head, _)| head)
+        .unwrap_or(&cut)
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use deepr_evidence::report::Verdict;
+    use deepr_tasks::write_section::{heading_problem, Quote};
+    use deepr_tasks::ModelTask;
+
+    use super::*;
+
+    fn claim(id: &str, text: &str, document: &str, sentence: u32, quote: &str) -> Claim {
+        Claim {
+            id: id.into(),
+            text: text.into(),
+            verdict: Verdict::Supported,
+            quotes: vec![Quote {
+                document: document.into(),
+                sentence,
+                text: quote.into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn paragraphs_follow_sources_and_nothing_is_invented() {
+        let input = Input {
+            topic: "t".into(),
+            subquestions: vec!["How does SQLite guarantee atomic commits?".into()],
+            claims: vec![
+                claim(
+                    "c1",
+                    "The journal is deleted at commit.",
+                    "d1",
+                    9,
+                    "The journal is deleted at commit.",
+                ),
+                claim("c2", "WAL appends frames.", "d2", 1, "WAL appends frames."),
+                claim(
+                    "c3",
+                    "The journal is written first.",
+                    "d1",
+                    2,
+                    "The journal is written first.",
+                ),
+                // A claim whose text adds a number its quote lacks: its quote is used.
+                claim(
+                    "c4",
+                    "The log holds 1000 frames.",
+                    "d2",
+                    5,
+                    "The log holds many frames.",
+                ),
+                // The same sentence again: written once.
+                claim("c5", "WAL appends frames.", "d2", 1, "WAL appends frames."),
+            ],
+        };
+        let answer = WriteSection::answer(&input);
+        assert_eq!(answer.heading, "SQLite guarantee atomic commits");
+        let texts: Vec<Vec<&str>> = answer
+            .paragraphs
+            .iter()
+            .map(|p| p.sentences.iter().map(|s| s.text.as_str()).collect())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                vec![
+                    "The journal is written first.",
+                    "The journal is deleted at commit."
+                ],
+                vec!["WAL appends frames.", "The log holds many frames."],
+            ]
+        );
+        assert_eq!(WriteSection::validate(&input, &answer), Ok(()));
+    }
+
+    #[test]
+    fn headings_name_the_subject() {
+        for (question, heading) in [
+            (
+                "What does the documentation say about “Hot Rollback Journals”?",
+                "Hot Rollback Journals",
+            ),
+            ("what changes in WAL mode?", "Changes in WAL mode"),
+            (
+                "What are the limits and failure cases of checkpoint?",
+                "Limits and failure cases of checkpoint",
+            ),
+            ("", "Findings"),
+        ] {
+            assert_eq!(heading_for(question), heading);
+            assert_eq!(heading_problem(&heading_for(question)), None);
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! write: one article section per top-level subquestion (its follow-ups' claims join
+//! it) — the section's usable claims and their verbatim quotes → a heading and
+//! paragraphs (strong model), every sentence citing claim IDs. Sentences that do not
+//! stand on the quotes they cite are dropped and listed
+//! ([`deepr_tasks::write_section::ground`]); an unusable answer is repaired once and
+//! then the fallback writes the section, which the report says.
+
+use std::collections::BTreeMap;
+
+use deepr_evidence::report::{DroppedSentence, Paragraph, ProseSentence, Verdict};
+use deepr_orchestrator::{LedgerEntry, TextArchive, Tier};
+use deepr_tasks::write_section::{self as task, shown_claims, Input, WriteSection};
+
+use crate::llm::{call_task, clean_model_text, Models, TaskCall};
+use crate::types::{ClaimDraft, SectionOut, Subq};
+
+pub const STAGE_VERSION: u32 = 1;
+/// Longest sentence kept, in characters.
+pub const MAX_SENTENCE_CHARS: usize = 600;
+
+/// The article's sections: each top-level subquestion, in plan order, followed by the
+/// follow-ups that deepen it (directly or through another follow-up).
+pub fn sections(subquestions: &[Subq]) -> Vec<Vec<Subq>> {
+    let by_id: BTreeMap<&str, &Subq> = subquestions.iter().map(|s| (s.id.as_str(), s)).collect();
+    let root = |subq: &Subq| {
+        let mut id = subq.id.as_str();
+        let mut parent = subq.parent.as_deref();
+        let mut hops = 0;
+        while let Some(found) = parent.and_then(|p| by_id.get(p)) {
+            id = found.id.as_str();
+            parent = found.parent.as_deref();
+            hops += 1;
+            if hops > subquestions.len() {
+                break; // a cycle in untrusted plan data: stop where we are
+            }
+        }
+        id.to_string()
+    };
+    let mut out: Vec<Vec<Subq>> = Vec::new();
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    for subq in subquestions {
+        let key = root(subq);
+        match index.get(&key) {
+            Some(&i) => out[i].push(subq.clone()),
+            None => {
+                index.insert(key, out.len());
+                out.push(vec![subq.clone()]);
+            }
+        }
+    }
+    out
+}
+
+/// Claims a section may be written from: supported, partial and not judged.
+pub fn usable(verdict: Verdict) -> bool {
+    matches!(
+        verdict,
+        Verdict::Supported | Verdict::Partial | Verdict::Unjudged
+    )
+}
+
+/// Prose sentences as the report stores them.
+pub fn to_paragraphs(paragraphs: Vec<Vec<task::AnswerSentence>>) -> Vec<Paragraph> {
+    paragraphs
+        .into_iter()
+        .map(|sentences| Paragraph {
+            sentences: sentences
+                .into_iter()
+                .map(|s| ProseSentence {
+                    text: clean_model_text(&s.text, MAX_SENTENCE_CHARS),
+                    claims: s.claim_ids,
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+pub async fn run(
+    node_id: &str,
+    prompt: &deepr_prompts::Prompt,
+    topic: &str,
+    section: &[Subq],
+    claims: &[(ClaimDraft, Verdict)],
+    archive: &dyn TextArchive,
+    models: Models<'_>,
+) -> (SectionOut, Vec<LedgerEntry>) {
+    let ids: Vec<String> = section.iter().map(|s| s.id.clone()).collect();
+    let mut out = SectionOut {
+        section: ids.first().cloned().unwrap_or_default(),
+        subquestions: ids.clone(),
+        heading: String::new(),
+        paragraphs: vec![],
+        dropped: vec![],
+        degraded: None,
+    };
+    let mut documents: Vec<&str> = Vec::new();
+    let mut shown = Vec::new();
+    for (claim, verdict) in claims {
+        if !ids.contains(&claim.subquestion) || !usable(*verdict) {
+            continue;
+        }
+        let texts = crate::judge::quotes(claim, archive);
+        let quotes: Vec<task::Quote> = claim
+            .citations
+            .iter()
+            .zip(texts)
+            .map(|(c, text)| {
+                let position = match documents.iter().position(|d| *d == c.content_sha256) {
+                    Some(p) => p,
+                    None => {
+                        documents.push(&c.content_sha256);
+                        documents.len() - 1
+                    }
+                };
+                task::Quote {
+                    document: format!("d{}", position + 1),
+                    sentence: c.sentence,
+                    text,
+                }
+            })
+            .collect();
+        if quotes.is_empty() {
+            continue;
+        }
+        shown.push(task::Claim {
+            id: claim.id.clone(),
+            text: claim.text.clone(),
+            verdict: *verdict,
+            quotes,
+        });
+    }
+    if shown.is_empty() {
+        return (out, vec![]);
+    }
+    let input = Input {
+        topic: topic.to_string(),
+        subquestions: section.iter().map(|s| s.text.clone()).collect(),
+        claims: shown,
+    };
+    let result = call_task(
+        models,
+        TaskCall::<WriteSection> {
+            node_id,
+            stage: "write",
+            prompt,
+            tier: Tier::Strong,
+            input: &input,
+        },
+    )
+    .await;
+    let grounded = task::ground(&shown_claims(&input.claims), &result.value.paragraphs);
+    out.heading = clean_model_text(&result.value.heading, task::MAX_HEADING_CHARS);
+    out.paragraphs = to_paragraphs(grounded.paragraphs);
+    out.dropped = grounded
+        .dropped
+        .into_iter()
+        .map(|(text, why)| DroppedSentence {
+            section: out.section.clone(),
+            text: clean_model_text(&text, MAX_SENTENCE_CHARS),
+            reason: why.to_string(),
+        })
+        .collect();
+    out.degraded = result.degraded;
+    (out, result.calls)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subq(id: &str, parent: Option<&str>) -> Subq {
+        Subq {
+            id: id.into(),
+            text: id.into(),
+            round: u32::from(parent.is_some()),
+            parent: parent.map(String::from),
+        }
+    }
+
+    #[test]
+    fn follow_ups_join_the_section_of_what_they_deepen() {
+        let plan = [
+            subq("q1", None),
+            subq("q2", None),
+            subq("r1-q1", Some("q2")),
+            subq("r2-q1", Some("r1-q1")),
+            subq("r1-q2", Some("gone")),
+        ];
+        let ids: Vec<Vec<String>> = sections(&plan)
+            .into_iter()
+            .map(|s| s.into_iter().map(|q| q.id).collect())
+            .collect();
+        assert_eq!(
+            ids,
+            [vec!["q1"], vec!["q2", "r1-q1", "r2-q1"], vec!["r1-q2"]]
+        );
+    }
+}
