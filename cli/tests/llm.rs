@@ -72,6 +72,25 @@ fn unusable_model_output_degrades_visibly_and_never_breaks_a_quote() {
         "degraded nodes are listed"
     );
     assert!(markdown.contains("invalid after repair"));
+    // Every section's writer answer was unusable: the offline writer wrote it, the
+    // section says so in report.json, and the report lists the node.
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.with_extension("json")).expect("json"))
+            .expect("parse");
+    let sections = report["article"]["sections"].as_array().expect("sections");
+    assert!(!sections.is_empty(), "the article still has sections");
+    for section in sections {
+        assert!(section["degraded"].is_string(), "{section}");
+        let id = section["subquestions"][0].as_str().expect("id");
+        assert!(
+            markdown.contains(&format!("- write/{id}: ")),
+            "write/{id} is listed"
+        );
+        assert!(!section["paragraphs"]
+            .as_array()
+            .expect("paragraphs")
+            .is_empty());
+    }
     let verify = deepr(
         home.path(),
         &[
@@ -324,6 +343,27 @@ fn a_real_local_model_server_runs_the_whole_pipeline() {
     if extract_claims == 0 {
         eprintln!("note: no extract answer accepted this time; a subquery answer was");
     }
+    // Each section is the model's (and then passed `deepr verify`'s prose check above)
+    // or, when its answer was invalid, the offline writer's — and the report says so.
+    let sections = json["article"]["sections"].as_array().expect("sections");
+    assert!(!sections.is_empty(), "the article has sections");
+    let mut fell_back = 0;
+    for section in sections {
+        let id = section["subquestions"][0].as_str().expect("id");
+        if section["degraded"].is_string() {
+            fell_back += 1;
+            assert!(
+                degraded
+                    .iter()
+                    .any(|d| d.starts_with(&format!("write/{id}:"))),
+                "write/{id} is listed as degraded: {degraded:?}"
+            );
+        }
+    }
+    eprintln!(
+        "note: {fell_back} of {} sections fell back to the offline writer",
+        sections.len()
+    );
     assert!(
         json["usage"]["calls"].as_u64().is_some_and(|c| c > 0),
         "the model was really called"

@@ -346,7 +346,8 @@ pub async fn run_research(
             for id in &ids {
                 sections.push(read::<SectionOut>(&ctx.inputs, id)?);
             }
-            let (out, calls) = crate::synthesize::run(&ctx.node_id, &p.prompts.synthesize, &t, &sections, &cl, &conflicts, p.archive.as_ref(), p.strong_models()).await;
+            let written = crate::synthesize::Written { topic: &t, sections: &sections, claims: &cl, conflicts: &conflicts };
+            let (out, calls) = crate::synthesize::run(&ctx.node_id, &p.prompts.synthesize, written, p.archive.as_ref(), p.strong_models()).await;
             finish(out, calls)
         }),
         &synth_deps,

@@ -23,16 +23,29 @@ pub use deepr_tasks::synthesize::MAX_POINTS;
 /// The id dropped summary sentences are listed under.
 pub const SUMMARY_SECTION: &str = "summary";
 
+/// What the summary is written from.
+pub struct Written<'a> {
+    pub topic: &'a str,
+    /// The article's sections as written.
+    pub sections: &'a [SectionOut],
+    /// Every claim with its verdict (the sections cite some of them).
+    pub claims: &'a [(ClaimDraft, Verdict)],
+    pub conflicts: &'a [Conflict],
+}
+
 pub async fn run(
     node_id: &str,
     prompt: &deepr_prompts::Prompt,
-    topic: &str,
-    sections: &[SectionOut],
-    claims: &[(ClaimDraft, Verdict)],
-    conflicts: &[Conflict],
+    written: Written<'_>,
     archive: &dyn TextArchive,
     models: Models<'_>,
 ) -> (SynthesizeOut, Vec<LedgerEntry>) {
+    let Written {
+        topic,
+        sections,
+        claims,
+        conflicts,
+    } = written;
     let by_id: BTreeMap<&str, &(ClaimDraft, Verdict)> =
         claims.iter().map(|c| (c.0.id.as_str(), c)).collect();
     let groups: Vec<Group> = sections

@@ -271,6 +271,8 @@ pub(super) fn qa_table(
         let mut scores: Vec<Score> = Vec::new();
         let mut same_characters: Vec<Score> = Vec::new();
         let mut pools: Vec<f64> = Vec::new();
+        let mut summary_scores: Vec<Score> = Vec::new();
+        let mut summary_baseline: Vec<Score> = Vec::new();
         for (q_index, item) in items.iter().enumerate() {
             let run_id = format!("t{:02}-{}", q_index + 1, strategy.as_str());
             let path = out_dir.join("reports").join(format!("{run_id}.json"));
@@ -291,6 +293,37 @@ pub(super) fn qa_table(
             let found_characters = found.iter().map(|q| q.chars().count()).sum();
             let (bm25_recall, bm25_evidence) = answer_coverage(&item.answer, &found);
             same_characters.push((bm25_recall, bm25_evidence, found.len(), found_characters));
+            // The article's summary: the quotes of the claims its sentences cite, against
+            // BM25's top sentences at the same characters.
+            let mut summary_quotes: Vec<String> = report
+                .article
+                .summary
+                .iter()
+                .flat_map(|p| &p.sentences)
+                .flat_map(|s| &s.claims)
+                .filter_map(|id| report.claims.iter().find(|c| &c.id == id))
+                .flat_map(|c| c.citations.iter().map(|q| q.quote.clone()))
+                .collect();
+            summary_quotes.sort();
+            summary_quotes.dedup();
+            let summary_characters: usize = summary_quotes.iter().map(|q| q.chars().count()).sum();
+            let (summary_recall, summary_evidence) = answer_coverage(&item.answer, &summary_quotes);
+            summary_scores.push((
+                summary_recall,
+                summary_evidence,
+                summary_quotes.len(),
+                summary_characters,
+            ));
+            let top_summary =
+                take_until_characters(ranked[q_index].iter().cloned(), summary_characters);
+            let (top_summary_recall, top_summary_evidence) =
+                answer_coverage(&item.answer, &top_summary);
+            summary_baseline.push((
+                top_summary_recall,
+                top_summary_evidence,
+                top_summary.len(),
+                top_summary.iter().map(|q| q.chars().count()).sum(),
+            ));
             let pool = candidate_pool(&runtime, state_dir, &run_id, &archive)
                 .map(|pool| answer_coverage(&item.answer, &pool).0);
             pools.extend(pool);
@@ -329,6 +362,22 @@ pub(super) fn qa_table(
         row.candidate_pool_recall = (pools.len() == items.len())
             .then(|| pools.iter().sum::<f64>() / pools.len().max(1) as f64);
         rows.push(row);
+        let mut summary_row = qa_row(
+            &format!("deepr {} summary", strategy.as_str()),
+            &summary_scores,
+        );
+        summary_row.vs_bm25_same_characters = Some(ratio_halves(
+            &summary_scores.iter().map(|s| s.0).collect::<Vec<_>>(),
+            &summary_baseline.iter().map(|s| s.0).collect::<Vec<_>>(),
+        ));
+        rows.push(summary_row);
+        same_characters_rows.push(qa_row(
+            &format!(
+                "BM25 top sentences, same characters as deepr {} summary",
+                strategy.as_str()
+            ),
+            &summary_baseline,
+        ));
         same_characters_rows.push(qa_row(
             &format!(
                 "BM25 sentences, same characters as deepr {}",
