@@ -88,6 +88,7 @@ fuzz_target!(|data: &[u8]| {
                 }],
             })
             .collect(),
+        words: 300,
     };
     if let Ok(answer) = parse_answer::<write_section::WriteSection>(&section_input, text) {
         let grounded =

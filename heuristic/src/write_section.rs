@@ -112,6 +112,12 @@ pub fn heading_for(subquestion: &str) -> String {
         "when ",
     ] {
         if lowered.starts_with(prefix) {
+            if prefix == "how does " {
+                if let Some(rest) = text.get(prefix.len()..) {
+                    text = format!("How {}", third_person(rest.trim()));
+                }
+                break;
+            }
             if let Some(rest) = text.get(prefix.len()..) {
                 let kind = match prefix {
                     "what are the limits and failure cases of " => "Limits and failure cases of ",
@@ -131,6 +137,52 @@ pub fn heading_for(subquestion: &str) -> String {
         None => "Findings".into(),
     };
     clip(&capitalised)
+}
+
+/// "the rollback journal protect a transaction" → "the rollback journal protects a
+/// transaction": the verb after "how does" takes its third-person form. The verb is the
+/// second word when the subject is one word (no article first), else the word before
+/// the next article or preposition; left as is when that cannot be told. Without a
+/// part-of-speech model this is a guess: a two-word subject without an article ("WAL
+/// mode apply…") takes the `s` on its second word.
+fn third_person(clause: &str) -> String {
+    const ARTICLES: [&str; 4] = ["the", "a", "an", "its"];
+    const JOINS: [&str; 14] = [
+        "the", "a", "an", "its", "in", "of", "to", "with", "when", "on", "for", "from", "into",
+        "during",
+    ];
+    let mut words: Vec<String> = clause.split_whitespace().map(String::from).collect();
+    let first_is_article = words
+        .first()
+        .is_some_and(|w| ARTICLES.contains(&w.to_lowercase().as_str()));
+    let verb = if !first_is_article {
+        (words.len() > 1).then_some(1)
+    } else {
+        (2..words.len())
+            .find(|&i| JOINS.contains(&words[i].to_lowercase().as_str()))
+            .map(|i| i - 1)
+            .filter(|&i| i >= 2)
+    };
+    if let Some(i) = verb {
+        let w = &words[i];
+        let lower = w.to_lowercase();
+        let consonant_y = lower.ends_with('y')
+            && !lower.ends_with("ay")
+            && !lower.ends_with("ey")
+            && !lower.ends_with("oy")
+            && !lower.ends_with("uy");
+        words[i] = if consonant_y {
+            format!("{}ies", &w[..w.len() - 1])
+        } else if ["s", "sh", "ch", "x", "z", "o"]
+            .iter()
+            .any(|e| lower.ends_with(e))
+        {
+            format!("{w}es")
+        } else {
+            format!("{w}s")
+        };
+    }
+    words.join(" ")
 }
 
 fn clip(text: &str) -> String {
@@ -197,9 +249,10 @@ mod tests {
                 // The same sentence again: written once.
                 claim("c5", "WAL appends frames.", "d2", 1, "WAL appends frames."),
             ],
+            words: 300,
         };
         let answer = WriteSection::answer(&input);
-        assert_eq!(answer.heading, "SQLite guarantee atomic commits");
+        assert_eq!(answer.heading, "How SQLite guarantees atomic commits");
         let texts: Vec<Vec<&str>> = answer
             .paragraphs
             .iter()
@@ -226,6 +279,10 @@ mod tests {
                 "Hot Rollback Journals",
             ),
             ("what changes in WAL mode?", "Changes in WAL mode"),
+            (
+                "How does the rollback journal protect a transaction?",
+                "How the rollback journal protects a transaction",
+            ),
             (
                 "What are the limits and failure cases of checkpoint?",
                 "Limits and failure cases of checkpoint",

@@ -313,19 +313,23 @@ pub async fn run_research(
         .collect();
     let claims = Arc::new(gathered.claims);
     let mut section_ids = Vec::new();
-    for section in crate::write::sections(&gathered.subquestions) {
-        let has_claims = claims.iter().any(|(c, v)| {
-            crate::write::usable(*v) && section.iter().any(|s| s.id == c.subquestion)
-        });
-        if !has_claims {
-            continue;
-        }
+    let sections: Vec<Vec<Subq>> = crate::write::sections(&gathered.subquestions)
+        .into_iter()
+        .filter(|section| {
+            claims.iter().any(|(c, v)| {
+                crate::write::usable(*v) && section.iter().any(|s| s.id == c.subquestion)
+            })
+        })
+        .collect();
+    let words = crate::write::section_words(config.depth, sections.len());
+    for section in sections {
         let id = node_id::section(&section[0].id);
         section_ids.push(id.clone());
         let (p, t, cl) = (providers.clone(), topic.clone(), claims.clone());
         write.add(
-            spec(id, "write", json!({"v": crate::write::STAGE_VERSION, "llm": prompt_key(&providers.prompts.write_section, providers.strong_models())}), move |ctx| async move {
-                let (out, calls) = crate::write::run(&ctx.node_id, &p.prompts.write_section, &t, &section, &cl, p.archive.as_ref(), p.strong_models()).await;
+            spec(id, "write", json!({"v": crate::write::STAGE_VERSION, "words": words, "llm": prompt_key(&providers.prompts.write_section, providers.strong_models())}), move |ctx| async move {
+                let brief = crate::write::Brief { topic: &t, words };
+                let (out, calls) = crate::write::run(&ctx.node_id, &p.prompts.write_section, brief, &section, &cl, p.archive.as_ref(), p.strong_models()).await;
                 finish(out, calls)
             }),
             &deps,

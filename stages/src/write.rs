@@ -12,6 +12,7 @@ use deepr_orchestrator::{LedgerEntry, TextArchive, Tier};
 use deepr_tasks::write_section::{self as task, shown_claims, Input, WriteSection};
 
 use crate::llm::{call_task, clean_model_text, Models, TaskCall};
+use crate::research::Depth;
 use crate::types::{ClaimDraft, SectionOut, Subq};
 
 pub const STAGE_VERSION: u32 = 1;
@@ -75,10 +76,33 @@ pub fn to_paragraphs(paragraphs: Vec<Vec<task::AnswerSentence>>) -> Vec<Paragrap
         .collect()
 }
 
+/// Body words an article may run to at each depth, for a model that has the evidence
+/// (the claims bound it; never padded): quick 300–800, standard 1,200–3,000, deep
+/// 2,500–6,000. Each section is asked for its share of the upper bound.
+pub fn body_words(depth: Depth) -> usize {
+    match depth {
+        Depth::Quick => 800,
+        Depth::Standard => 3000,
+        Depth::Deep => 6000,
+    }
+}
+
+/// A section's share of the depth's words (at least 120).
+pub fn section_words(depth: Depth, sections: usize) -> usize {
+    (body_words(depth) / sections.max(1)).max(120)
+}
+
+/// What a section is written for: the article's topic and its share of words.
+#[derive(Clone, Copy)]
+pub struct Brief<'a> {
+    pub topic: &'a str,
+    pub words: usize,
+}
+
 pub async fn run(
     node_id: &str,
     prompt: &deepr_prompts::Prompt,
-    topic: &str,
+    brief: Brief<'_>,
     section: &[Subq],
     claims: &[(ClaimDraft, Verdict)],
     archive: &dyn TextArchive,
@@ -133,9 +157,10 @@ pub async fn run(
         return (out, vec![]);
     }
     let input = Input {
-        topic: topic.to_string(),
+        topic: brief.topic.to_string(),
         subquestions: section.iter().map(|s| s.text.clone()).collect(),
         claims: shown,
+        words: brief.words,
     };
     let result = call_task(
         models,

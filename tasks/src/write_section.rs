@@ -53,6 +53,9 @@ pub struct Input {
     pub subquestions: Vec<String>,
     /// The section's usable claims (supported, partial, unjudged), in plan order.
     pub claims: Vec<Claim>,
+    /// About how many words the section may run to (the depth's share); the claims
+    /// bound it, and a section is never padded to reach it.
+    pub words: usize,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -185,6 +188,7 @@ impl ModelTask for WriteSection {
             ("topic", input.topic.clone()),
             ("subquestion", subquestion),
             ("claims", claims),
+            ("words", input.words.to_string()),
         ]
     }
 
@@ -251,6 +255,7 @@ mod tests {
                     }],
                 },
             ],
+            words: 300,
         }
     }
 
