@@ -1,6 +1,7 @@
 //! Write a section: the claims as prose, invented nowhere. Paragraphs follow the
-//! sources — one per document, in order of the document's first claim, its claims in
-//! the order of their sentences in it — so claims that share a source read together.
+//! sources — documents in order of their first claim, each document's claims together
+//! in the order of their sentences in it, short runs from several documents sharing a
+//! paragraph — so claims that share a source read together.
 //! A sentence is the claim's own text when that stands on its quotes, else the quote
 //! itself (verbatim, so it always stands); no connective filler is added. The heading
 //! is the subquestion's subject: a quoted document heading, or the question without
@@ -17,6 +18,10 @@ use deepr_tasks::write_section::{
 };
 
 use crate::Heuristic;
+
+/// Most sentences a paragraph gathers from different sources (one source's claims are
+/// never split, however many).
+const PARAGRAPH_SENTENCES: usize = 4;
 
 impl Heuristic for WriteSection {
     const VERSION: u32 = 1;
@@ -59,8 +64,19 @@ impl Heuristic for WriteSection {
                     });
                 }
             }
-            if !sentences.is_empty() {
-                paragraphs.push(AnswerParagraph { sentences });
+            if sentences.is_empty() {
+                continue;
+            }
+            // A source's claims stay together; a lone sentence joins its neighbour's
+            // paragraph rather than standing alone, up to PARAGRAPH_SENTENCES.
+            match paragraphs.last_mut() {
+                Some(AnswerParagraph { sentences: last })
+                    if (last.len() == 1 || sentences.len() == 1)
+                        && last.len() + sentences.len() <= PARAGRAPH_SENTENCES =>
+                {
+                    last.extend(sentences)
+                }
+                _ => paragraphs.push(AnswerParagraph { sentences }),
             }
         }
         Answer {
@@ -248,6 +264,14 @@ mod tests {
                 ),
                 // The same sentence again: written once.
                 claim("c5", "WAL appends frames.", "d2", 1, "WAL appends frames."),
+                // A lone sentence from a third source joins the paragraph before it.
+                claim(
+                    "c6",
+                    "Readers see a snapshot.",
+                    "d3",
+                    4,
+                    "Readers see a snapshot.",
+                ),
             ],
             words: 300,
         };
@@ -265,7 +289,11 @@ mod tests {
                     "The journal is written first.",
                     "The journal is deleted at commit."
                 ],
-                vec!["WAL appends frames.", "The log holds many frames."],
+                vec![
+                    "WAL appends frames.",
+                    "The log holds many frames.",
+                    "Readers see a snapshot."
+                ],
             ]
         );
         assert_eq!(WriteSection::validate(&input, &answer), Ok(()));
