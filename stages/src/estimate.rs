@@ -25,7 +25,9 @@ const JUDGE_BATCH: u64 = 900;
 const JUDGE_VOTE: u64 = 1_750;
 const CONFLICT: u64 = 1_500;
 const DEEPEN: u64 = 400;
-const SYNTHESIZE: u64 = 1_450;
+/// Per section (a top-level subquestion and its follow-ups).
+const WRITE_SECTION: u64 = 950;
+const SYNTHESIZE: u64 = 1_900;
 
 fn one(subquestions: u64, extra_rounds: u64, claims_per: u64, strategy: Strategy) -> (u64, u64) {
     let followups = extra_rounds * crate::deepen::MAX_FOLLOWUPS as u64;
@@ -51,8 +53,10 @@ fn one(subquestions: u64, extra_rounds: u64, claims_per: u64, strategy: Strategy
     } else {
         EXTRACT
     };
-    let calls = 1 + 2 * total_subqs + judge_calls + rounds + extra_rounds + 1;
+    // One writer per top-level subquestion (follow-ups join their section).
+    let calls = 1 + 2 * total_subqs + judge_calls + rounds + extra_rounds + subquestions + 1;
     let tokens = DECOMPOSE
+        + subquestions * WRITE_SECTION
         + total_subqs * (SUBQUERY + extract)
         + judge_tokens
         + rounds * CONFLICT
