@@ -25,4 +25,4 @@ pub mod verify;
 pub use extract::{extract_text, DocKind, ExtractError, Extracted, EXTRACTOR_VERSION};
 pub use hash::{content_sha256, quote_sha256, sha256_hex};
 pub use normalise::normalise;
-pub use sentences::{split_sentences, Sentence};
+pub use sentences::{context_span, span, split_sentences, Sentence};

@@ -122,8 +122,12 @@ pub struct Claim {
 pub struct Citation {
     /// Equals a `sources[].id`.
     pub source: String,
-    /// Sentence index in the source's archived text.
+    /// Sentence index in the source's archived text (the quote's first sentence).
     pub sentence: u32,
+    /// The quote's last sentence, when it spans more than one (a sentence quoted with
+    /// the one before it that it leans on). Added to v1; absent for one sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sentence_end: Option<u32>,
     /// The quote: an exact slice of the source's archived text.
     pub quote: String,
     /// Hex SHA-256 of the UTF-8 bytes of `normalise(quote)`.

@@ -38,6 +38,85 @@ impl Sentence {
     }
 }
 
+/// First words that make a sentence lean on the one before it ("This is how…").
+const REFERENCE_WORDS: &[&str] = &[
+    "This",
+    "That",
+    "These",
+    "Those",
+    "It",
+    "Its",
+    "They",
+    "Their",
+    "Such",
+    "However",
+    "Hence",
+    "Thus",
+    "Therefore",
+    "But",
+    "So",
+    "Also",
+    "Otherwise",
+    "Instead",
+    "Then",
+    "Here",
+    "There",
+    "Consequently",
+    "Nevertheless",
+];
+
+/// A sentence shorter than this (in characters) rarely stands alone.
+pub const STANDS_ALONE_CHARS: usize = 40;
+/// The longest neighbour a sentence is quoted with (in characters).
+pub const MAX_CONTEXT_CHARS: usize = 400;
+
+/// The sentences a quote of sentence `index` should span: `(first, last)`, where `last`
+/// is `index`. A sentence that starts with a reference to what came before ("This",
+/// "However", …) or is too short to stand alone is quoted with the sentence before it
+/// — when that one is in the same paragraph (no blank line between) and not longer
+/// than [`MAX_CONTEXT_CHARS`]. The span is still one exact slice of the text.
+pub fn context_span(text: &str, sentences: &[Sentence], index: usize) -> (u32, u32) {
+    let own = (index as u32, index as u32);
+    let Some(sentence) = sentences.get(index) else {
+        return own;
+    };
+    let Some(body) = sentence.text(text) else {
+        return own;
+    };
+    let first_word: String = body
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '\'')
+        .collect();
+    let leans =
+        REFERENCE_WORDS.contains(&first_word.as_str()) || body.chars().count() < STANDS_ALONE_CHARS;
+    if !leans || index == 0 {
+        return own;
+    }
+    let previous = &sentences[index - 1];
+    let same_paragraph = text
+        .get(previous.end..sentence.start)
+        .is_some_and(|gap| !gap.contains("\n\n"));
+    let short_enough = previous
+        .text(text)
+        .is_some_and(|t| t.chars().count() <= MAX_CONTEXT_CHARS);
+    if same_paragraph && short_enough {
+        (index as u32 - 1, index as u32)
+    } else {
+        own
+    }
+}
+
+/// The exact slice of `text` from the start of sentence `first` to the end of sentence
+/// `last` (inclusive).
+pub fn span<'a>(text: &'a str, sentences: &[Sentence], first: u32, last: u32) -> Option<&'a str> {
+    if first > last {
+        return None;
+    }
+    let start = sentences.get(first as usize)?.start;
+    let end = sentences.get(last as usize)?.end;
+    text.get(start..end)
+}
+
 /// Words that end with a period but rarely end a sentence.
 const ABBREVIATIONS: &[&str] = &[
     "e.g.", "i.e.", "cf.", "vs.", "viz.", "etc.", "al.", "approx.", "ca.", "Dr.", "Mr.", "Mrs.",
@@ -160,6 +239,22 @@ fn is_list_number(piece: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leaning_sentences_are_quoted_with_the_one_before() {
+        let text = "The journal holds the original pages.  This is how SQLite implements atomic commit.\n\nThis starts a new paragraph and leans on nothing before it. Short one. A plain sentence that stands alone well enough.";
+        let sentences = split_sentences(text);
+        let spans: Vec<(u32, u32)> = (0..sentences.len())
+            .map(|i| context_span(text, &sentences, i))
+            .collect();
+        assert_eq!(spans, [(0, 0), (0, 1), (2, 2), (2, 3), (4, 4)]);
+        assert_eq!(
+            span(text, &sentences, 0, 1),
+            Some("The journal holds the original pages.  This is how SQLite implements atomic commit.")
+        );
+        assert_eq!(span(text, &sentences, 1, 0), None);
+        assert_eq!(span(text, &sentences, 0, 9), None);
+    }
 
     fn texts(text: &str) -> Vec<&str> {
         split_sentences(text)

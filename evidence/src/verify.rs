@@ -32,6 +32,8 @@ pub struct CitationCheck {
     pub content_sha256: Option<String>,
     /// The cited sentence index (JSON only).
     pub sentence: Option<u32>,
+    /// The quote's last sentence when it spans several (JSON only).
+    pub sentence_end: Option<u32>,
 }
 
 /// A row's verdict.
@@ -95,17 +97,21 @@ pub fn check_against_archive(citation: &CitationCheck, archived: &str) -> RowVer
         ));
     }
     if let Some(index) = citation.sentence {
-        let at_index = split_sentences(archived)
-            .get(index as usize)
-            .and_then(|s| s.text(archived))
-            .map(normalise);
+        let last = citation.sentence_end.unwrap_or(index);
+        let sentences = split_sentences(archived);
+        let at_index = crate::sentences::span(archived, &sentences, index, last).map(normalise);
+        let which = if last == index {
+            format!("sentence {index}")
+        } else {
+            format!("sentences {index}–{last}")
+        };
         if at_index.as_deref() != Some(quote.as_str()) {
             return RowVerdict::Failed(format!(
-                "the quote is in {} but is not its sentence {index} (provenance does not match)",
+                "the quote is in {} but is not its {which} (provenance does not match)",
                 citation.locator
             ));
         }
-        return RowVerdict::Found(format!("archived text, sentence {index}"));
+        return RowVerdict::Found(format!("archived text, {which}"));
     }
     RowVerdict::Found("archived text".into())
 }
@@ -289,6 +295,7 @@ pub fn json_rows(report: &Report) -> Vec<CitationCheck> {
                 quote_sha256: Some(citation.quote_sha256.clone()),
                 content_sha256: (!sha.is_empty()).then(|| sha.to_string()),
                 sentence: Some(citation.sentence),
+                sentence_end: citation.sentence_end,
             });
         }
     }
@@ -425,9 +432,34 @@ mod tests {
             .contains("edited"));
         let swapped = CitationCheck {
             content_sha256: Some(content_sha256("other page")),
-            ..c
+            ..c.clone()
         };
         assert_eq!(check_against_archive(&swapped, archived).label(), "FAILED");
+        // A quote spanning two sentences is checked as the whole slice.
+        let both = "First sentence here. Second sentence here.";
+        let span = CitationCheck {
+            quote: both.into(),
+            quote_sha256: Some(quote_sha256(both)),
+            sentence: Some(0),
+            sentence_end: Some(1),
+            ..c.clone()
+        };
+        assert_eq!(check_against_archive(&span, archived).label(), "FOUND");
+        let short_span = CitationCheck {
+            sentence_end: Some(0),
+            ..span.clone()
+        };
+        assert!(check_against_archive(&short_span, archived)
+            .why()
+            .contains("provenance"));
+        let past_the_end = CitationCheck {
+            sentence_end: Some(7),
+            ..span
+        };
+        assert_eq!(
+            check_against_archive(&past_the_end, archived).label(),
+            "FAILED"
+        );
     }
 
     #[test]

@@ -168,6 +168,15 @@ impl ArchivedText {
             .get(index as usize)
             .and_then(|s| s.text(&self.text))
     }
+
+    /// The exact text from sentence `first` through sentence `last` (`None`: just
+    /// `first`), if they exist.
+    pub fn quote(&self, first: u32, last: Option<u32>) -> Option<&str> {
+        match last {
+            None => self.sentence(first),
+            Some(last) => deepr_evidence::span(&self.text, &self.sentences, first, last),
+        }
+    }
 }
 
 /// Content-addressed archive of extracted texts.

@@ -14,7 +14,8 @@ use deepr_tasks::extract_free::{self as free, ExtractFree};
 use crate::llm::{call_task, Models, TaskCall};
 use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 
-pub const STAGE_VERSION: u32 = 1;
+/// 2: candidates quoted with the sentence they lean on carry `sentence_end`.
+pub const STAGE_VERSION: u32 = 2;
 
 /// Claims per subquestion by depth.
 pub fn max_claims(depth: &str) -> usize {
@@ -44,7 +45,7 @@ pub async fn run(
         let Some(text) = archive.get(&candidate.content_sha256) else {
             continue;
         };
-        let Some(sentence) = text.sentence(candidate.sentence) else {
+        let Some(sentence) = text.quote(candidate.sentence, candidate.sentence_end) else {
             continue;
         };
         candidates.push(Candidate {
@@ -93,6 +94,7 @@ pub async fn run(
                 SentenceRef {
                     content_sha256: c.content_sha256.clone(),
                     sentence: c.sentence,
+                    sentence_end: c.sentence_end,
                     written_quote: None,
                 },
             )
@@ -244,6 +246,7 @@ pub async fn run_free(
             citations: vec![SentenceRef {
                 content_sha256: doc.content_sha256.clone(),
                 sentence,
+                sentence_end: None,
                 written_quote: Some(quote),
             }],
         });

@@ -392,6 +392,7 @@ mod tests {
                 citations: vec![Citation {
                     source: "S1".into(),
                     sentence: 0,
+                    sentence_end: None,
                     quote: text.into(),
                     quote_sha256: String::new(),
                 }],

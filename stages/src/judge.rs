@@ -33,7 +33,7 @@ pub fn quotes(claim: &ClaimDraft, archive: &dyn TextArchive) -> Vec<String> {
             Some(written) => Some(written.clone()),
             None => archive
                 .get(&c.content_sha256)
-                .and_then(|t| t.sentence(c.sentence).map(str::to_string)),
+                .and_then(|t| t.quote(c.sentence, c.sentence_end).map(str::to_string)),
         })
         .collect()
 }
@@ -232,12 +232,15 @@ pub async fn run_votes(
             // The cited sentences of each source, in citation order of first mention.
             let mut by_source: Vec<(&str, Vec<u32>)> = Vec::new();
             for citation in &claim.citations {
+                // A quote spanning two sentences: the window grows around its last (the
+                // sentence that leans on the one before, which the window reaches too).
+                let sentence = citation.sentence_end.unwrap_or(citation.sentence);
                 match by_source
                     .iter_mut()
                     .find(|(sha, _)| *sha == citation.content_sha256)
                 {
-                    Some((_, cited)) => cited.push(citation.sentence),
-                    None => by_source.push((&citation.content_sha256, vec![citation.sentence])),
+                    Some((_, cited)) => cited.push(sentence),
+                    None => by_source.push((&citation.content_sha256, vec![sentence])),
                 }
             }
             by_source

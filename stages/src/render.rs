@@ -73,12 +73,13 @@ pub fn build_report(
                         Some(written) => written.clone(),
                         None => archive
                             .get(&c.content_sha256)?
-                            .sentence(c.sentence)?
+                            .quote(c.sentence, c.sentence_end)?
                             .to_string(),
                     };
                     Some(Citation {
                         source: ids.get(&c.content_sha256)?.clone(),
                         sentence: c.sentence,
+                        sentence_end: c.sentence_end,
                         quote_sha256: deepr_evidence::quote_sha256(&quote),
                         quote,
                     })
@@ -511,6 +512,7 @@ mod tests {
                 citations: vec![Citation {
                     source: "S1".into(),
                     sentence: 0,
+                    sentence_end: None,
                     quote: quote.into(),
                     quote_sha256: deepr_evidence::quote_sha256(quote),
                 }],

@@ -15,7 +15,8 @@ use crate::types::{Candidate, FetchOut, ScoreOut, ScoredSource, SentenceRef};
 
 /// 2: sentence relevance weighs question terms by their rarity among the fetched
 /// sentences, and counts the topic's own terms at half weight.
-pub const STAGE_VERSION: u32 = 2;
+/// 3: a sentence that leans on the one before it is a candidate spanning both.
+pub const STAGE_VERSION: u32 = 3;
 /// Weight of a topic term that is not a term of the subquestion.
 const TOPIC_TERM_WEIGHT: f64 = 0.5;
 /// Candidate sentences shown to the extractor per subquestion.
@@ -127,7 +128,7 @@ pub fn run(
     }
     let total_weight: f64 = weighted.values().sum();
 
-    let mut scored: Vec<(f64, String, u32)> = Vec::new();
+    let mut scored: Vec<(f64, String, u32, Option<u32>)> = Vec::new();
     for source in &sources {
         let Some(text) = texts.get(&source.doc.content_sha256) else {
             continue;
@@ -142,9 +143,14 @@ pub fn run(
             {
                 continue;
             }
+            // A sentence that leans on the one before it is quoted with it.
+            let (first, last) =
+                deepr_evidence::context_span(&text.text, &text.sentences, sentence.index as usize);
+            let sentence_end = (last != first).then_some(last);
             let reference = SentenceRef {
                 content_sha256: source.doc.content_sha256.clone(),
-                sentence: sentence.index,
+                sentence: first,
+                sentence_end,
                 written_quote: None,
             };
             if exclude.contains(&reference) {
@@ -167,24 +173,46 @@ pub fn run(
             let informative = if numbers(body).is_empty() { 0.0 } else { 0.1 };
             let weight =
                 round4((share + informative) * (0.5 + source.score) * pointer_penalty(body));
-            scored.push((weight, source.doc.content_sha256.clone(), sentence.index));
+            scored.push((
+                weight,
+                source.doc.content_sha256.clone(),
+                first,
+                sentence_end,
+            ));
         }
     }
     scored.sort_by(|a, b| {
         b.0.total_cmp(&a.0)
             .then_with(|| a.1.cmp(&b.1))
             .then(a.2.cmp(&b.2))
+            .then(a.3.cmp(&b.3))
+    });
+    // A sentence quoted with its neighbour and the neighbour alone are one candidate.
+    let mut covered: BTreeSet<(String, u32)> = BTreeSet::new();
+    scored.retain(|(_, sha, first, last)| {
+        let sentences: Vec<u32> = (*first..=last.unwrap_or(*first)).collect();
+        if sentences
+            .iter()
+            .any(|i| covered.contains(&(sha.clone(), *i)))
+        {
+            return false;
+        }
+        covered.extend(sentences.into_iter().map(|i| (sha.clone(), i)));
+        true
     });
     let candidates = scored
         .into_iter()
         .take(MAX_CANDIDATES)
         .enumerate()
-        .map(|(i, (weight, content_sha256, sentence))| Candidate {
-            cid: format!("c{}", i + 1),
-            content_sha256,
-            sentence,
-            weight,
-        })
+        .map(
+            |(i, (weight, content_sha256, sentence, sentence_end))| Candidate {
+                cid: format!("c{}", i + 1),
+                content_sha256,
+                sentence,
+                sentence_end,
+                weight,
+            },
+        )
         .collect();
     ScoreOut {
         sources,

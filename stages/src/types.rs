@@ -75,7 +75,12 @@ pub struct ScoredSource {
 pub struct Candidate {
     pub cid: String,
     pub content_sha256: String,
+    /// The first sentence of the quote.
     pub sentence: u32,
+    /// The last, when the candidate is quoted with the sentence before it (it leans on
+    /// it: "This is how…").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sentence_end: Option<u32>,
     pub weight: f64,
 }
 
@@ -90,6 +95,9 @@ pub struct ScoreOut {
 pub struct SentenceRef {
     pub content_sha256: String,
     pub sentence: u32,
+    /// The quote's last sentence when it spans more than `sentence`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sentence_end: Option<u32>,
     /// `free-quote` strategy only: the quote exactly as the model wrote it (kept, never
     /// repaired, so its verbatim rate can be measured). `sentence` is then the sentence
     /// that best matches it.

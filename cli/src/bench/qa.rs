@@ -202,10 +202,10 @@ fn candidate_pool(
             continue;
         };
         for candidate in scored.candidates {
-            if let Some(text) = archive
-                .get(&candidate.content_sha256)
-                .and_then(|t| t.sentence(candidate.sentence).map(String::from))
-            {
+            if let Some(text) = archive.get(&candidate.content_sha256).and_then(|t| {
+                t.quote(candidate.sentence, candidate.sentence_end)
+                    .map(String::from)
+            }) {
                 pool.push(text);
             }
         }

@@ -102,6 +102,7 @@ mod tests {
             citations: vec![Citation {
                 source: "s1".into(),
                 sentence: 0,
+                sentence_end: None,
                 quote: quote.into(),
                 quote_sha256: String::new(),
             }],

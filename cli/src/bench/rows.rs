@@ -262,6 +262,7 @@ mod tests {
                     citations: vec![Citation {
                         source: "s1".into(),
                         sentence: 0,
+                        sentence_end: None,
                         quote: quote.to_string(),
                         quote_sha256: String::new(),
                     }],
