@@ -236,6 +236,8 @@ fn qa_mode_scores_reports_against_official_answers_and_a_bm25_baseline() {
         methods,
         [
             "deepr linear",
+            "deepr linear summary",
+            "BM25 top sentences, same characters as deepr linear summary",
             "BM25 sentences, same characters as deepr linear",
             "BM25 sentences, same count as deepr linear",
             "BM25 sentences, top 5"
@@ -246,17 +248,31 @@ fn qa_mode_scores_reports_against_official_answers_and_a_bm25_baseline() {
         let recall = row["answer_recall"].as_f64().expect("recall");
         assert!((0.0..=1.0).contains(&recall));
     }
-    // The same-characters baseline reaches deepr's characters (it stops at the first
-    // sentence that crosses them); the same-count one quotes as many sentences.
+    // The same-characters baselines reach the characters of what they are compared
+    // with (they stop at the first sentence that crosses them); the same-count one
+    // quotes as many sentences.
+    let (deepr, summary, summary_bm25, same_chars, same_count) = (0, 1, 2, 3, 4);
     let chars = |i: usize| qa[i]["characters"].as_f64().expect("characters");
-    assert!(chars(1) >= chars(0), "{} < {}", chars(1), chars(0));
-    assert_eq!(qa[0]["sentences"], qa[2]["sentences"]);
-    let ratio = qa[0]["vs_bm25_same_characters"]["all"]
-        .as_f64()
-        .expect("ratio");
+    assert!(
+        chars(same_chars) >= chars(deepr),
+        "{} < {}",
+        chars(same_chars),
+        chars(deepr)
+    );
+    assert!(chars(summary_bm25) >= chars(summary));
+    assert!(
+        chars(summary) <= chars(deepr),
+        "the summary quotes a part of the report"
+    );
+    assert_eq!(qa[deepr]["sentences"], qa[same_count]["sentences"]);
     let recall = |i: usize| qa[i]["answer_recall"].as_f64().expect("recall");
-    if recall(1) > 0.0 {
-        assert!((ratio - recall(0) / recall(1)).abs() < 1e-9);
+    for (ours, theirs) in [(deepr, same_chars), (summary, summary_bm25)] {
+        let ratio = qa[ours]["vs_bm25_same_characters"]["all"]
+            .as_f64()
+            .expect("ratio");
+        if recall(theirs) > 0.0 {
+            assert!((ratio - recall(ours) / recall(theirs)).abs() < 1e-9);
+        }
     }
     // One line per question; the extractor's candidate pool holds every quote, so it
     // covers at least as much of the answer as the quotes do.
