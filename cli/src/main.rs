@@ -21,6 +21,7 @@ mod settings;
 mod state;
 mod util;
 mod verify;
+mod verify_prose;
 mod wiring;
 
 use std::path::PathBuf;

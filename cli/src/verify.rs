@@ -16,7 +16,7 @@ use deepr_checkpoints::FileArchive;
 use deepr_evidence::report::{Report, REPORT_SCHEMA};
 use deepr_evidence::verify::{
     check_against_archive, check_against_live, check_hashes, check_prose, json_rows, markdown_rows,
-    outcome, prose_rows, Bundle, GateOutcome, RowVerdict, BUNDLE_SCHEMA,
+    outcome, prose_rows, Bundle, GateOutcome, ProseCheck, RowVerdict, BUNDLE_SCHEMA,
 };
 use deepr_evidence::{extract_text, normalise, DocKind};
 use deepr_orchestrator::TextArchive;
@@ -269,8 +269,8 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
         .zip(&verdicts)
         .map(|(r, v)| ((r.locator.clone(), normalise(&r.quote)), v.clone()))
         .collect();
-    let prose = article_report.as_ref().map(prose_rows).unwrap_or_default();
-    let prose_verdicts: Vec<RowVerdict> = match &article_report {
+    let mut prose = article_report.as_ref().map(prose_rows).unwrap_or_default();
+    let mut prose_verdicts: Vec<RowVerdict> = match &article_report {
         Some(report) => prose
             .iter()
             .map(|sentence| {
@@ -283,6 +283,18 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
             .collect(),
         None => vec![],
     };
+    // A markdown report's prose must be exactly its sidecar's article, rendered.
+    if let (Some(report), Some(_)) = (&article_report, &sidecar) {
+        if let Some((line, why)) = crate::verify_prose::prose_mismatch(&text, report) {
+            prose.push(ProseCheck {
+                row: prose.len() + 1,
+                section: "report.md".into(),
+                text: line,
+                claims: vec![],
+            });
+            prose_verdicts.push(RowVerdict::Failed(why));
+        }
+    }
 
     outln!(
         "{:>4}  {:<9}  {:<8}  {:<48}  WHY",
@@ -365,9 +377,17 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
     let mut all = verdicts.clone();
     all.extend(prose_verdicts.iter().cloned());
     // Prose alone is never a pass: with no quote checked, the report is unverified.
-    let gate = match outcome(&verdicts) {
-        GateOutcome::Unverified => GateOutcome::Unverified,
-        _ => outcome(&all),
+    // A failed prose sentence needs no source text to fail: FAIL whatever the quotes.
+    let gate = if prose_verdicts
+        .iter()
+        .any(|v| matches!(v, RowVerdict::Failed(_)))
+    {
+        GateOutcome::Fail
+    } else {
+        match outcome(&verdicts) {
+            GateOutcome::Unverified => GateOutcome::Unverified,
+            _ => outcome(&all),
+        }
     };
     Ok(match gate {
         GateOutcome::Pass => {

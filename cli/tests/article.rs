@@ -64,7 +64,7 @@ fn a_scripted_writer_is_accepted_grounded_and_verified() {
             "claim_ids": [claims[0].0],
         }));
         let answer = serde_json::json!({
-            "heading": format!("Scripted section {n}"),
+            "heading": format!("Scripted section {}", ["one", "two", "three", "four", "five", "six"][n % 6]),
             "paragraphs": [{"sentences": sentences}],
         });
         chat_answer(&answer.to_string(), 200, 80)
@@ -149,6 +149,27 @@ fn a_scripted_writer_is_accepted_grounded_and_verified() {
         );
         assert!(text.contains("P1 "), "prose rows are listed: {text}");
     }
+
+    // A paragraph of report.md edited by hand (its sidecar unchanged) fails the gate.
+    let markdown_copy = home.path().join("copy.md");
+    let json_copy = home.path().join("copy.json");
+    std::fs::copy(&json_path, &json_copy).expect("copy json");
+    let first_paragraph = markdown
+        .split("## Summary\n\n")
+        .nth(1)
+        .and_then(|rest| rest.lines().next())
+        .expect("a summary paragraph")
+        .to_string();
+    let tampered = markdown.replacen(
+        &first_paragraph,
+        &format!("Experts agree this is safe. {first_paragraph}"),
+        1,
+    );
+    std::fs::write(&markdown_copy, tampered).expect("write md");
+    let checked = verify(&markdown_copy);
+    let text = String::from_utf8_lossy(&checked.stdout).into_owned();
+    assert_eq!(checked.status.code(), Some(1), "{text}");
+    assert!(text.contains("not its sidecar's article"), "{text}");
 
     // A prose sentence edited to state a number its quotes lack fails the gate, named.
     let mut edited = report.clone();

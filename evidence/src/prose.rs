@@ -16,6 +16,10 @@ use crate::normalise::normalise;
 use crate::report::Verdict;
 use crate::terms::{content_terms, numbers};
 
+/// The version of these rules (and of the number and word helpers they use): it enters
+/// the keys of the nodes that ground prose, so a changed rule never restores stale text.
+pub const VERSION: u32 = 1;
+
 /// Content words a sentence must share with its quotes (or all it has, if fewer).
 pub const SHARED_WORDS_FLOOR: usize = 2;
 
@@ -85,6 +89,27 @@ pub fn quoted_terms(text: &str) -> Vec<String> {
         }
     }
     terms
+}
+
+/// Does a heading state only numbers and quoted terms that the section's quotes hold?
+/// (A heading cites nothing, so only what it could invent is checked.)
+pub fn check_heading(heading: &str, quotes: &[String]) -> Result<(), Ungrounded> {
+    let evidence = quotes.join("\n");
+    let evidence_numbers: BTreeSet<String> = numbers(&evidence).into_iter().collect();
+    if let Some(n) = numbers(heading)
+        .into_iter()
+        .find(|n| !evidence_numbers.contains(n))
+    {
+        return Err(Ungrounded::Number(n));
+    }
+    let evidence_folded = normalise(&evidence).to_lowercase();
+    if let Some(term) = quoted_terms(heading)
+        .into_iter()
+        .find(|t| !evidence_folded.contains(&normalise(t).to_lowercase()))
+    {
+        return Err(Ungrounded::QuotedTerm(term));
+    }
+    Ok(())
 }
 
 /// Check one sentence against the claims it cites; `lookup` finds a claim by ID.

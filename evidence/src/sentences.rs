@@ -93,13 +93,18 @@ pub fn context_span(text: &str, sentences: &[Sentence], index: usize) -> (u32, u
         return own;
     }
     let previous = &sentences[index - 1];
+    // Same paragraph: at most one line break between them (a blank line, however
+    // written, is two), and the one before ends like a sentence (not a heading or a
+    // list label).
     let same_paragraph = text
         .get(previous.end..sentence.start)
-        .is_some_and(|gap| !gap.contains("\n\n"));
-    let short_enough = previous
-        .text(text)
-        .is_some_and(|t| t.chars().count() <= MAX_CONTEXT_CHARS);
-    if same_paragraph && short_enough {
+        .is_some_and(|gap| gap.matches('\n').count() <= 1);
+    let previous_text = previous.text(text).unwrap_or("");
+    let ends_sentence = previous_text
+        .trim_end_matches(['"', '\'', ')', '”', '’'])
+        .ends_with(['.', '!', '?', ':', ';', '。', '！', '？']);
+    let short_enough = previous_text.chars().count() <= MAX_CONTEXT_CHARS;
+    if same_paragraph && ends_sentence && short_enough {
         (index as u32 - 1, index as u32)
     } else {
         own

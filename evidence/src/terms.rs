@@ -322,15 +322,32 @@ pub fn content_terms(text: &str) -> Vec<String> {
 /// are both `1000`), decimals and versions kept ("3.5", "3.7.0"), dates as their parts
 /// ("2024-01-05" is `2024`, `01`, `05`).
 pub fn numbers(text: &str) -> Vec<String> {
-    words(text)
-        .into_iter()
-        .filter(|w| {
-            w.chars().next().is_some_and(|c| c.is_ascii_digit())
-                && w.chars()
-                    .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
-        })
-        .map(|w| canonical_number(&w))
-        .collect()
+    let mut out = Vec::new();
+    for word in words(text) {
+        // A word that starts with a number states it, whatever follows: "8kb", "100ms",
+        // "2nd" and "v3.7.0" state 8, 100, 2 and 3.7.0. A name that ends in digits
+        // ("sqlite3", "utf8") states none.
+        let mut chars = word.chars();
+        let starts_with_number = match (chars.next(), chars.next()) {
+            (Some(c), _) if c.is_ascii_digit() => true,
+            (Some('v'), Some(c)) => c.is_ascii_digit(),
+            _ => false,
+        };
+        if !starts_with_number {
+            continue;
+        }
+        let mut run = String::new();
+        for c in word.chars().chain(std::iter::once(' ')) {
+            if c.is_ascii_digit() || (!run.is_empty() && (c == '.' || c == ',')) {
+                run.push(c);
+            } else if !run.is_empty() {
+                let trimmed = run.trim_end_matches(['.', ',']);
+                out.push(canonical_number(trimmed));
+                run.clear();
+            }
+        }
+    }
+    out
 }
 
 /// "1,000" → "1000": commas dropped when every group after the first has 3 digits
@@ -378,6 +395,11 @@ mod tests {
             numbers("pairs 1,2 and 3.7.0 on 2024-01-05"),
             ["1,2", "3.7.0", "2024", "01", "05"]
         );
+        assert_eq!(
+            numbers("8KB pages, 100ms waits, v3.7.0, the 2nd try"),
+            ["8", "100", "3.7.0", "2"]
+        );
+        assert!(numbers("sqlite3_open and utf8 names").is_empty());
         assert_eq!(words("日志 журнал WAL"), ["日", "志", "журнал", "wal"]);
     }
 }

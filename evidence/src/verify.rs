@@ -98,6 +98,12 @@ pub fn check_against_archive(citation: &CitationCheck, archived: &str) -> RowVer
     }
     if let Some(index) = citation.sentence {
         let last = citation.sentence_end.unwrap_or(index);
+        // A quote spans at most a sentence and the one before it.
+        if last != index && Some(last) != index.checked_add(1) {
+            return RowVerdict::Failed(format!(
+                "the citation spans sentences {index}–{last}; a quote is one sentence or two adjacent ones"
+            ));
+        }
         let sentences = split_sentences(archived);
         let at_index = crate::sentences::span(archived, &sentences, index, last).map(normalise);
         let which = if last == index {
@@ -454,12 +460,24 @@ mod tests {
             .contains("provenance"));
         let past_the_end = CitationCheck {
             sentence_end: Some(7),
-            ..span
+            ..span.clone()
         };
         assert_eq!(
             check_against_archive(&past_the_end, archived).label(),
             "FAILED"
         );
+        let archived3 = "One here. Two here. Three here.";
+        let whole = CitationCheck {
+            quote: archived3.into(),
+            quote_sha256: Some(quote_sha256(archived3)),
+            content_sha256: Some(content_sha256(archived3)),
+            sentence: Some(0),
+            sentence_end: Some(2),
+            ..span
+        };
+        assert!(check_against_archive(&whole, archived3)
+            .why()
+            .contains("adjacent"));
     }
 
     #[test]

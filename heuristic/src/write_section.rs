@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 
 use deepr_evidence::normalise;
-use deepr_evidence::prose::check_sentence;
+use deepr_evidence::prose::{check_heading, check_sentence};
 use deepr_tasks::one_line;
 use deepr_tasks::write_section::{
     shown_claims, Answer, AnswerParagraph, AnswerSentence, Claim, Input, WriteSection,
@@ -79,8 +79,29 @@ impl Heuristic for WriteSection {
                 _ => paragraphs.push(AnswerParagraph { sentences }),
             }
         }
+        let quotes: Vec<String> = input
+            .claims
+            .iter()
+            .flat_map(|c| c.quotes.iter().map(|q| q.text.clone()))
+            .collect();
+        let mut heading = heading_for(input.subquestions.first().map(String::as_str).unwrap_or(""));
+        if check_heading(&heading, &quotes).is_err() {
+            // A number or quoted term the quotes do not hold: leave those words out.
+            let kept: Vec<&str> = heading
+                .split_whitespace()
+                .filter(|w| {
+                    !w.chars()
+                        .any(|c| c.is_ascii_digit() || "\"“”«»`".contains(c))
+                })
+                .collect();
+            heading = if kept.is_empty() {
+                "Findings".into()
+            } else {
+                kept.join(" ")
+            };
+        }
         Answer {
-            heading: heading_for(input.subquestions.first().map(String::as_str).unwrap_or("")),
+            heading,
             paragraphs,
         }
     }

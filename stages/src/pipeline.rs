@@ -327,7 +327,7 @@ pub async fn run_research(
         section_ids.push(id.clone());
         let (p, t, cl) = (providers.clone(), topic.clone(), claims.clone());
         write.add(
-            spec(id, "write", json!({"v": crate::write::STAGE_VERSION, "words": words, "llm": prompt_key(&providers.prompts.write_section, providers.strong_models())}), move |ctx| async move {
+            spec(id, "write", json!({"v": crate::write::STAGE_VERSION, "prose": deepr_evidence::prose::VERSION, "words": words, "llm": prompt_key(&providers.prompts.write_section, providers.strong_models())}), move |ctx| async move {
                 let brief = crate::write::Brief { topic: &t, words };
                 let (out, calls) = crate::write::run(&ctx.node_id, &p.prompts.write_section, brief, &section, &cl, p.archive.as_ref(), p.strong_models()).await;
                 finish(out, calls)
@@ -345,7 +345,7 @@ pub async fn run_research(
     let mut synth_deps = deps.clone();
     synth_deps.extend(section_ids);
     write.add(
-        spec(node_id::SYNTHESIZE.into(), "synthesize", json!({"v": crate::synthesize::STAGE_VERSION, "llm": prompt_key(&providers.prompts.synthesize, providers.strong_models())}), move |ctx| async move {
+        spec(node_id::SYNTHESIZE.into(), "synthesize", json!({"v": crate::synthesize::STAGE_VERSION, "prose": deepr_evidence::prose::VERSION, "llm": prompt_key(&providers.prompts.synthesize, providers.strong_models())}), move |ctx| async move {
             let mut sections = Vec::new();
             for id in &ids {
                 sections.push(read::<SectionOut>(&ctx.inputs, id)?);

@@ -174,14 +174,18 @@ fn one_line(text: &str) -> String {
 
 /// Escape text that came from models or pages so it cannot inject markdown structure
 /// (headings, footnote definitions, HTML).
-fn md_text(text: &str) -> String {
+pub fn md_text(text: &str) -> String {
     let line = one_line(text);
+    // Brackets escaped: no footnote reference or definition, link, image or link
+    // reference can be formed.
     let line = line
         .replace('<', "&lt;")
         .replace('>', "&gt;")
-        .replace("[^", "[\\^");
+        .replace('[', "\\[")
+        .replace(']', "\\]");
     match line.chars().next() {
-        Some('#' | '>' | '|' | '-' | '+' | '*') => format!("\\{line}"),
+        // A heading, quote, table, list item, or code fence (``` or ~~~).
+        Some('#' | '>' | '|' | '-' | '+' | '*' | '`' | '~') => format!("\\{line}"),
         _ => {
             // "12. text" or "12) text" would start an ordered list.
             let digits = line.chars().take_while(char::is_ascii_digit).count();

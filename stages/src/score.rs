@@ -153,7 +153,14 @@ pub fn run(
                 sentence_end,
                 written_quote: None,
             };
-            if exclude.contains(&reference) {
+            // Already cited in an earlier round, alone or inside a span: not again.
+            let cited = |i: u32| {
+                exclude.iter().any(|e| {
+                    e.content_sha256 == reference.content_sha256
+                        && (e.sentence..=e.sentence_end.unwrap_or(e.sentence)).contains(&i)
+                })
+            };
+            if (first..=last).any(cited) {
                 continue;
             }
             let Some(terms) =

@@ -111,25 +111,38 @@ pub async fn run(
     .await;
     let mut answer = result.value;
     answer.summary.truncate(MAX_POINTS);
+    // Clean first, so that the text grounded is the text shown.
+    let mut too_long = Vec::new();
+    answer.summary.retain_mut(|point| {
+        point.text = clean_model_text(&point.text, usize::MAX);
+        if point.text.chars().count() > MAX_SENTENCE_CHARS {
+            too_long.push(crate::write::too_long(SUMMARY_SECTION, &point.text));
+            false
+        } else {
+            true
+        }
+    });
     let grounded = task::ground(&input, &answer);
     let summary = grounded
         .paragraphs
         .into_iter()
         .flatten()
         .map(|s| SummaryPoint {
-            text: clean_model_text(&s.text, MAX_SENTENCE_CHARS),
+            text: s.text,
             claim_ids: s.claim_ids,
         })
         .collect();
-    let dropped = grounded
-        .dropped
-        .into_iter()
-        .map(|(text, why)| DroppedSentence {
-            section: SUMMARY_SECTION.into(),
-            text: clean_model_text(&text, MAX_SENTENCE_CHARS),
-            reason: why.to_string(),
-        })
-        .collect();
+    let mut dropped = too_long;
+    dropped.extend(
+        grounded
+            .dropped
+            .into_iter()
+            .map(|(text, why)| DroppedSentence {
+                section: SUMMARY_SECTION.into(),
+                text,
+                reason: why.to_string(),
+            }),
+    );
     (
         SynthesizeOut {
             summary,

@@ -16,8 +16,9 @@ use crate::research::Depth;
 use crate::types::{ClaimDraft, SectionOut, Subq};
 
 pub const STAGE_VERSION: u32 = 1;
-/// Longest sentence kept, in characters.
-pub const MAX_SENTENCE_CHARS: usize = 600;
+/// Longest sentence kept, in characters (a quote may span two sentences, and the
+/// offline writer may write a quote as it is); a longer one is dropped, never cut.
+pub const MAX_SENTENCE_CHARS: usize = 1500;
 
 /// The article's sections: each top-level subquestion, in plan order, followed by the
 /// follow-ups that deepen it (directly or through another follow-up).
@@ -60,7 +61,7 @@ pub fn usable(verdict: Verdict) -> bool {
     )
 }
 
-/// Prose sentences as the report stores them.
+/// Prose sentences as the report stores them (already cleaned and grounded).
 pub fn to_paragraphs(paragraphs: Vec<Vec<task::AnswerSentence>>) -> Vec<Paragraph> {
     paragraphs
         .into_iter()
@@ -68,12 +69,52 @@ pub fn to_paragraphs(paragraphs: Vec<Vec<task::AnswerSentence>>) -> Vec<Paragrap
             sentences: sentences
                 .into_iter()
                 .map(|s| ProseSentence {
-                    text: clean_model_text(&s.text, MAX_SENTENCE_CHARS),
+                    text: s.text,
                     claims: s.claim_ids,
                 })
                 .collect(),
         })
         .collect()
+}
+
+/// A writer's sentences as they will be stored — one line, no control characters — so
+/// that the text grounded is the text shown; a sentence longer than
+/// [`MAX_SENTENCE_CHARS`] comes back as `Err` (dropped, never cut).
+pub fn clean_sentences(
+    paragraphs: &[task::AnswerParagraph],
+) -> (Vec<task::AnswerParagraph>, Vec<String>) {
+    let mut too_long = Vec::new();
+    let cleaned = paragraphs
+        .iter()
+        .map(|p| task::AnswerParagraph {
+            sentences: p
+                .sentences
+                .iter()
+                .filter_map(|s| {
+                    let text = clean_model_text(&s.text, usize::MAX);
+                    if text.chars().count() > MAX_SENTENCE_CHARS {
+                        too_long.push(text);
+                        None
+                    } else {
+                        Some(task::AnswerSentence {
+                            text,
+                            claim_ids: s.claim_ids.clone(),
+                        })
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    (cleaned, too_long)
+}
+
+/// How a too-long sentence is listed.
+pub fn too_long(section: &str, text: &str) -> DroppedSentence {
+    DroppedSentence {
+        section: section.to_string(),
+        text: text.chars().take(300).collect::<String>() + "…",
+        reason: format!("longer than {MAX_SENTENCE_CHARS} characters"),
+    }
 }
 
 /// Body words an article may run to at each depth, for a model that has the evidence
@@ -123,11 +164,19 @@ pub async fn run(
         if !ids.contains(&claim.subquestion) || !usable(*verdict) {
             continue;
         }
-        let texts = crate::judge::quotes(claim, archive);
         let quotes: Vec<task::Quote> = claim
             .citations
             .iter()
-            .zip(texts)
+            .filter_map(|c| {
+                let text = match &c.written_quote {
+                    Some(written) => written.clone(),
+                    None => archive
+                        .get(&c.content_sha256)?
+                        .quote(c.sentence, c.sentence_end)?
+                        .to_string(),
+                };
+                Some((c, text))
+            })
             .map(|(c, text)| {
                 let position = match documents.iter().position(|d| *d == c.content_sha256) {
                     Some(p) => p,
@@ -173,18 +222,21 @@ pub async fn run(
         },
     )
     .await;
-    let grounded = task::ground(&shown_claims(&input.claims), &result.value.paragraphs);
+    let (cleaned, long) = clean_sentences(&result.value.paragraphs);
+    let grounded = task::ground(&shown_claims(&input.claims), &cleaned);
     out.heading = clean_model_text(&result.value.heading, task::MAX_HEADING_CHARS);
     out.paragraphs = to_paragraphs(grounded.paragraphs);
-    out.dropped = grounded
-        .dropped
-        .into_iter()
-        .map(|(text, why)| DroppedSentence {
-            section: out.section.clone(),
-            text: clean_model_text(&text, MAX_SENTENCE_CHARS),
-            reason: why.to_string(),
-        })
-        .collect();
+    out.dropped = long.iter().map(|t| too_long(&out.section, t)).collect();
+    out.dropped.extend(
+        grounded
+            .dropped
+            .into_iter()
+            .map(|(text, why)| DroppedSentence {
+                section: out.section.clone(),
+                text,
+                reason: why.to_string(),
+            }),
+    );
     out.degraded = result.degraded;
     (out, result.calls)
 }

@@ -198,6 +198,16 @@ impl ModelTask for WriteSection {
         if let Some(problem) = heading_problem(&answer.heading) {
             return Err(problem);
         }
+        let quotes: Vec<String> = input
+            .claims
+            .iter()
+            .flat_map(|c| c.quotes.iter().map(|q| q.text.clone()))
+            .collect();
+        if let Err(why) = deepr_evidence::prose::check_heading(&answer.heading, &quotes) {
+            return Err(format!(
+                "the heading does not stand on the section's quotes: {why}"
+            ));
+        }
         if answer.paragraphs.is_empty() || answer.paragraphs.len() > MAX_PARAGRAPHS {
             return Err(format!(
                 "expected 1 to {MAX_PARAGRAPHS} paragraphs, got {}",
@@ -309,6 +319,7 @@ mod tests {
             "",
             "What is the page size?",
             "What does the documentation say about “Pages”",
+            "The 8192-byte page",
         ] {
             let answer = Answer {
                 heading: heading.into(),
