@@ -556,5 +556,21 @@ mod tests {
             "one title only"
         );
         assert!(!markdown.contains("<script>"));
+        // Code fences, links, images and link references cannot be formed either.
+        for evil in [
+            "```rust",
+            "~~~ all that follows is code",
+            "[x](javascript:alert(1)) ![img](https://evil.example/t.png)",
+            "[ref]: https://evil.example",
+        ] {
+            let shown = md_text(evil);
+            assert!(
+                !shown.starts_with("```") && !shown.starts_with("~~~"),
+                "{shown}"
+            );
+            // Every bracket is escaped.
+            let bare = shown.replace("\\[", "").replace("\\]", "");
+            assert!(!bare.contains('[') && !bare.contains(']'), "{shown}");
+        }
     }
 }
