@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use deepr_orchestrator::terms::{content_terms, numbers};
+use deepr_orchestrator::terms::{content_terms, words};
 use deepr_orchestrator::TextArchive;
 
 use crate::types::{Candidate, FetchOut, ScoreOut, ScoredSource, SentenceRef};
@@ -16,7 +16,9 @@ use crate::types::{Candidate, FetchOut, ScoreOut, ScoredSource, SentenceRef};
 /// 2: sentence relevance weighs question terms by their rarity among the fetched
 /// sentences, and counts the topic's own terms at half weight.
 /// 3: a sentence that leans on the one before it is a candidate spanning both.
-pub const STAGE_VERSION: u32 = 3;
+/// 4: the figure bonus reads whole-number words only (as before the grounding rule
+/// widened `numbers`).
+pub const STAGE_VERSION: u32 = 4;
 /// Weight of a topic term that is not a term of the subquestion.
 const TOPIC_TERM_WEIGHT: f64 = 0.5;
 /// Candidate sentences shown to the extractor per subquestion.
@@ -177,7 +179,9 @@ pub fn run(
                 continue;
             }
             let share = matched / total_weight.max(f64::MIN_POSITIVE);
-            let informative = if numbers(body).is_empty() { 0.0 } else { 0.1 };
+            // A small bonus for stating a figure: a word that is a number ("4096",
+            // "1,000", "3.5"), not the grounding rule's wider reading ("8KB", "v3").
+            let informative = if states_a_figure(body) { 0.1 } else { 0.0 };
             let weight =
                 round4((share + informative) * (0.5 + source.score) * pointer_penalty(body));
             scored.push((
@@ -225,6 +229,15 @@ pub fn run(
         sources,
         candidates,
     }
+}
+
+/// Does the sentence state a figure: a word made only of digits and separators?
+fn states_a_figure(text: &str) -> bool {
+    words(text).iter().any(|w| {
+        w.starts_with(|c: char| c.is_ascii_digit())
+            && w.chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+    })
 }
 
 /// Sentences that point elsewhere ("see section 3 above") say little on their own.
