@@ -1,6 +1,6 @@
 //! The private-network guard of the HTTP client: which addresses are private, the
 //! injectable host lookup, `--allow-host` entries, and the resolver that filters every
-//! address before it is connected to (see [`crate::http`] for how the client uses it).
+//! address before it is connected to (the `http` module shows how the client uses it).
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
