@@ -82,6 +82,23 @@ pub struct Grounded {
     pub dropped: Vec<(String, Ungrounded)>,
 }
 
+impl Grounded {
+    /// An answer is usable only if at least one of its `what`s (sentences) stands.
+    pub fn some_stand(&self, what: &str) -> Result<(), String> {
+        if !self.paragraphs.is_empty() {
+            return Ok(());
+        }
+        let why = self
+            .dropped
+            .first()
+            .map(|(_, why)| why.to_string())
+            .unwrap_or_default();
+        Err(format!(
+            "no {what} stands on the quotes of the claims it cites (first: {why})"
+        ))
+    }
+}
+
 /// The claims a writer was shown, by ID, as the grounding check reads them.
 pub fn shown_claims(claims: &[Claim]) -> BTreeMap<String, CitedClaim> {
     claims
@@ -220,18 +237,7 @@ impl ModelTask for WriteSection {
                 "every paragraph needs sentences, at most {MAX_SENTENCES} in all (got {sentences})"
             ));
         }
-        let grounded = ground(&shown_claims(&input.claims), &answer.paragraphs);
-        if grounded.paragraphs.is_empty() {
-            let why = grounded
-                .dropped
-                .first()
-                .map(|(_, why)| why.to_string())
-                .unwrap_or_default();
-            return Err(format!(
-                "no sentence stands on the quotes of the claims it cites (first: {why})"
-            ));
-        }
-        Ok(())
+        ground(&shown_claims(&input.claims), &answer.paragraphs).some_stand("sentence")
     }
 }
 
