@@ -127,6 +127,7 @@ fn resume_restore(c: &mut Criterion) {
         archive,
         prompts: Arc::default(),
         clock: Arc::new(deepr_orchestrator::clock::TokioClock::new()),
+        embedder: None,
     };
     let config = ResearchConfig {
         topic: "How does the rollback journal protect a transaction, and what is the default journal page size?".into(),

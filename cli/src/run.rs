@@ -60,6 +60,8 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
     if let Some(corpus) = &settings.corpus {
         check_corpus(corpus)?;
     }
+    // A named embedding model that cannot be used stops the run before it is recorded.
+    crate::wiring::embedder(&settings.state_dir)?;
     prepare_out(&settings.out)?;
     state::prepare(&settings.state_dir)?;
     let run_dir = settings.state_dir.join("runs").join(&settings.run_id);

@@ -157,12 +157,49 @@ pub fn wire(
         archive: archive.clone(),
         prompts,
         clock,
+        embedder: embedder(state_dir)?,
     };
     Ok(Wiring {
         providers,
         budget,
         search_fingerprint,
     })
+}
+
+/// The sentence-embedding re-ranker: `DEEPR_EMBED_MODEL` (a model folder, or `off`),
+/// else all-MiniLM-L6-v2 in the Hugging Face hub cache (`$HF_HUB_CACHE`,
+/// `$HF_HOME/hub` or `~/.cache/huggingface/hub`). None found: candidates are ranked by
+/// their words only, and the report says so. A folder named but unusable is an error.
+pub fn embedder(
+    state_dir: &Path,
+) -> Result<Option<Arc<dyn deepr_orchestrator::SentenceEmbedder>>, Failure> {
+    let cache = state_dir.join("cache").join("embed");
+    let named = std::env::var_os("DEEPR_EMBED_MODEL").filter(|v| !v.is_empty());
+    let dir = match named {
+        Some(value) if value == "off" => return Ok(None),
+        Some(value) => PathBuf::from(value),
+        None => match hub_cache().and_then(|hub| deepr_providers::hub_snapshot(&hub)) {
+            Some(dir) => dir,
+            None => return Ok(None),
+        },
+    };
+    let model = deepr_providers::LocalEmbedder::open(&dir, Some(&cache)).map_err(|e| {
+        usage(format!(
+            "DEEPR_EMBED_MODEL: {e}; point it at a sentence-transformers model folder, or set it to off"
+        ))
+    })?;
+    Ok(Some(Arc::new(model)))
+}
+
+/// The Hugging Face hub cache folder, where `huggingface-cli download` puts models.
+fn hub_cache() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("HF_HUB_CACHE").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(home) = std::env::var_os("HF_HOME").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(home).join("hub"));
+    }
+    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/huggingface/hub"))
 }
 
 /// What identifies what the search providers search: every corpus document's key,

@@ -185,6 +185,24 @@ pub trait TextArchive: Send + Sync {
     fn get(&self, content_sha256: &str) -> Option<ArchivedText>;
 }
 
+/// A local sentence-embedding model: re-ranks candidate sentences by meaning, on this
+/// machine (no API, no tokens). Its `model_id` enters the score node's key, so a
+/// different model (or none) recomputes scoring and what follows.
+#[async_trait]
+pub trait SentenceEmbedder: Send + Sync {
+    /// What identifies the model's behaviour: a hash of its files.
+    fn model_id(&self) -> &str;
+    /// What a reader is told ("all-MiniLM-L6-v2").
+    fn display_name(&self) -> &str;
+    /// One unit-length vector per text, in input order.
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
+}
+
+/// Why sentences could not be embedded (a damaged model file, say).
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("sentence embedding failed: {0}")]
+pub struct EmbedError(pub String);
+
 /// The clock, as a provider: only `## Run details` may show what it says.
 pub trait Clock: Send + Sync {
     /// Now, as an RFC 3339 UTC timestamp.

@@ -16,6 +16,7 @@
 
 pub mod analyzer;
 pub mod corpus;
+pub mod embed;
 pub mod guard;
 pub mod http;
 pub mod llm;
@@ -28,6 +29,7 @@ pub mod web;
 pub use corpus::{
     indexed_locators, CorpusError, CorpusFetcher, CorpusIndex, CorpusSearch, IndexReport,
 };
+pub use embed::{hub_snapshot, EmbedLoadError, LocalEmbedder};
 pub use http::{FetchFailure, HttpClient, Page};
 pub use llm::{LlmLimits, LlmSpec, RemoteLlm};
 pub use prices::{PriceTable, PricedLlm};

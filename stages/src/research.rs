@@ -8,7 +8,7 @@ use std::sync::Arc;
 use deepr_evidence::report::{Conflict, Coverage, Verdict};
 use deepr_orchestrator::clock::Clock;
 use deepr_orchestrator::{
-    ExecutorError, Fetcher, LlmProvider, SearchProvider, StopReason, TextArchive,
+    ExecutorError, Fetcher, LlmProvider, SearchProvider, SentenceEmbedder, StopReason, TextArchive,
 };
 use serde::Serialize;
 use thiserror::Error;
@@ -110,6 +110,8 @@ pub struct ResearchProviders {
     pub fetcher: Arc<dyn Fetcher>,
     pub archive: Arc<dyn TextArchive>,
     pub prompts: Arc<deepr_prompts::PromptSet>,
+    /// The local sentence-embedding re-ranker, when a model was found.
+    pub embedder: Option<Arc<dyn SentenceEmbedder>>,
 }
 
 impl ResearchProviders {
@@ -173,4 +175,6 @@ pub struct ResearchResult {
     pub degraded: Vec<(String, String)>,
     pub restored_nodes: usize,
     pub executed_nodes: usize,
+    /// Each score step's re-ranking (`None`: no embedding model was wired).
+    pub reranks: Vec<Option<Rerank>>,
 }

@@ -5,13 +5,18 @@
 //! contains; recency is relative to the newest dated document in the set (content
 //! dates only — never the clock). Low-scoring sources are down-weighted, never
 //! dropped: their sentences stay candidates with a smaller weight.
+//!
+//! Sentences are scored by the question's terms weighted by rarity; when a local
+//! sentence-embedding model is wired, the best [`RERANK_POOL`] of them are re-ranked
+//! by meaning (cosine similarity to the topic) mixed with that lexical weight, so an
+//! answer worded unlike the question can still be shown.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use deepr_orchestrator::terms::{content_terms, words};
-use deepr_orchestrator::TextArchive;
+use deepr_orchestrator::{SentenceEmbedder, TextArchive};
 
-use crate::types::{Candidate, FetchOut, ScoreOut, ScoredSource, SentenceRef};
+use crate::types::{Candidate, FetchOut, Rerank, ScoreOut, ScoredSource, SentenceRef};
 
 /// 2: sentence relevance weighs question terms by their rarity among the fetched
 /// sentences, and counts the topic's own terms at half weight.
@@ -23,17 +28,136 @@ pub const STAGE_VERSION: u32 = 4;
 const TOPIC_TERM_WEIGHT: f64 = 0.5;
 /// Candidate sentences shown to the extractor per subquestion.
 pub const MAX_CANDIDATES: usize = 30;
+/// Lexical candidates the embedding model re-ranks per subquestion.
+pub const RERANK_POOL: usize = 90;
 const MIN_SENTENCE_CHARS: usize = 30;
 const MAX_SENTENCE_CHARS: usize = 600;
 
-pub fn run(
+/// What a lexical pass hands the re-ranker: the scored sources and every candidate
+/// (weight, document, first sentence, last sentence), best first.
+type Lexical = (Vec<ScoredSource>, Vec<(f64, String, u32, Option<u32>)>);
+
+/// Scores sources and candidate sentences; re-ranks the candidates by meaning when
+/// `embedder` is given (an embedding failure is recorded and the lexical order kept).
+pub async fn run(
     fetched: &FetchOut,
     ranking_question: &str,
     topic: &str,
     queries: &[String],
     exclude: &BTreeSet<SentenceRef>,
     archive: &dyn TextArchive,
+    embedder: Option<&dyn SentenceEmbedder>,
 ) -> ScoreOut {
+    let (sources, scored) = lexical(fetched, ranking_question, topic, queries, exclude, archive);
+    let (scored, rerank) = match embedder {
+        None => (scored, None),
+        Some(embedder) => rerank(scored, topic, archive, embedder).await,
+    };
+    let candidates = scored
+        .into_iter()
+        .take(MAX_CANDIDATES)
+        .enumerate()
+        .map(
+            |(i, (weight, content_sha256, sentence, sentence_end))| Candidate {
+                cid: format!("c{}", i + 1),
+                content_sha256,
+                sentence,
+                sentence_end,
+                weight,
+            },
+        )
+        .collect();
+    ScoreOut {
+        sources,
+        candidates,
+        rerank,
+    }
+}
+
+/// Share of a re-ranked candidate's weight that comes from meaning (the rest is its
+/// lexical weight relative to the best candidate's).
+pub const MEANING_WEIGHT: f64 = 0.3;
+
+/// The best [`RERANK_POOL`] candidates ordered by meaning and lexical weight together;
+/// the rest keep their lexical order after them.
+async fn rerank(
+    mut scored: Vec<(f64, String, u32, Option<u32>)>,
+    topic: &str,
+    archive: &dyn TextArchive,
+    embedder: &dyn SentenceEmbedder,
+) -> (Vec<(f64, String, u32, Option<u32>)>, Option<Rerank>) {
+    let pool = scored.len().min(RERANK_POOL);
+    let mut texts = vec![topic.to_string()];
+    let mut texts_of = BTreeMap::new();
+    for (_, sha, first, last) in &scored[..pool] {
+        let text = texts_of
+            .entry(sha.clone())
+            .or_insert_with(|| archive.get(sha));
+        let quote = text
+            .as_ref()
+            .and_then(|t| t.quote(*first, *last))
+            .unwrap_or_default();
+        texts.push(quote.to_string());
+    }
+    let mut record = Rerank {
+        model: embedder.display_name().to_string(),
+        model_id: embedder.model_id().to_string(),
+        sentences: pool as u32,
+        failure: None,
+    };
+    if pool == 0 {
+        return (scored, Some(record));
+    }
+    let vectors = match embedder.embed(&texts).await {
+        Ok(v) if v.len() == texts.len() => v,
+        Ok(_) => {
+            record.failure = Some("the model returned the wrong number of vectors".into());
+            return (scored, Some(record));
+        }
+        Err(e) => {
+            record.failure = Some(e.to_string());
+            return (scored, Some(record));
+        }
+    };
+    let dot = |a: &[f32], b: &[f32]| -> f64 {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| f64::from(*x) * f64::from(*y))
+            .sum()
+    };
+    let topic_vector = &vectors[0];
+    let best = scored[..pool].iter().map(|s| s.0).fold(0.0_f64, f64::max);
+    let mut head: Vec<(f64, String, u32, Option<u32>)> = scored
+        .drain(..pool)
+        .zip(&vectors[1..])
+        .map(|((weight, sha, first, last), vector)| {
+            // Meaning is measured against the topic, the reader's own question: a
+            // subquestion can drift into the corpus's headings (measured: against the
+            // nearer of subquestion and topic, the tuning questions lost 0.07×).
+            let meaning = dot(vector, topic_vector).max(0.0);
+            let lexical = if best > 0.0 { weight / best } else { 0.0 };
+            let mixed = round4((1.0 - MEANING_WEIGHT) * lexical + MEANING_WEIGHT * meaning);
+            (mixed, sha, first, last)
+        })
+        .collect();
+    head.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then_with(|| a.1.cmp(&b.1))
+            .then(a.2.cmp(&b.2))
+            .then(a.3.cmp(&b.3))
+    });
+    head.extend(scored);
+    (head, Some(record))
+}
+
+fn lexical(
+    fetched: &FetchOut,
+    ranking_question: &str,
+    topic: &str,
+    queries: &[String],
+    exclude: &BTreeSet<SentenceRef>,
+    archive: &dyn TextArchive,
+) -> Lexical {
     // Sentences are matched against the ranking question (what a relevant passage must
     // say); the search queries only widen document relevance.
     let question_terms: BTreeSet<String> = content_terms(ranking_question).into_iter().collect();
@@ -211,24 +335,7 @@ pub fn run(
         covered.extend(sentences.into_iter().map(|i| (sha.clone(), i)));
         true
     });
-    let candidates = scored
-        .into_iter()
-        .take(MAX_CANDIDATES)
-        .enumerate()
-        .map(
-            |(i, (weight, content_sha256, sentence, sentence_end))| Candidate {
-                cid: format!("c{}", i + 1),
-                content_sha256,
-                sentence,
-                sentence_end,
-                weight,
-            },
-        )
-        .collect();
-    ScoreOut {
-        sources,
-        candidates,
-    }
+    (sources, scored)
 }
 
 /// Does the sentence state a figure: a word made only of digits and separators?
@@ -272,4 +379,178 @@ fn year(date: Option<&str>) -> Option<u32> {
 
 fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use async_trait::async_trait;
+    use deepr_orchestrator::{ArchivedText, DocMeta, EmbedError};
+
+    use super::*;
+
+    struct Archive(BTreeMap<String, ArchivedText>);
+
+    impl TextArchive for Archive {
+        fn get(&self, content_sha256: &str) -> Option<ArchivedText> {
+            self.0.get(content_sha256).cloned()
+        }
+    }
+
+    /// "Means" the question when a text speaks of durability, whatever its words; the
+    /// question and the topic mean durability too.
+    struct Meaning {
+        fail: bool,
+        seen: std::sync::Mutex<Vec<String>>,
+    }
+
+    #[async_trait]
+    impl SentenceEmbedder for Meaning {
+        fn model_id(&self) -> &str {
+            "test/meaning"
+        }
+        fn display_name(&self) -> &str {
+            "meaning-test"
+        }
+        async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            self.seen.lock().unwrap().extend(texts.iter().cloned());
+            if self.fail {
+                return Err(EmbedError("weights damaged".into()));
+            }
+            Ok(texts
+                .iter()
+                .map(|t| {
+                    let t = t.to_lowercase();
+                    if t.contains("durab") || t.contains("power loss") || t.contains("survive") {
+                        vec![1.0, 0.0]
+                    } else {
+                        vec![0.0, 1.0]
+                    }
+                })
+                .collect())
+        }
+    }
+
+    fn fixture() -> (FetchOut, Archive) {
+        let text = ArchivedText::new(
+            "The commit writes the journal before the database is changed. \
+             A commit to the journal will survive a power loss in the middle of writing. \
+             The journal name is the database name with a suffix appended to it.",
+        );
+        let doc = DocMeta {
+            doc_key: "a.html".into(),
+            locator: "a.html".into(),
+            title: "Commit".into(),
+            content_sha256: text.content_sha256.clone(),
+            date: None,
+            authority: 0.5,
+        };
+        let archive = Archive(BTreeMap::from([(text.content_sha256.clone(), text)]));
+        (
+            FetchOut {
+                docs: vec![(doc, 1.0)],
+                failures: vec![],
+            },
+            archive,
+        )
+    }
+
+    const QUESTION: &str = "Is the commit journal durable?";
+
+    #[tokio::test]
+    async fn meaning_lifts_a_sentence_worded_unlike_the_question() {
+        let (fetched, archive) = fixture();
+        let lexical = run(
+            &fetched,
+            QUESTION,
+            QUESTION,
+            &[],
+            &BTreeSet::new(),
+            &archive,
+            None,
+        )
+        .await;
+        assert_eq!(lexical.rerank, None);
+        assert_eq!(lexical.candidates[0].sentence, 0, "{lexical:?}");
+        let survive = lexical
+            .candidates
+            .iter()
+            .position(|c| c.sentence == 1)
+            .expect("the power-loss sentence is a candidate");
+        assert!(survive > 0);
+
+        let meaning = Meaning {
+            fail: false,
+            seen: Default::default(),
+        };
+        let reranked = run(
+            &fetched,
+            QUESTION,
+            QUESTION,
+            &[],
+            &BTreeSet::new(),
+            &archive,
+            Some(&meaning),
+        )
+        .await;
+        assert_eq!(reranked.candidates[0].sentence, 1, "{reranked:?}");
+        let rerank = reranked.rerank.clone().expect("recorded");
+        assert_eq!(rerank.model, "meaning-test");
+        assert_eq!(rerank.model_id, "test/meaning");
+        assert_eq!(rerank.sentences as usize, lexical.candidates.len());
+        assert_eq!(rerank.failure, None);
+        // The model saw the question, the topic and each candidate's exact quote.
+        let seen = meaning.seen.lock().unwrap().clone();
+        assert_eq!(seen[0], QUESTION);
+        assert!(seen
+            .iter()
+            .any(|t| t.starts_with("A commit to the journal will")));
+        // Same candidates, another order: re-ranking never adds or drops one.
+        let ids = |s: &ScoreOut| {
+            let mut v: Vec<u32> = s.candidates.iter().map(|c| c.sentence).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(ids(&lexical), ids(&reranked));
+    }
+
+    #[tokio::test]
+    async fn a_failing_model_keeps_the_word_order_and_says_why() {
+        let (fetched, archive) = fixture();
+        let lexical = run(
+            &fetched,
+            QUESTION,
+            QUESTION,
+            &[],
+            &BTreeSet::new(),
+            &archive,
+            None,
+        )
+        .await;
+        let meaning = Meaning {
+            fail: true,
+            seen: Default::default(),
+        };
+        let out = run(
+            &fetched,
+            QUESTION,
+            QUESTION,
+            &[],
+            &BTreeSet::new(),
+            &archive,
+            Some(&meaning),
+        )
+        .await;
+        assert!(
+            !meaning.seen.lock().unwrap().is_empty(),
+            "the model was asked"
+        );
+        assert_eq!(out.candidates, lexical.candidates);
+        let failure = out
+            .rerank
+            .and_then(|r| r.failure)
+            .expect("failure recorded");
+        assert!(failure.contains("weights damaged"), "{failure}");
+    }
 }

@@ -88,6 +88,24 @@ pub struct Candidate {
 pub struct ScoreOut {
     pub sources: Vec<ScoredSource>,
     pub candidates: Vec<Candidate>,
+    /// How the candidates were re-ranked by meaning; absent when no embedding model
+    /// was wired (lexical order only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rerank: Option<Rerank>,
+}
+
+/// The embedding re-ranker's part in a score step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rerank {
+    /// The model's readable name.
+    pub model: String,
+    /// The model's id (a hash of its files), as in the node key.
+    pub model_id: String,
+    /// Lexical candidates it re-ranked.
+    pub sentences: u32,
+    /// Why it could not (the lexical order was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
 }
 
 /// A cited sentence: (document content hash, sentence index).

