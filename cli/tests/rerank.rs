@@ -76,7 +76,7 @@ fn the_model_reranks_every_subquestion_and_the_report_verifies() {
         above_run_details(&home.path().join("two.md"))
     );
 
-    let verify = command(home.path(), &["verify", "one.md"])
+    let verify = command(home.path(), &["--state-dir", "state", "verify", "one.md"])
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&verify.stdout);

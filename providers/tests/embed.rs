@@ -1,6 +1,7 @@
 //! The real sentence-embedding model (all-MiniLM-L6-v2 from `DEEPR_TEST_EMBED_MODEL`):
 //! it loads, its vectors are unit length and rank by meaning, and its disk cache is
 //! used and survives a damaged entry.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)] // test code
 
 use std::path::PathBuf;
 
