@@ -24,8 +24,9 @@ use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
 pub const HUB_REPO: &str = "sentence-transformers/all-MiniLM-L6-v2";
 /// The files a model folder must hold.
 const FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
-/// Tokens per text; the model was trained at this length (`max_seq_length`).
-const MAX_TOKENS: usize = 256;
+/// Tokens per text (the model was trained at up to 256): a candidate's first 128
+/// tokens (~500 characters) say what it is about, at half the cost of a long one.
+const MAX_TOKENS: usize = 128;
 /// Texts per forward pass.
 const BATCH: usize = 32;
 
@@ -71,6 +72,9 @@ struct Inner {
     cache_dir: Option<PathBuf>,
     memory: Mutex<HashMap<[u8; 32], Arc<[f32]>>>,
     loaded: OnceLock<Result<Loaded, String>>,
+    /// One computation at a time: the model already uses every core, and a caller that
+    /// waited finds what the one before it computed (subquestions share sentences).
+    computing: Mutex<()>,
 }
 
 struct Loaded {
@@ -111,6 +115,7 @@ impl LocalEmbedder {
                 name,
                 memory: Mutex::new(HashMap::new()),
                 loaded: OnceLock::new(),
+                computing: Mutex::new(()),
             }),
         })
     }
@@ -146,6 +151,10 @@ impl Inner {
             .iter()
             .map(|t| *blake3::hash(t.as_bytes()).as_bytes())
             .collect();
+        let _turn = self
+            .computing
+            .lock()
+            .map_err(|_| EmbedError("embedding lock poisoned".into()))?;
         let mut found: Vec<Option<Arc<[f32]>>> = {
             let memory = self
                 .memory
@@ -158,7 +167,11 @@ impl Inner {
                 *slot = self.read_disk(key);
             }
         }
-        let missing: Vec<usize> = (0..texts.len()).filter(|&i| found[i].is_none()).collect();
+        // Each distinct missing text once; its copies are filled from memory below.
+        let mut seen = std::collections::HashSet::new();
+        let missing: Vec<usize> = (0..texts.len())
+            .filter(|&i| found[i].is_none() && seen.insert(keys[i]))
+            .collect();
         if !missing.is_empty() {
             let loaded = self
                 .loaded
@@ -184,6 +197,11 @@ impl Inner {
             for &i in &missing {
                 if let Some(v) = &found[i] {
                     memory.insert(keys[i], v.clone());
+                }
+            }
+            for (slot, key) in found.iter_mut().zip(&keys) {
+                if slot.is_none() {
+                    *slot = memory.get(key).cloned();
                 }
             }
         }

@@ -29,7 +29,7 @@ const TOPIC_TERM_WEIGHT: f64 = 0.5;
 /// Candidate sentences shown to the extractor per subquestion.
 pub const MAX_CANDIDATES: usize = 30;
 /// Lexical candidates the embedding model re-ranks per subquestion.
-pub const RERANK_POOL: usize = 90;
+pub const RERANK_POOL: usize = 45;
 const MIN_SENTENCE_CHARS: usize = 30;
 const MAX_SENTENCE_CHARS: usize = 600;
 
