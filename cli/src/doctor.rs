@@ -1,6 +1,7 @@
 //! `deepr doctor`: which search sources are configured and usable, and (with `--probe`)
 //! reachable right now. Keyless providers count as usable without probing.
 
+use deepr_orchestrator::SentenceEmbedder as _;
 use std::time::Duration;
 
 use deepr_orchestrator::SearchProvider;
@@ -75,6 +76,20 @@ pub fn execute(_globals: &Globals, args: &DoctorArgs) -> Result<u8, Failure> {
                 );
             }
         }
+    }
+    // The re-ranker is optional: without it deepr ranks candidates by words only.
+    match crate::wiring::embedder(None) {
+        Ok(Some(model)) => outln!(
+            "re-ranker: {} ({}) in {}",
+            model.display_name(),
+            model.model_id(),
+            model.dir().display()
+        ),
+        Ok(None) => outln!(
+            "re-ranker: none (candidates ranked by words only; set DEEPR_EMBED_MODEL to an all-MiniLM-L6-v2 folder, see README)"
+        ),
+        Err(Failure::Usage(why)) => outln!("re-ranker: unusable: {why}"),
+        Err(Failure::Run(why)) => outln!("re-ranker: unusable: {why:#}"),
     }
     Ok(if usable > 0 { 0 } else { 1 })
 }

@@ -61,7 +61,7 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         check_corpus(corpus)?;
     }
     // A named embedding model that cannot be used stops the run before it is recorded.
-    crate::wiring::embedder(&settings.state_dir)?;
+    crate::wiring::embedder(None)?;
     prepare_out(&settings.out)?;
     state::prepare(&settings.state_dir)?;
     let run_dir = settings.state_dir.join("runs").join(&settings.run_id);

@@ -157,7 +157,8 @@ pub fn wire(
         archive: archive.clone(),
         prompts,
         clock,
-        embedder: embedder(state_dir)?,
+        embedder: embedder(Some(&state_dir.join("cache").join("embed")))?
+            .map(|m| Arc::new(m) as Arc<dyn deepr_orchestrator::SentenceEmbedder>),
     };
     Ok(Wiring {
         providers,
@@ -170,10 +171,8 @@ pub fn wire(
 /// else all-MiniLM-L6-v2 in the Hugging Face hub cache (`$HF_HUB_CACHE`,
 /// `$HF_HOME/hub` or `~/.cache/huggingface/hub`). None found: candidates are ranked by
 /// their words only, and the report says so. A folder named but unusable is an error.
-pub fn embedder(
-    state_dir: &Path,
-) -> Result<Option<Arc<dyn deepr_orchestrator::SentenceEmbedder>>, Failure> {
-    let cache = state_dir.join("cache").join("embed");
+/// `cache`: where embeddings are kept between runs (`<state>/cache/embed`).
+pub fn embedder(cache: Option<&Path>) -> Result<Option<deepr_providers::LocalEmbedder>, Failure> {
     let named = std::env::var_os("DEEPR_EMBED_MODEL").filter(|v| !v.is_empty());
     let dir = match named {
         Some(value) if value == "off" => return Ok(None),
@@ -183,12 +182,12 @@ pub fn embedder(
             None => return Ok(None),
         },
     };
-    let model = deepr_providers::LocalEmbedder::open(&dir, Some(&cache)).map_err(|e| {
+    let model = deepr_providers::LocalEmbedder::open(&dir, cache).map_err(|e| {
         usage(format!(
             "DEEPR_EMBED_MODEL: {e}; point it at a sentence-transformers model folder, or set it to off"
         ))
     })?;
-    Ok(Some(Arc::new(model)))
+    Ok(Some(model))
 }
 
 /// The Hugging Face hub cache folder, where `huggingface-cli download` puts models.

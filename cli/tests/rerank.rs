@@ -63,6 +63,14 @@ fn the_model_reranks_every_subquestion_and_the_report_verifies() {
     );
     assert!(!report.contains("Re-ranking failed"), "{report}");
 
+    let mut doctor = command(home.path(), &["doctor"]);
+    let doctor = doctor.env("DEEPR_EMBED_MODEL", &model).output().unwrap();
+    let said = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        said.contains("re-ranker: all-MiniLM-L6-v2 (bert-mean/"),
+        "{said}"
+    );
+
     // Embeddings are cached by content hash; a second run on the same corpus computes
     // none again and writes the same report above its run details.
     let cache = home.path().join("state/cache/embed");
@@ -96,6 +104,13 @@ fn without_a_model_the_report_says_words_only_and_a_bad_folder_is_refused() {
     assert!(
         report.contains("no sentence-embedding model was found, so none was re-ranked by meaning."),
         "{report}"
+    );
+
+    let doctor = command(home.path(), &["doctor"]).output().unwrap();
+    let said = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        said.contains("re-ranker: none (candidates ranked by words only"),
+        "{said}"
     );
 
     let empty = home.path().join("not-a-model");
