@@ -140,8 +140,13 @@ fn model_name(dir: &Path) -> String {
         .filter_map(|a| a.file_name()?.to_str())
         .find_map(|n| n.strip_prefix("models--"))
         .and_then(|n| n.rsplit("--").next().map(str::to_string));
+    // A folder called just "model" (as pip packages ship it) is named by its parent.
+    let folder = |d: &Path| d.file_name().and_then(|n| n.to_str()).map(str::to_string);
     from_hub
-        .or_else(|| dir.file_name().and_then(|n| n.to_str()).map(str::to_string))
+        .or_else(|| match folder(dir).as_deref() {
+            Some("model") => dir.parent().and_then(folder),
+            _ => folder(dir),
+        })
         .unwrap_or_else(|| "sentence-embedding model".to_string())
 }
 
