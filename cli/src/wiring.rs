@@ -174,17 +174,17 @@ pub fn wire(
 /// `cache`: where embeddings are kept between runs (`<state>/cache/embed`).
 pub fn embedder(cache: Option<&Path>) -> Result<Option<deepr_providers::LocalEmbedder>, Failure> {
     let named = std::env::var_os("DEEPR_EMBED_MODEL").filter(|v| !v.is_empty());
-    let dir = match named {
+    let (dir, from) = match named {
         Some(value) if value == "off" => return Ok(None),
-        Some(value) => PathBuf::from(value),
+        Some(value) => (PathBuf::from(value), "DEEPR_EMBED_MODEL"),
         None => match hub_cache().and_then(|hub| deepr_providers::hub_snapshot(&hub)) {
-            Some(dir) => dir,
+            Some(dir) => (dir, "the Hugging Face hub cache"),
             None => return Ok(None),
         },
     };
     let model = deepr_providers::LocalEmbedder::open(&dir, cache).map_err(|e| {
         usage(format!(
-            "DEEPR_EMBED_MODEL: {e}; point it at a sentence-transformers model folder, or set it to off"
+            "sentence-embedding model from {from}: {e}; set DEEPR_EMBED_MODEL to a sentence-transformers model folder, or to off"
         ))
     })?;
     Ok(Some(model))

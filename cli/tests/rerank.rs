@@ -67,7 +67,7 @@ fn the_model_reranks_every_subquestion_and_the_report_verifies() {
     let doctor = doctor.env("DEEPR_EMBED_MODEL", &model).output().unwrap();
     let said = String::from_utf8_lossy(&doctor.stdout);
     assert!(
-        said.contains("re-ranker: all-MiniLM-L6-v2 (bert-mean/"),
+        said.contains("re-ranker: all-MiniLM-L6-v2 (bert-mean-t128-v2/"),
         "{said}"
     );
 

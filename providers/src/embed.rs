@@ -29,6 +29,9 @@ const FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
 const MAX_TOKENS: usize = 128;
 /// Texts per forward pass.
 const BATCH: usize = 32;
+/// How a text becomes a vector here (truncation, pooling): in the model id and the
+/// cache folder, so a change never serves vectors made another way.
+const RECIPE: &str = "mean-t128-v2";
 
 /// Why a model folder could not be used.
 #[derive(Debug, Error)]
@@ -70,6 +73,7 @@ struct Inner {
     model_id: String,
     name: String,
     cache_dir: Option<PathBuf>,
+    dimension: Option<usize>,
     memory: Mutex<HashMap<[u8; 32], Arc<[f32]>>>,
     loaded: OnceLock<Result<Loaded, String>>,
     /// One computation at a time: the model already uses every core, and a caller that
@@ -105,12 +109,20 @@ impl LocalEmbedder {
             hasher.update(&bytes);
         }
         let hash = hasher.finalize().to_hex();
-        let model_id = format!("bert-mean/{}", &hash.as_str()[..16]);
+        let model_id = format!("bert-{RECIPE}/{}", &hash.as_str()[..16]);
+        // The vector length a cached file must have (`hidden_size`; checked again when
+        // the weights load).
+        let dimension = std::fs::read(dir.join("config.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .and_then(|c| c.get("hidden_size")?.as_u64())
+            .map(|d| d as usize);
         let name = model_name(dir);
         Ok(Self {
             inner: Arc::new(Inner {
                 dir: dir.to_path_buf(),
-                cache_dir: cache_dir.map(|c| c.join(&hash.as_str()[..16])),
+                cache_dir: cache_dir.map(|c| c.join(format!("{RECIPE}-{}", &hash.as_str()[..16]))),
+                dimension,
                 model_id,
                 name,
                 memory: Mutex::new(HashMap::new()),
@@ -156,15 +168,17 @@ impl Inner {
             .iter()
             .map(|t| *blake3::hash(t.as_bytes()).as_bytes())
             .collect();
+        // The lock guards nothing but turns: a panic in an earlier turn leaves nothing
+        // inconsistent behind it.
         let _turn = self
             .computing
             .lock()
-            .map_err(|_| EmbedError("embedding lock poisoned".into()))?;
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut found: Vec<Option<Arc<[f32]>>> = {
             let memory = self
                 .memory
                 .lock()
-                .map_err(|_| EmbedError("embedding cache poisoned".into()))?;
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             keys.iter().map(|k| memory.get(k).cloned()).collect()
         };
         for (slot, key) in found.iter_mut().zip(&keys) {
@@ -198,7 +212,7 @@ impl Inner {
             let mut memory = self
                 .memory
                 .lock()
-                .map_err(|_| EmbedError("embedding cache poisoned".into()))?;
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             for &i in &missing {
                 if let Some(v) = &found[i] {
                     memory.insert(keys[i], v.clone());
@@ -232,7 +246,7 @@ impl Inner {
     /// A cached vector, if its file is whole (a damaged one is ignored and rewritten).
     fn read_disk(&self, key: &[u8; 32]) -> Option<Arc<[f32]>> {
         let bytes = std::fs::read(self.disk_path(key)?).ok()?;
-        if bytes.is_empty() || bytes.len() % 4 != 0 {
+        if bytes.is_empty() || Some(bytes.len()) != self.dimension.map(|d| d * 4) {
             return None;
         }
         let vector: Vec<f32> = bytes

@@ -32,7 +32,7 @@ async fn vectors_rank_by_meaning_and_are_cached_on_disk() {
     let cache = tempfile::tempdir().unwrap();
     let model = LocalEmbedder::open(&dir, Some(cache.path())).unwrap();
     assert!(
-        model.model_id().starts_with("bert-mean/"),
+        model.model_id().starts_with("bert-mean-t128-v2/"),
         "{}",
         model.model_id()
     );

@@ -109,9 +109,14 @@ async fn rerank(
         return (scored, Some(record));
     }
     let vectors = match embedder.embed(&texts).await {
-        Ok(v) if v.len() == texts.len() => v,
+        Ok(v)
+            if v.len() == texts.len()
+                && v.iter().all(|x| !x.is_empty() && x.len() == v[0].len()) =>
+        {
+            v
+        }
         Ok(_) => {
-            record.failure = Some("the model returned the wrong number of vectors".into());
+            record.failure = Some("the model returned the wrong number or size of vectors".into());
             return (scored, Some(record));
         }
         Err(e) => {
@@ -457,6 +462,7 @@ mod tests {
     }
 
     const QUESTION: &str = "Is the commit journal durable?";
+    const TOPIC: &str = "Does the commit journal stay durable?";
 
     #[tokio::test]
     async fn meaning_lifts_a_sentence_worded_unlike_the_question() {
@@ -487,7 +493,7 @@ mod tests {
         let reranked = run(
             &fetched,
             QUESTION,
-            QUESTION,
+            TOPIC,
             &[],
             &BTreeSet::new(),
             &archive,
@@ -502,7 +508,9 @@ mod tests {
         assert_eq!(rerank.failure, None);
         // The model saw the question, the topic and each candidate's exact quote.
         let seen = meaning.seen.lock().unwrap().clone();
-        assert_eq!(seen[0], QUESTION);
+        // Meaning is measured against the topic, not the subquestion.
+        assert_eq!(seen[0], TOPIC);
+        assert!(!seen.iter().any(|t| t == QUESTION), "{seen:?}");
         assert!(seen
             .iter()
             .any(|t| t.starts_with("A commit to the journal will")));
