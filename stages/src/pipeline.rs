@@ -55,20 +55,6 @@ fn finish<T: Serialize>(output: T, calls: Vec<LedgerEntry>) -> Result<NodeResult
     })
 }
 
-/// The score node's key: its version and limits, and the re-ranking model when there
-/// is one (absent otherwise, so runs without a model keep their keys).
-fn score_key(embedder: Option<&dyn deepr_orchestrator::SentenceEmbedder>) -> Value {
-    let mut key = json!({"v": crate::score::STAGE_VERSION, "max": crate::score::MAX_CANDIDATES});
-    if let Some(embedder) = embedder {
-        key["embed"] = json!({
-            "model": embedder.model_id(),
-            "pool": crate::score::RERANK_POOL,
-            "meaning": crate::score::MEANING_WEIGHT,
-        });
-    }
-    key
-}
-
 fn spec<F, Fut>(id: String, stage: &str, key_material: Value, f: F) -> NodeSpec
 where
     F: FnOnce(NodeContext) -> Fut + Send + 'static,
@@ -176,7 +162,7 @@ pub async fn run_research(
                 spec(
                     sc_id.clone(),
                     "score",
-                    score_key(providers.embedder.as_deref()),
+                    crate::score::node_key(providers.embedder.as_deref()),
                     move |ctx| async move {
                         let fetched: FetchOut = read(&ctx.inputs, &ft)?;
                         let plan: SubqueryOut = read(&ctx.inputs, &sq)?;

@@ -17,7 +17,6 @@ use deepr_evidence::report::{
 use deepr_orchestrator::TextArchive;
 
 use crate::research::{ResearchConfig, ResearchResult};
-use crate::types::Rerank;
 
 /// What only `## Run details` may show.
 #[derive(Clone, Debug, Default)]
@@ -47,41 +46,6 @@ fn source_ids(result: &ResearchResult) -> BTreeMap<String, String> {
         .enumerate()
         .map(|(i, s)| (s.doc.content_sha256.clone(), format!("S{}", i + 1)))
         .collect()
-}
-
-/// How candidate sentences were ranked, for the reader: by words alone (no embedding
-/// model), or re-ranked by meaning, and where re-ranking failed.
-pub fn ranking_line(reranks: &[Option<Rerank>]) -> Option<String> {
-    if reranks.is_empty() {
-        return None;
-    }
-    let used: Vec<&Rerank> = reranks.iter().flatten().collect();
-    let Some(first) = used.first() else {
-        return Some(
-            "Ranking: candidate sentences by their words only (BM25 retrieval, rarer question terms weigh more); no sentence-embedding model was found, so none was re-ranked by meaning."
-                .to_string(),
-        );
-    };
-    let pool = used.iter().map(|r| r.sentences).max().unwrap_or(0);
-    let mut line = format!(
-        "Ranking: candidate sentences by their words, then up to {pool} per subquestion re-ranked by meaning with {} (run locally, no tokens).",
-        md_text(&first.model)
-    );
-    let failed: Vec<&Rerank> = used
-        .iter()
-        .copied()
-        .filter(|r| r.failure.is_some())
-        .collect();
-    if let Some(failure) = failed.first().and_then(|r| r.failure.as_deref()) {
-        let _ = write!(
-            line,
-            " Re-ranking failed for {} of {} subquestions, which kept their word order: {}",
-            failed.len(),
-            reranks.len(),
-            md_text(failure)
-        );
-    }
-    Some(line)
 }
 
 pub fn build_report(
@@ -342,8 +306,8 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
         report.sources.len(),
         crate::article::body_words(article),
     );
-    if let Some(line) = ranking_line(&result.reranks) {
-        let _ = writeln!(out, "{line}\n");
+    if let Some(line) = crate::score::ranking_line(&result.reranks) {
+        let _ = writeln!(out, "{}\n", md_text(&line));
     }
     for source in &report.sources {
         let _ = writeln!(

@@ -12,6 +12,7 @@
 //! answer worded unlike the question can still be shown.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 
 use deepr_orchestrator::terms::{content_terms, words};
 use deepr_orchestrator::{SentenceEmbedder, TextArchive};
@@ -341,6 +342,55 @@ fn lexical(
         true
     });
     (sources, scored)
+}
+
+/// How candidate sentences were ranked, for the reader: by words alone (no embedding
+/// model), or re-ranked by meaning, and where re-ranking failed.
+pub fn ranking_line(reranks: &[Option<Rerank>]) -> Option<String> {
+    if reranks.is_empty() {
+        return None;
+    }
+    let used: Vec<&Rerank> = reranks.iter().flatten().collect();
+    let Some(first) = used.first() else {
+        return Some(
+            "Ranking: candidate sentences by their words only (BM25 retrieval, rarer question terms weigh more); no sentence-embedding model was found, so none was re-ranked by meaning."
+                .to_string(),
+        );
+    };
+    let pool = used.iter().map(|r| r.sentences).max().unwrap_or(0);
+    let mut line = format!(
+        "Ranking: candidate sentences by their words, then up to {pool} per subquestion re-ranked by meaning with {} (run locally, no tokens).",
+        first.model.clone()
+    );
+    let failed: Vec<&Rerank> = used
+        .iter()
+        .copied()
+        .filter(|r| r.failure.is_some())
+        .collect();
+    if let Some(failure) = failed.first().and_then(|r| r.failure.as_deref()) {
+        let _ = write!(
+            line,
+            " Re-ranking failed for {} of {} subquestions, which kept their word order: {}",
+            failed.len(),
+            reranks.len(),
+            failure
+        );
+    }
+    Some(line)
+}
+
+/// The score node's key: its version and limits, and the re-ranking model when there
+/// is one (absent otherwise, so runs without a model keep their keys).
+pub fn node_key(embedder: Option<&dyn SentenceEmbedder>) -> serde_json::Value {
+    let mut key = serde_json::json!({"v": STAGE_VERSION, "max": MAX_CANDIDATES});
+    if let Some(embedder) = embedder {
+        key["embed"] = serde_json::json!({
+            "model": embedder.model_id(),
+            "pool": RERANK_POOL,
+            "meaning": MEANING_WEIGHT,
+        });
+    }
+    key
 }
 
 /// Does the sentence state a figure: a word made only of digits and separators?
