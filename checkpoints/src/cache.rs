@@ -128,6 +128,42 @@ impl CallJournal {
     }
 }
 
+/// Where model answers are kept by request hash: [`ResponseCache`] on one machine, a
+/// database table in fleet mode (`deepr-fleet`), so no completed call is paid twice
+/// whichever machine asks again.
+#[async_trait]
+pub trait AnswerCache: Send + Sync {
+    /// A cached answer; anything unreadable is a miss.
+    async fn get_answer(&self, key: &str) -> Option<Value>;
+    /// Keep an answer durably before returning.
+    async fn put_answer(&self, key: &str, value: &Value) -> std::io::Result<()>;
+}
+
+#[async_trait]
+impl AnswerCache for ResponseCache {
+    async fn get_answer(&self, key: &str) -> Option<Value> {
+        self.get("llm", key)
+    }
+
+    async fn put_answer(&self, key: &str, value: &Value) -> std::io::Result<()> {
+        self.put("llm", key, value)
+    }
+}
+
+/// Where a run's model calls are journaled: `calls.jsonl` on one machine, a database
+/// table in fleet mode.
+#[async_trait]
+pub trait CallLog: Send + Sync {
+    async fn append_call(&self, entry: &JournalEntry) -> std::io::Result<()>;
+}
+
+#[async_trait]
+impl CallLog for CallJournal {
+    async fn append_call(&self, entry: &JournalEntry) -> std::io::Result<()> {
+        self.append(entry)
+    }
+}
+
 /// The cache key of an LLM request: blake3 over the namespace, the model and the whole
 /// request (prompt text, schema and structured input).
 pub fn llm_request_key(namespace: &str, model: &str, request: &LlmRequest) -> String {
@@ -144,13 +180,20 @@ pub fn llm_request_key(namespace: &str, model: &str, request: &LlmRequest) -> St
 /// An LLM provider served from the response cache when it can be, journaling every call.
 pub struct CachedLlm {
     pub inner: Arc<dyn LlmProvider>,
-    pub cache: Arc<ResponseCache>,
-    pub journal: Option<Arc<CallJournal>>,
+    pub cache: Arc<dyn AnswerCache>,
+    pub journal: Option<Arc<dyn CallLog>>,
     pub namespace: String,
 }
 
 impl CachedLlm {
-    fn journal(&self, request: &LlmRequest, key: &str, response: &LlmResponse) {
+    async fn cache_lookup(&self, request: &LlmRequest, key: &str) -> Option<Value> {
+        if request.fresh {
+            return None;
+        }
+        self.cache.get_answer(key).await
+    }
+
+    async fn journal(&self, request: &LlmRequest, key: &str, response: &LlmResponse) {
         if let Some(journal) = &self.journal {
             let entry = JournalEntry {
                 request: key.to_string(),
@@ -175,7 +218,7 @@ impl CachedLlm {
                 },
             };
             // The journal is a record, not a dependency: a failed append never fails a call.
-            let _ = journal.append(&entry);
+            let _ = journal.append_call(&entry).await;
         }
     }
 }
@@ -197,24 +240,23 @@ impl LlmProvider for CachedLlm {
             request,
         );
         if let Some(cached) = self
-            .cache
-            .get("llm", &key)
-            .filter(|_| !request.fresh)
+            .cache_lookup(request, &key)
+            .await
             .and_then(|v| serde_json::from_value::<LlmResponse>(v).ok())
         {
             let response = LlmResponse {
                 cache_hit: true,
                 ..cached
             };
-            self.journal(request, &key, &response);
+            self.journal(request, &key, &response).await;
             return Ok(response);
         }
         let response = self.inner.complete(request).await?;
         if let Ok(value) = serde_json::to_value(&response) {
             // A cache that cannot be written costs money on resume, never correctness.
-            let _ = self.cache.put("llm", &key, &value);
+            let _ = self.cache.put_answer(&key, &value).await;
         }
-        self.journal(request, &key, &response);
+        self.journal(request, &key, &response).await;
         Ok(response)
     }
 }

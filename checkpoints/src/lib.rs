@@ -20,5 +20,5 @@ pub mod sled_store;
 
 pub use archive::FileArchive;
 pub use atomic::write_atomically;
-pub use cache::{CachedLlm, CallJournal, JournalEntry, ResponseCache};
+pub use cache::{AnswerCache, CachedLlm, CallJournal, CallLog, JournalEntry, ResponseCache};
 pub use sled_store::{SledStore, SCHEMA_VERSION};

@@ -9,6 +9,7 @@ mod output;
 mod bench;
 mod config;
 mod doctor;
+mod fleet;
 mod memory;
 mod progress;
 mod record;
@@ -45,6 +46,12 @@ struct Cli {
     /// A TOML config file (default: $XDG_CONFIG_HOME/deepr/deepr.toml if it exists).
     #[arg(long, global = true, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Fleet mode: the PostgreSQL database of the shared queue and state
+    /// (postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=…]; default $DEEPR_DB, else
+    /// `db` in the config file). `run` queues the run for `deepr worker`s; `runs` lists
+    /// the fleet's runs.
+    #[arg(long, global = true, value_name = "URL")]
+    db: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -72,6 +79,12 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// Fleet mode: pull runs from the --db queue and execute them (any number of
+    /// workers, on any number of machines).
+    Worker(fleet::worker::WorkerArgs),
+    /// Fleet mode: the database schema.
+    #[command(subcommand)]
+    Db(DbCommand),
     /// Re-check every quote of a report against the texts it was cut from.
     /// Exit 0 PASS, 1 FAIL, 3 UNVERIFIED (nothing could be checked), 2 bad usage.
     Verify(VerifyArgs),
@@ -137,6 +150,12 @@ pub struct VerifyArgs {
 }
 
 #[derive(Subcommand, Debug)]
+pub enum DbCommand {
+    /// Install pgmq's SQL and apply deepr's schema migrations to --db (idempotent).
+    Migrate,
+}
+
+#[derive(Subcommand, Debug)]
 pub enum ConfigCommand {
     /// Print the settings deepr would use: config file, environment (keys redacted), defaults.
     Show,
@@ -167,6 +186,11 @@ pub enum RunsCommand {
     },
     /// Delete a run's checkpoints and log (not its report, not shared caches).
     Rm {
+        /// The run id.
+        run_id: String,
+    },
+    /// Fleet mode (--db): follow a queued or running run to its end.
+    Follow {
         /// The run id.
         run_id: String,
     },
@@ -326,6 +350,10 @@ pub struct RunArgs {
     pub io_concurrency: Option<usize>,
     #[command(flatten)]
     pub budget: BudgetArgs,
+    /// Fleet mode (--db): queue the run, print its id and return at once (without it,
+    /// `run --db` follows the run and writes its report to --out when it ends).
+    #[arg(long)]
+    pub detach: bool,
     /// Print the expected number of LLM calls, tokens and cost for this depth,
     /// strategy and model, and exit without running.
     #[arg(long)]
@@ -400,6 +428,8 @@ fn main() -> ExitCode {
         Command::Verify(ref args) => verify::execute(&globals, args),
         Command::Bench(ref args) => bench::execute(&globals, args),
         Command::Doctor(ref args) => doctor::execute(&globals, args),
+        Command::Worker(ref args) => fleet::worker::execute(&globals, args),
+        Command::Db(DbCommand::Migrate) => fleet::migrate(&globals),
         Command::Completions { shell } => {
             let mut command = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut command, "deepr", &mut std::io::stdout());
@@ -428,6 +458,8 @@ pub struct Globals {
     pub quiet: bool,
     pub json: bool,
     pub config: Option<PathBuf>,
+    /// `--db` as given (see `fleet::db_url` for the environment and config file).
+    pub db: Option<String>,
 }
 
 fn cli_globals(cli: &Cli) -> Globals {
@@ -436,5 +468,6 @@ fn cli_globals(cli: &Cli) -> Globals {
         quiet: cli.quiet,
         json: cli.json,
         config: cli.config.clone(),
+        db: cli.db.clone(),
     }
 }

@@ -60,9 +60,28 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
     if let Some(corpus) = &settings.corpus {
         check_corpus(corpus)?;
     }
+    if let Some(url) = crate::fleet::db_url(globals)? {
+        // Fleet mode: the run is recorded in the database and executed by a worker.
+        if !args.detach {
+            prepare_out(&settings.out)?;
+        }
+        let job = crate::fleet::FleetJob {
+            record: new_record(&settings, args)?,
+            max_tokens: args.budget.max_tokens,
+            max_cost: args.budget.max_cost,
+            max_time_secs: settings.max_time.map(|t| t.as_secs_f64()),
+        };
+        return crate::fleet::submit(&url, job, args.detach, globals.quiet);
+    }
+    if args.detach {
+        return Err(usage(
+            "--detach queues a run in the fleet: pass --db postgres://… or set DEEPR_DB",
+        ));
+    }
     // A named embedding model that cannot be used stops the run before it is recorded.
     crate::wiring::embedder(None)?;
     prepare_out(&settings.out)?;
+    let record = new_record(&settings, args)?;
     state::prepare(&settings.state_dir)?;
     let run_dir = settings.state_dir.join("runs").join(&settings.run_id);
     if run_dir.exists() {
@@ -87,6 +106,35 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
             run_dir.display()
         ))
     })?;
+    let mut notices = vec![format!("deepr: {line}")];
+    if let (Some(max), Some((low, high))) = (args.budget.max_cost, dollars) {
+        if high > max {
+            notices.push(format!(
+                "deepr: the estimate (${low:.4}–${high:.4}) can exceed --max-cost ${max:.4}; if it does, the run stops early with an incomplete report (resume with a larger budget)"
+            ));
+        }
+    }
+    let options = SessionOptions {
+        quiet: globals.quiet,
+        json: globals.json,
+        concurrency: None,
+        io_concurrency: None,
+        retry_degraded: false,
+        max_tokens: args.budget.max_tokens,
+        max_cost: args.budget.max_cost,
+        max_time: settings.max_time,
+        dry_run: false,
+        notices,
+    };
+    session::execute(
+        &settings.state_dir,
+        session::Start::New(Box::new(record)),
+        options,
+    )
+}
+
+/// The run's record, from validated settings.
+fn new_record(settings: &crate::settings::Settings, args: &RunArgs) -> Result<RunRecord, Failure> {
     let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let mut record = RunRecord {
         schema: record::RECORD_SCHEMA.into(),
@@ -134,29 +182,5 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
     record.offline_latency_ms = record::mean_ms(&record.model_latency()?.first_token);
     record.search_latency_ms = record::mean_ms(&record.search_latency()?);
     record.fetch_latency_ms = record::mean_ms(&record.fetch_latency()?);
-    let mut notices = vec![format!("deepr: {line}")];
-    if let (Some(max), Some((low, high))) = (args.budget.max_cost, dollars) {
-        if high > max {
-            notices.push(format!(
-                "deepr: the estimate (${low:.4}–${high:.4}) can exceed --max-cost ${max:.4}; if it does, the run stops early with an incomplete report (resume with a larger budget)"
-            ));
-        }
-    }
-    let options = SessionOptions {
-        quiet: globals.quiet,
-        json: globals.json,
-        concurrency: None,
-        io_concurrency: None,
-        retry_degraded: false,
-        max_tokens: args.budget.max_tokens,
-        max_cost: args.budget.max_cost,
-        max_time: settings.max_time,
-        dry_run: false,
-        notices,
-    };
-    session::execute(
-        &settings.state_dir,
-        session::Start::New(Box::new(record)),
-        options,
-    )
+    Ok(record)
 }

@@ -24,6 +24,9 @@ fn shown_state(dir: &std::path::Path, file: &RunFile) -> String {
 }
 
 pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> {
+    if let Some(url) = crate::fleet::db_url(globals)? {
+        return crate::fleet::runs::execute(&url, command, globals.quiet);
+    }
     let state_dir = state::resolve(globals.state_dir.as_deref())?;
     match command {
         RunsCommand::List => {
@@ -59,6 +62,9 @@ pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> 
             }
             Ok(0)
         }
+        RunsCommand::Follow { .. } => Err(usage(
+            "`runs follow` follows a fleet run: pass --db postgres://… or set DEEPR_DB",
+        )),
         RunsCommand::Search { query } => {
             let found = crate::memory::search(&state_dir, query);
             if found.is_empty() {

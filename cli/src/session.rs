@@ -8,13 +8,13 @@
 //! provider stayed unavailable (exit 5), none because a provider refused the key
 //! (exit 6) or because it was interrupted (exit 130/143). Every one of them resumes.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use deepr_checkpoints::{FileArchive, SledStore};
+use deepr_checkpoints::{AnswerCache, CallLog, FileArchive, SledStore};
 use deepr_orchestrator::executor::NoProgress;
 use deepr_orchestrator::{
     Budget, CheckpointStore, Executor, PlanAction, StopReason, StoreError, Unfinished, UsageLedger,
@@ -60,13 +60,28 @@ pub enum Start {
     Resume(String),
 }
 
+/// What a fleet worker gives a session in place of the run's local store, response
+/// cache, journal and signal handling (`crate::fleet`).
+pub struct FleetLink {
+    /// The run's checkpoints in the fleet database, written under the worker's claim.
+    pub store: Arc<dyn CheckpointStore>,
+    pub answers: Arc<dyn AnswerCache>,
+    pub calls: Arc<dyn CallLog>,
+    /// Tokens and dollars the run spent in earlier sessions, on any worker.
+    pub spent: (u64, f64),
+    /// Where this worker writes the reports (the run's own `--out` may not exist here).
+    pub out: PathBuf,
+    /// Set by the worker (Ctrl-C, a lost lease): stop starting steps.
+    pub stop: Arc<AtomicBool>,
+}
+
 pub fn execute(state_dir: &Path, start: Start, options: SessionOptions) -> Result<u8, Failure> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(session(state_dir, start, options))
+    runtime.block_on(session(state_dir, start, options, None))
 }
 
 /// Open a run's store; a store held by a live process names it, a damaged one names
@@ -126,7 +141,7 @@ fn set_state_labelled(
 }
 
 /// The run record from the store (authoritative; flushed before the run did any work).
-fn stored_record(store: &SledStore, run_id: &str) -> Result<RunRecord, Failure> {
+fn stored_record(store: &dyn CheckpointStore, run_id: &str) -> Result<RunRecord, Failure> {
     let value = store
         .get_meta("run")
         .map_err(|e| Failure::Run(anyhow::anyhow!("cannot read run {run_id}'s record: {e}")))?
@@ -142,7 +157,13 @@ fn stored_record(store: &SledStore, run_id: &str) -> Result<RunRecord, Failure> 
     })
 }
 
-async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Result<u8, Failure> {
+/// One session of a run; `fleet`: on a worker, with the fleet's store and journal.
+pub async fn session(
+    state_dir: &Path,
+    start: Start,
+    options: SessionOptions,
+    fleet: Option<FleetLink>,
+) -> Result<u8, Failure> {
     let run_id = match &start {
         Start::New(record) => record.run_id.clone(),
         Start::Resume(run_id) => run_id.clone(),
@@ -150,11 +171,21 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     // The tokenizer loads while the store, the corpus and the scout do their work.
     let _warm = tokio::task::spawn_blocking(deepr_orchestrator::tokens::warm_up);
     let dir = run_dir(state_dir, &run_id);
-    let store = open_store(&dir, &run_id).await?;
-    let (record, first) = match start {
-        Start::New(record) => (*record, true),
-        Start::Resume(_) => (stored_record(&store, &run_id)?, false),
+    if fleet.is_some() {
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let store: Arc<dyn CheckpointStore> = match &fleet {
+        Some(link) => Arc::clone(&link.store),
+        None => Arc::new(open_store(&dir, &run_id).await?),
     };
+    let (mut record, first) = match start {
+        Start::New(record) => (*record, true),
+        Start::Resume(_) => (stored_record(store.as_ref(), &run_id)?, false),
+    };
+    if let Some(link) = &fleet {
+        record.out = link.out.clone();
+    }
     let record = &record;
     let concurrency = options.concurrency.unwrap_or(record.concurrency);
     let log = std::fs::OpenOptions::new()
@@ -248,6 +279,11 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
         },
         &archive,
         index,
+        fleet.as_ref().map(|link| crate::wiring::SharedCalls {
+            answers: Arc::clone(&link.answers),
+            calls: Arc::clone(&link.calls),
+            spent: link.spent,
+        }),
     )?;
     let config = ResearchConfig {
         topic: record.topic.clone(),
@@ -256,7 +292,6 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
         search_fingerprint,
         io_concurrency: options.io_concurrency.unwrap_or(record.io_concurrency),
     };
-    let store: Arc<dyn CheckpointStore> = Arc::new(store);
 
     if !first {
         // Say what resuming will restore, recompute (and why) or run — before spending.
@@ -291,13 +326,21 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
     }
 
     let ledger = Arc::new(UsageLedger::default());
-    let stop = Arc::new(AtomicBool::new(false));
     let signalled = Arc::new(AtomicU8::new(0));
-    watch_signals(
-        Arc::clone(&stop),
-        Arc::clone(&signalled),
-        record.run_id.clone(),
-    );
+    let stop = match &fleet {
+        // The worker owns the signals (and stops every run it holds).
+        Some(link) => Arc::clone(&link.stop),
+        None => {
+            let stop = Arc::new(AtomicBool::new(false));
+            watch_signals(
+                Arc::clone(&stop),
+                Arc::clone(&signalled),
+                record.run_id.clone(),
+            );
+            stop
+        }
+    };
+    let fleet_stop = fleet.as_ref().map(|link| Arc::clone(&link.stop));
     let executor = Executor {
         store: Arc::clone(&store),
         ledger: Arc::clone(&ledger),
@@ -339,7 +382,14 @@ async fn session(state_dir: &Path, start: Start, options: SessionOptions) -> Res
             None,
         ),
         Err(ResearchError::Stopped { reason, partial }) => {
-            let code = signalled.load(Ordering::SeqCst);
+            let mut code = signalled.load(Ordering::SeqCst);
+            if reason == StopReason::Interrupted
+                && fleet_stop
+                    .as_ref()
+                    .is_some_and(|s| s.load(Ordering::SeqCst))
+            {
+                code = 130;
+            }
             if code != 0 {
                 set_state(
                     &dir,

@@ -427,7 +427,35 @@ pub fn export(state_dir: &Path, run_dir: &Path, run_id: &str, out: &Path) -> Res
             "run {run_id} has no run.json; it was stopped before it started"
         ))
     })?;
-    let json_path = file.record.out.with_extension("json");
+    let (bytes, sources) = bundle(state_dir, &file.record.out, run_id)?;
+    write_bundle(out, &bytes)?;
+    errln!(
+        "deepr: exported run {run_id} to {} ({sources} sources, {} bytes)",
+        out.display(),
+        bytes.len()
+    );
+    Ok(0)
+}
+
+/// Write an export bundle, creating its folder.
+pub fn write_bundle(out: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| usage(format!("cannot create {}: {e}", parent.display())))?;
+    }
+    crate::util::write_atomically(out, bytes)?;
+    Ok(())
+}
+
+/// The export bundle of the report at `markdown_path` (its sidecar beside it) with the
+/// archived text of every cited source from `state_dir`'s archive, and how many
+/// sources it carries.
+pub fn bundle(
+    state_dir: &Path,
+    markdown_path: &Path,
+    run_id: &str,
+) -> Result<(Vec<u8>, usize), Failure> {
+    let json_path = markdown_path.with_extension("json");
     let report: Report = serde_json::from_slice(&std::fs::read(&json_path).map_err(|e| {
         usage(format!(
             "run {run_id} has no report at {} ({e}); finish it with `deepr resume {run_id}`",
@@ -435,8 +463,8 @@ pub fn export(state_dir: &Path, run_dir: &Path, run_id: &str, out: &Path) -> Res
         ))
     })?)
     .map_err(|e| usage(format!("{} is malformed ({e})", json_path.display())))?;
-    let markdown = std::fs::read_to_string(&file.record.out)
-        .map_err(|e| usage(format!("cannot read {} ({e})", file.record.out.display())))?;
+    let markdown = std::fs::read_to_string(markdown_path)
+        .map_err(|e| usage(format!("cannot read {} ({e})", markdown_path.display())))?;
     let archive = FileArchive::open(state_dir).map_err(|e| Failure::Run(e.into()))?;
     let mut texts = BTreeMap::new();
     for source in &report.sources {
@@ -456,17 +484,7 @@ pub fn export(state_dir: &Path, run_dir: &Path, run_id: &str, out: &Path) -> Res
         markdown,
         texts,
     };
+    let sources = bundle.texts.len();
     let bytes = serde_json::to_vec(&bundle).map_err(|e| Failure::Run(e.into()))?;
-    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| usage(format!("cannot create {}: {e}", parent.display())))?;
-    }
-    crate::util::write_atomically(out, &bytes)?;
-    errln!(
-        "deepr: exported run {run_id} to {} ({} sources, {} bytes)",
-        out.display(),
-        bundle.texts.len(),
-        bytes.len()
-    );
-    Ok(0)
+    Ok((bytes, sources))
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use deepr_checkpoints::{CachedLlm, CallJournal, FileArchive, ResponseCache};
+use deepr_checkpoints::{AnswerCache, CachedLlm, CallJournal, CallLog, FileArchive, ResponseCache};
 use deepr_orchestrator::clock::{Clock, TokioClock};
 use deepr_orchestrator::{Budget, BudgetedLlm, LlmProvider};
 use deepr_prompts::PromptSet;
@@ -35,6 +35,14 @@ pub struct Wiring {
     pub search_fingerprint: String,
 }
 
+/// On a fleet worker: the fleet's response cache and call journal, and what the run
+/// spent before this session (on any worker), in place of the local files.
+pub struct SharedCalls {
+    pub answers: Arc<dyn AnswerCache>,
+    pub calls: Arc<dyn CallLog>,
+    pub spent: (u64, f64),
+}
+
 /// Build the providers of one session of `record`.
 pub fn wire(
     record: &RunRecord,
@@ -43,12 +51,16 @@ pub fn wire(
     limits: &BudgetLimits,
     archive: &Arc<FileArchive>,
     index: Option<Arc<CorpusIndex>>,
+    shared: Option<SharedCalls>,
 ) -> Result<Wiring, Failure> {
     let search_fingerprint = search_fingerprint(record, index.as_deref());
     let prompts = Arc::new(load_prompts(record.prompts.as_deref())?);
 
     let journal_path = dir.join("calls.jsonl");
-    let (spent_tokens, spent_usd) = CallJournal::spent(&journal_path);
+    let (spent_tokens, spent_usd) = match &shared {
+        Some(shared) => shared.spent,
+        None => CallJournal::spent(&journal_path),
+    };
     let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
     let budget = Budget::new(
         limits.max_tokens,
@@ -59,8 +71,13 @@ pub fn wire(
         Arc::clone(&clock),
     );
     let cache = Arc::new(ResponseCache::open(state_dir).context("cannot open the response cache")?);
-    let journal =
-        Arc::new(CallJournal::open(&journal_path).context("cannot open the call journal")?);
+    let (answers, journal): (Arc<dyn AnswerCache>, Arc<dyn CallLog>) = match shared {
+        Some(shared) => (shared.answers, shared.calls),
+        None => (
+            Arc::clone(&cache) as Arc<dyn AnswerCache>,
+            Arc::new(CallJournal::open(&journal_path).context("cannot open the call journal")?),
+        ),
+    };
     let prices = Arc::new(
         deepr_providers::PriceTable::with_overrides(&record.prices)
             .map_err(|e| usage(format!("config prices: {e}")))?,
@@ -70,7 +87,7 @@ pub fn wire(
         if models.contains_key(spec.as_str()) {
             continue; // one provider (one limiter) when both tiers use the same model
         }
-        let model = model_stack(record, spec, &budget, &cache, &journal, &prices)?;
+        let model = model_stack(record, spec, &budget, &answers, &journal, &prices)?;
         models.insert(spec.clone(), model);
     }
     let strong = Arc::clone(&models[record.llm_strong.as_str()]);
@@ -305,8 +322,8 @@ fn model_stack(
     record: &RunRecord,
     spec_text: &str,
     budget: &Arc<Budget>,
-    cache: &Arc<ResponseCache>,
-    journal: &Arc<CallJournal>,
+    cache: &Arc<dyn AnswerCache>,
+    journal: &Arc<dyn CallLog>,
     prices: &Arc<deepr_providers::PriceTable>,
 ) -> Result<Arc<dyn LlmProvider>, Failure> {
     let spec = LlmSpec::parse(spec_text).map_err(usage)?;

@@ -46,6 +46,8 @@ pub struct FileConfig {
     /// Extra or overriding prices, USD per million tokens.
     #[serde(default)]
     pub prices: BTreeMap<String, Price>,
+    /// Fleet mode: the PostgreSQL URL of the shared queue and state (as `--db`).
+    pub db: Option<String>,
 }
 
 /// Limits and timeouts of one provider. Defaults are polite; all are configurable.

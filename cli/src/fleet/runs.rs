@@ -1,0 +1,125 @@
+//! `deepr runs list|show|rm|export|follow --db URL`: the fleet's runs.
+
+use std::path::Path;
+
+use deepr_fleet::RunRow;
+
+use super::{connect, failure, worker::LEASE_SECS, FleetJob};
+use crate::{usage, Failure, RunsCommand};
+
+fn topic(row: &RunRow) -> String {
+    serde_json::from_value::<FleetJob>(row.record.clone())
+        .map(|job| job.record.topic)
+        .unwrap_or_else(|_| "(record unreadable)".into())
+}
+
+fn age(seconds: f64) -> String {
+    crate::record::age(crate::record::now_secs().saturating_sub(seconds.max(0.0) as u64))
+}
+
+pub fn execute(url: &str, command: &RunsCommand, quiet: bool) -> Result<u8, Failure> {
+    super::runtime()?.block_on(async {
+        let fleet = connect(url).await?;
+        match command {
+            RunsCommand::List => {
+                let tokens = fleet.tokens_by_run().await.map_err(failure)?;
+                outln!("{:<28} {:<44} {:>9} {:>5}  TOPIC", "RUN", "STATE", "TOKENS", "AGE");
+                for row in fleet.runs().await.map_err(failure)? {
+                    let topic: String = topic(&row).chars().take(60).collect();
+                    outln!(
+                        "{:<28} {:<44} {:>9} {:>5}  {topic}",
+                        row.run_id,
+                        row.describe(LEASE_SECS as f64),
+                        tokens.get(&row.run_id).copied().unwrap_or(0),
+                        age(row.now - row.submitted)
+                    );
+                }
+                Ok(0)
+            }
+            RunsCommand::Show { run_id } => {
+                let row = fleet.run(run_id).await.map_err(failure)?;
+                let steps = fleet.node_count(run_id).await.map_err(failure)?;
+                let calls = deepr_fleet::answers::calls(&fleet.pool, run_id)
+                    .await
+                    .map_err(|e| failure(e.into()))?;
+                let live = calls.iter().filter(|c| !c.cache_hit).count();
+                let spent: u64 = calls
+                    .iter()
+                    .filter(|c| !c.cache_hit)
+                    .map(|c| c.prompt_tokens + c.completion_tokens)
+                    .sum();
+                outln!("run:       {run_id}");
+                outln!("topic:     {}", topic(&row));
+                outln!("state:     {}", row.describe(LEASE_SECS as f64));
+                outln!("claims:    {}", row.attempts);
+                outln!("steps:     {steps} checkpointed");
+                outln!(
+                    "calls:     {live} paid ({spent} tokens), {} from the cache",
+                    calls.len() - live
+                );
+                if let Ok(job) = serde_json::from_value::<FleetJob>(row.record.clone()) {
+                    outln!(
+                        "settings:  depth {}, strategy {}, models {} / {}",
+                        job.record.depth.as_str(),
+                        job.record.strategy.as_str(),
+                        job.record.llm_strong,
+                        job.record.llm_cheap
+                    );
+                    outln!("out:       {}", job.record.out.display());
+                }
+                outln!(
+                    "reports:   {}",
+                    if row.reports.is_empty() {
+                        "none yet".to_string()
+                    } else {
+                        row.reports.join(", ")
+                    }
+                );
+                Ok(0)
+            }
+            RunsCommand::Rm { run_id } => {
+                let row = fleet.run(run_id).await.map_err(failure)?;
+                let silent = row.now - row.heartbeat.unwrap_or(row.updated);
+                if row.state == "running" && silent <= LEASE_SECS as f64 {
+                    return Err(usage(format!(
+                        "run {run_id} is being executed by {}; stop that worker (or wait for the run to settle), then remove it",
+                        row.worker.as_deref().unwrap_or("a worker")
+                    )));
+                }
+                fleet.remove(run_id).await.map_err(failure)?;
+                if !quiet {
+                    errln!("deepr: removed run {run_id} from the fleet database");
+                }
+                Ok(0)
+            }
+            RunsCommand::Export { run_id, out } => export(&fleet, run_id, out).await,
+            RunsCommand::Follow { run_id } => {
+                super::follow(&fleet, run_id, None, quiet).await
+            }
+            RunsCommand::Search { .. } => Err(usage(
+                "`runs search` reads this machine's research memory; run it without --db",
+            )),
+        }
+    })
+}
+
+/// `runs export RUN --db URL --out FILE`: the run's export bundle (report, sidecar and
+/// the archived texts it cites), which `deepr verify FILE` checks anywhere.
+async fn export(fleet: &deepr_fleet::Fleet, run_id: &str, out: &Path) -> Result<u8, Failure> {
+    let reports = fleet.reports(run_id).await.map_err(failure)?;
+    let bundle = reports
+        .get("bundle")
+        .and_then(|b| b.as_str())
+        .ok_or_else(|| {
+            usage(format!(
+                "run {run_id} has no stored report yet; `deepr runs follow {run_id} --db URL` waits for it"
+            ))
+        })?;
+    crate::verify::write_bundle(out, bundle.as_bytes())?;
+    errln!(
+        "deepr: exported run {run_id} to {} ({} bytes)",
+        out.display(),
+        bundle.len()
+    );
+    Ok(0)
+}

@@ -1,0 +1,426 @@
+//! `deepr worker --db URL`: pull runs from the fleet queue and execute them.
+//!
+//! A claimed run is executed as a session whose checkpoint store, response cache and
+//! call journal are the fleet's (`deepr_fleet::PgStore`, `PgAnswers`, `PgCallLog`), so
+//! a run another worker started resumes where it stopped and no completed model call is
+//! paid twice. While it works the worker extends the run's lease every third of
+//! [`LEASE_SECS`]; a lease found lost stops the session (its late writes are refused
+//! anyway). Corpora are read at the path the run names (it must be readable on every
+//! worker); archived texts, corpus indexes and embeddings stay in this worker's state
+//! dir. The reports (and a verifiable export bundle) are stored in the database and
+//! also written to the run's `--out` when that folder exists here.
+//!
+//! How a session ends decides what happens to the run: finished or stopped by a budget
+//! → settled with its reports; a provider unavailable, a missing key or corpus, an
+//! error → released to the queue after a pause (another worker may have what this one
+//! lacks), parked after `--max-attempts` claims; Ctrl-C → every held run released
+//! at once.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use backon::BackoffBuilder;
+use deepr_fleet::{Claim, Fleet, FleetError, PgAnswers, PgCallLog, PgStore};
+use deepr_orchestrator::CheckpointStore;
+
+use super::{connect, require_db, FleetJob};
+use crate::session::{self, FleetLink, SessionOptions, Start};
+use crate::{state, usage, Failure, Globals};
+
+/// A claim's lease unless `--lease` says otherwise (seconds).
+pub const LEASE_SECS: u64 = 30;
+
+#[derive(clap::Args, Debug)]
+pub struct WorkerArgs {
+    /// Runs this worker executes at once (1–16).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub concurrency: usize,
+    /// Seconds a claim holds a run without a heartbeat before another worker may take it
+    /// over (5–3600).
+    #[arg(long, default_value_t = LEASE_SECS, value_name = "SECS")]
+    pub lease: u64,
+    /// Claims after which a run that never settles is parked with its last error.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub max_attempts: u32,
+    /// Exit once the queue has nothing visible and no run is held (batch jobs, tests).
+    #[arg(long)]
+    pub exit_when_idle: bool,
+}
+
+/// Where this worker is, for `runs list` ("host/pid").
+fn worker_name() -> String {
+    let host = std::fs::read_to_string("/etc/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "worker".into());
+    format!("{host}/{}", std::process::id())
+}
+
+pub fn execute(globals: &Globals, args: &WorkerArgs) -> Result<u8, Failure> {
+    let url = require_db(globals, "deepr worker")?;
+    if !(1..=16).contains(&args.concurrency) {
+        return Err(usage(format!(
+            "--concurrency {} is out of range; use 1–16",
+            args.concurrency
+        )));
+    }
+    if !(5..=3600).contains(&args.lease) {
+        return Err(usage(format!(
+            "--lease {} is out of range; use 5–3600 seconds",
+            args.lease
+        )));
+    }
+    if args.max_attempts == 0 || args.max_attempts > 1000 {
+        return Err(usage("--max-attempts must be 1–1000"));
+    }
+    let state_dir = state::resolve(globals.state_dir.as_deref())?;
+    state::prepare(&state_dir)?;
+    super::runtime()?.block_on(work(&url, &state_dir, args, globals.quiet))
+}
+
+async fn work(url: &str, state_dir: &Path, args: &WorkerArgs, quiet: bool) -> Result<u8, Failure> {
+    let fleet = connect(url).await?;
+    let name = worker_name();
+    let lease = i32::try_from(args.lease).unwrap_or(30);
+    let max_attempts = i32::try_from(args.max_attempts).unwrap_or(5);
+    if !quiet {
+        errln!(
+            "deepr worker {name}: serving {} (concurrency {}, lease {} s)",
+            fleet.shown,
+            args.concurrency,
+            args.lease
+        );
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    watch_signals(Arc::clone(&stop));
+    let mut held = tokio::task::JoinSet::new();
+    let reconnect = || {
+        backon::ExponentialBuilder::default()
+            .with_min_delay(Duration::from_millis(500))
+            .with_max_delay(Duration::from_secs(30))
+            .with_jitter()
+            .without_max_times()
+            .build()
+    };
+    let mut backoff = reconnect();
+    loop {
+        while held.try_join_next().is_some() {}
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        if held.len() < args.concurrency {
+            match fleet.claim(&name, lease, max_attempts).await {
+                Ok(Some(claim)) => {
+                    backoff = reconnect();
+                    if !quiet {
+                        errln!(
+                            "deepr worker {name}: claimed run {} (attempt {})",
+                            claim.run_id,
+                            claim.epoch
+                        );
+                    }
+                    held.spawn(execute_claim(
+                        fleet.clone(),
+                        claim,
+                        state_dir.to_path_buf(),
+                        name.clone(),
+                        lease,
+                        Arc::clone(&stop),
+                        quiet,
+                    ));
+                    continue;
+                }
+                Ok(None) if args.exit_when_idle && held.is_empty() => break,
+                Ok(None) => {}
+                Err(error) => {
+                    // The database went away: start nothing, retry with backoff. Held runs
+                    // keep what they checkpointed; their leases run out if this lasts.
+                    let delay = backoff.next().unwrap_or(Duration::from_secs(30));
+                    errln!(
+                        "deepr worker {name}: {error}; retrying in {:.1} s",
+                        delay.as_secs_f64()
+                    );
+                    tokio::time::sleep(delay).await;
+                    continue;
+                }
+            }
+        }
+        tokio::select! {
+            _ = held.join_next(), if !held.is_empty() => {}
+            _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+        }
+    }
+    while held.join_next().await.is_some() {}
+    Ok(if stop.load(Ordering::SeqCst) { 130 } else { 0 })
+}
+
+/// First Ctrl-C/SIGTERM: stop claiming, let held runs checkpoint and release them.
+/// Second: exit at once (their leases run out and other workers resume them).
+fn watch_signals(stop: Arc<AtomicBool>) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut interrupt), Ok(mut terminate)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return;
+    };
+    tokio::spawn(async move {
+        loop {
+            let code: i32 = tokio::select! {
+                _ = interrupt.recv() => 130,
+                _ = terminate.recv() => 143,
+            };
+            if stop.swap(true, Ordering::SeqCst) {
+                errln!("\ndeepr worker: stopped at once; held runs will be resumed by other workers when their leases run out");
+                std::process::exit(code);
+            }
+            errln!("\ndeepr worker: stopping — held runs checkpoint and go back to the queue (press Ctrl-C again to quit at once)");
+        }
+    });
+}
+
+/// Execute one claimed run to a settled state (or back to the queue).
+async fn execute_claim(
+    fleet: Fleet,
+    claim: Claim,
+    state_dir: PathBuf,
+    name: String,
+    lease: i32,
+    stop_all: Arc<AtomicBool>,
+    quiet: bool,
+) {
+    let run_id = claim.run_id.clone();
+    let outcome = run_claim(&fleet, &claim, &state_dir, &name, lease, &stop_all).await;
+    let settled = match outcome {
+        Ok(Settle::Done {
+            state,
+            note,
+            reports,
+        }) => fleet
+            .settle(&claim, state, note.as_deref(), &reports)
+            .await
+            .map(|()| state.to_string()),
+        Ok(Settle::Release { delay, note }) => fleet
+            .release(&claim, delay, &note)
+            .await
+            .map(|()| format!("released ({note})")),
+        Err(error) => Err(error),
+    };
+    if !quiet {
+        match settled {
+            Ok(what) => errln!("deepr worker {name}: run {run_id}: {what}"),
+            Err(error) => errln!("deepr worker {name}: run {run_id}: {error}"),
+        }
+    }
+}
+
+enum Settle {
+    Done {
+        state: &'static str,
+        note: Option<String>,
+        reports: serde_json::Value,
+    },
+    Release {
+        delay: i32,
+        note: String,
+    },
+}
+
+async fn run_claim(
+    fleet: &Fleet,
+    claim: &Claim,
+    state_dir: &Path,
+    name: &str,
+    lease: i32,
+    stop_all: &Arc<AtomicBool>,
+) -> Result<Settle, FleetError> {
+    let job: FleetJob = match serde_json::from_value(claim.record.clone()) {
+        Ok(job) => job,
+        Err(error) => {
+            return Ok(Settle::Done {
+                state: "failed",
+                note: Some(format!(
+                    "its record is from another deepr version or damaged ({error})"
+                )),
+                reports: serde_json::json!({}),
+            })
+        }
+    };
+    let store = PgStore::open(&fleet.pool, &claim.run_id, claim.epoch)
+        .await
+        .map_err(|e| FleetError::Db(e.to_string()))?;
+    let spent = deepr_fleet::answers::spent(&fleet.pool, &claim.run_id).await?;
+    let resume = store.get_meta("run").ok().flatten().is_some();
+    let out_dir = state_dir.join("fleet-out").join(&claim.run_id);
+    let _ = std::fs::remove_dir_all(&out_dir);
+    std::fs::create_dir_all(&out_dir).map_err(|e| FleetError::Db(e.to_string()))?;
+    let file_name = job
+        .record
+        .out
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_else(|| "report.md".into());
+    let local_out = out_dir.join(&file_name);
+
+    // The heartbeat: extend the lease; a lost lease or the worker stopping stops the run.
+    let run_stop = Arc::new(AtomicBool::new(false));
+    let lost = Arc::new(AtomicBool::new(false));
+    let heartbeat = tokio::spawn({
+        let fleet = fleet.clone();
+        let claim = claim.clone();
+        let run_stop = Arc::clone(&run_stop);
+        let lost = Arc::clone(&lost);
+        let stop_all = Arc::clone(stop_all);
+        async move {
+            let beat = Duration::from_millis(u64::try_from(lease).unwrap_or(30) * 1000 / 3);
+            let mut since = tokio::time::Instant::now();
+            loop {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                if stop_all.load(Ordering::SeqCst) {
+                    run_stop.store(true, Ordering::SeqCst);
+                }
+                if since.elapsed() < beat {
+                    continue;
+                }
+                since = tokio::time::Instant::now();
+                match fleet.extend(&claim, lease).await {
+                    Ok(()) => {}
+                    Err(FleetError::LeaseLost(_)) => {
+                        lost.store(true, Ordering::SeqCst);
+                        run_stop.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                    // The database is away: keep trying; the store refuses writes if
+                    // another worker takes the run meanwhile.
+                    Err(_) => {}
+                }
+            }
+        }
+    });
+    let link = FleetLink {
+        store: Arc::new(store),
+        answers: Arc::new(PgAnswers {
+            pool: fleet.pool.clone(),
+        }),
+        calls: Arc::new(PgCallLog {
+            pool: fleet.pool.clone(),
+            run_id: claim.run_id.clone(),
+            worker: name.to_string(),
+        }),
+        spent,
+        out: local_out.clone(),
+        stop: Arc::clone(&run_stop),
+    };
+    let options = SessionOptions {
+        quiet: true,
+        json: false,
+        concurrency: None,
+        io_concurrency: None,
+        retry_degraded: false,
+        max_tokens: job.max_tokens,
+        max_cost: job.max_cost,
+        max_time: job.max_time_secs.map(Duration::from_secs_f64),
+        dry_run: false,
+        notices: Vec::new(),
+    };
+    let start = if resume {
+        Start::Resume(claim.run_id.clone())
+    } else {
+        Start::New(Box::new(job.record.clone()))
+    };
+    let ended = session::session(state_dir, start, options, Some(link)).await;
+    heartbeat.abort();
+    if lost.load(Ordering::SeqCst) {
+        return Err(FleetError::LeaseLost(claim.run_id.clone()));
+    }
+    let attempt_pause = 10 * claim.epoch.clamp(1, 30);
+    let settle = match ended {
+        Ok(0) => done("finished", None, state_dir, &job, &local_out),
+        Ok(4) => done(
+            "incomplete",
+            Some("stopped by its budget".into()),
+            state_dir,
+            &job,
+            &local_out,
+        ),
+        Ok(130 | 143) => Settle::Release {
+            delay: 0,
+            note: format!("worker {name} stopped; checkpoints kept"),
+        },
+        Ok(session::EXIT_UNAVAILABLE) => Settle::Release {
+            delay: 60,
+            note: "a provider stayed unavailable; checkpoints kept".into(),
+        },
+        Ok(session::EXIT_AUTH) => Settle::Release {
+            delay: attempt_pause,
+            note: format!(
+                "worker {name}: a provider refused the credentials it has; left for another worker"
+            ),
+        },
+        Ok(code) => Settle::Release {
+            delay: attempt_pause,
+            note: format!("session ended with exit code {code}"),
+        },
+        Err(Failure::Usage(message)) => Settle::Release {
+            delay: attempt_pause,
+            note: format!("worker {name}: {message}"),
+        },
+        Err(Failure::Run(error)) => Settle::Release {
+            delay: attempt_pause,
+            note: format!("worker {name}: {}", first_line(&format!("{error:#}"))),
+        },
+    };
+    Ok(settle)
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_string()
+}
+
+/// A settled run: its reports read back (extension → text) with an export bundle, and
+/// copied to the run's own `--out` when its folder exists on this machine.
+fn done(
+    state: &'static str,
+    note: Option<String>,
+    state_dir: &Path,
+    job: &FleetJob,
+    local_out: &Path,
+) -> Settle {
+    let mut reports = serde_json::Map::new();
+    let stem = local_out
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("report")
+        .to_string();
+    if let Some(folder) = local_out.parent() {
+        if let Ok(entries) = std::fs::read_dir(folder) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Some(extension) = name.strip_prefix(&format!("{stem}.")) else {
+                    continue;
+                };
+                if let Ok(text) = std::fs::read_to_string(entry.path()) {
+                    reports.insert(extension.to_string(), text.into());
+                }
+            }
+        }
+    }
+    if let Ok((bytes, _)) = crate::verify::bundle(state_dir, local_out, &job.record.run_id) {
+        if let Ok(text) = String::from_utf8(bytes) {
+            reports.insert("bundle".into(), text.into());
+        }
+    }
+    let reports = serde_json::Value::Object(reports);
+    if job.record.out.parent().is_some_and(Path::is_dir) {
+        let _ = super::write_reports(&reports, &job.record.out);
+    }
+    Settle::Done {
+        state,
+        note,
+        reports,
+    }
+}

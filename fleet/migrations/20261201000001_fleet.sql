@@ -1,0 +1,58 @@
+-- deepr fleet mode, schema 1: runs and what they leave behind, shared by every worker.
+-- The queue itself is pgmq's (installed by `deepr db migrate` from the SQL the pgmq
+-- crate embeds); one message per run, whose visibility timeout is the worker's lease.
+
+CREATE TABLE deepr_runs (
+    run_id      TEXT PRIMARY KEY,
+    -- The run record (deepr.run.v1), as `deepr run` validated it. No secrets.
+    record      JSONB NOT NULL,
+    -- queued | running | finished | incomplete | failed | parked
+    state       TEXT NOT NULL,
+    note        TEXT,
+    -- The pgmq message that carries the run.
+    msg_id      BIGINT,
+    -- The claim that may write: a worker's claim sets it to the message's read count,
+    -- and every checkpoint write checks it in the same transaction (late writes of a
+    -- worker whose lease expired are refused).
+    lease_epoch INTEGER NOT NULL DEFAULT 0,
+    worker      TEXT,
+    attempts    INTEGER NOT NULL DEFAULT 0,
+    submitted   DOUBLE PRECISION NOT NULL,
+    claimed     DOUBLE PRECISION,
+    heartbeat   DOUBLE PRECISION,
+    updated     DOUBLE PRECISION NOT NULL,
+    -- The reports (markdown, its JSON sidecar, any other formats by extension).
+    reports     JSONB NOT NULL DEFAULT '{}'::jsonb
+);
+
+CREATE TABLE deepr_nodes (
+    run_id  TEXT NOT NULL REFERENCES deepr_runs(run_id) ON DELETE CASCADE,
+    node_id TEXT NOT NULL,
+    -- The done marker: the node key the record was computed under.
+    node_key TEXT NOT NULL,
+    record  JSONB NOT NULL,
+    PRIMARY KEY (run_id, node_id)
+);
+
+CREATE TABLE deepr_meta (
+    run_id TEXT NOT NULL REFERENCES deepr_runs(run_id) ON DELETE CASCADE,
+    name   TEXT NOT NULL,
+    value  JSONB NOT NULL,
+    PRIMARY KEY (run_id, name)
+);
+
+-- Model answers by request hash, shared by every run on every worker.
+CREATE TABLE deepr_llm_cache (
+    request_key TEXT PRIMARY KEY,
+    answer      JSONB NOT NULL
+);
+
+-- Every model call of every run, as it completes (what a run spent, across sessions
+-- and machines).
+CREATE TABLE deepr_calls (
+    id      BIGSERIAL PRIMARY KEY,
+    run_id  TEXT NOT NULL,
+    worker  TEXT NOT NULL,
+    entry   JSONB NOT NULL
+);
+CREATE INDEX deepr_calls_run ON deepr_calls (run_id);

@@ -1,0 +1,419 @@
+//! Runs as pgmq messages, and the run table beside them.
+//!
+//! A run is one row of `deepr_runs` and one message of the [`crate::QUEUE`] queue,
+//! written in one transaction by [`Fleet::submit`]. A worker claims it by reading the
+//! message with a visibility timeout — its lease — and stamping the run with the
+//! message's read count (`lease_epoch`): pgmq increments the count on every read, so a
+//! later claim always has a larger epoch, and the checkpoint store refuses writes made
+//! under a smaller one. The worker extends the lease while it works
+//! ([`Fleet::extend`]); if it dies the message becomes visible again when the lease
+//! runs out and another worker claims the run and resumes it from the shared
+//! checkpoints. A run read more than `max_attempts` times is parked with its last
+//! error (pgmq's archive), never retried forever.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::Row;
+
+use crate::{Fleet, FleetError, QUEUE};
+
+/// The queue message: only the run's id (the record is in the run table).
+#[derive(Debug, Serialize, Deserialize)]
+struct RunMessage {
+    run_id: String,
+}
+
+/// A worker's hold on a run.
+#[derive(Clone, Debug)]
+pub struct Claim {
+    pub run_id: String,
+    pub msg_id: i64,
+    /// The message's read count when claimed: this claim's write token.
+    pub epoch: i32,
+    pub record: Value,
+}
+
+/// One run as `runs list|show` see it.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunRow {
+    pub run_id: String,
+    pub record: Value,
+    pub state: String,
+    pub note: Option<String>,
+    pub worker: Option<String>,
+    pub attempts: i32,
+    pub submitted: f64,
+    pub claimed: Option<f64>,
+    pub heartbeat: Option<f64>,
+    pub updated: f64,
+    /// The database's clock when this row was read (ages are computed against it).
+    pub now: f64,
+    /// Which report files are stored ("md", "json", "html", …).
+    pub reports: Vec<String>,
+}
+
+impl RunRow {
+    /// What `runs list` says of the run's state: queued runs say how long they have
+    /// waited, running runs whose worker stopped beating say so.
+    pub fn describe(&self, lease_secs: f64) -> String {
+        match self.state.as_str() {
+            "queued" => {
+                let waited = (self.now - self.submitted).max(0.0);
+                match &self.note {
+                    Some(note) => format!("queued, not claimed for {waited:.0} s ({note})"),
+                    None => format!("queued, not claimed for {waited:.0} s"),
+                }
+            }
+            "running" => {
+                let worker = self.worker.as_deref().unwrap_or("?");
+                let silent = (self.now - self.heartbeat.unwrap_or(self.updated)).max(0.0);
+                if silent > lease_secs {
+                    format!("running on {worker}, no heartbeat for {silent:.0} s (worker presumed dead; another worker will resume it)")
+                } else {
+                    format!("running on {worker} (attempt {})", self.attempts)
+                }
+            }
+            other => match &self.note {
+                Some(note) if other != "finished" => format!("{other}: {note}"),
+                _ => other.to_string(),
+            },
+        }
+    }
+}
+
+const SELECT_RUN: &str = "SELECT run_id, record, state, note, worker, attempts, submitted, claimed, heartbeat, updated, \
+     extract(epoch from clock_timestamp())::float8 AS now, \
+     ARRAY(SELECT jsonb_object_keys(reports) ORDER BY 1) AS report_keys FROM deepr_runs";
+
+fn run_row(row: &sqlx::postgres::PgRow) -> Result<RunRow, sqlx::Error> {
+    Ok(RunRow {
+        run_id: row.try_get("run_id")?,
+        record: row.try_get("record")?,
+        state: row.try_get("state")?,
+        note: row.try_get("note")?,
+        worker: row.try_get("worker")?,
+        attempts: row.try_get("attempts")?,
+        submitted: row.try_get("submitted")?,
+        claimed: row.try_get("claimed")?,
+        heartbeat: row.try_get("heartbeat")?,
+        updated: row.try_get("updated")?,
+        now: row.try_get("now")?,
+        reports: row.try_get("report_keys")?,
+    })
+}
+
+const NOW: &str = "extract(epoch from clock_timestamp())::float8";
+
+impl Fleet {
+    /// Queue a new run: its row and its message in one transaction.
+    pub async fn submit(&self, run_id: &str, record: &Value) -> Result<(), FleetError> {
+        let mut tx = self.pool.begin().await?;
+        let inserted = sqlx::query(&format!(
+            "INSERT INTO deepr_runs (run_id, record, state, submitted, updated) \
+             VALUES ($1, $2, 'queued', {NOW}, {NOW}) ON CONFLICT (run_id) DO NOTHING"
+        ))
+        .bind(run_id)
+        .bind(record)
+        .execute(&mut *tx)
+        .await?;
+        if inserted.rows_affected() == 0 {
+            return Err(FleetError::RunExists(run_id.to_string()));
+        }
+        let msg_id: i64 = sqlx::query_scalar("SELECT pgmq.send($1::text, $2::jsonb)")
+            .bind(QUEUE)
+            .bind(serde_json::json!(RunMessage {
+                run_id: run_id.to_string()
+            }))
+            .fetch_one(&mut *tx)
+            .await?;
+        sqlx::query("UPDATE deepr_runs SET msg_id = $2 WHERE run_id = $1")
+            .bind(run_id)
+            .bind(msg_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Claim the next visible run for `lease_secs`, stamping it with this claim's epoch.
+    /// Messages of runs that are gone or settled are deleted; a run read more than
+    /// `max_attempts` times is parked. `None`: nothing to do now.
+    pub async fn claim(
+        &self,
+        worker: &str,
+        lease_secs: i32,
+        max_attempts: i32,
+    ) -> Result<Option<Claim>, FleetError> {
+        loop {
+            let row = sqlx::query(
+                "SELECT msg_id, read_ct, message FROM pgmq.read($1::text, $2::integer, 1)",
+            )
+            .bind(QUEUE)
+            .bind(lease_secs)
+            .fetch_optional(&self.pool)
+            .await?;
+            let Some(row) = row else { return Ok(None) };
+            let msg_id: i64 = row.try_get("msg_id")?;
+            let read_ct: i32 = row.try_get("read_ct")?;
+            let message: Value = row.try_get("message")?;
+            let Ok(message) = serde_json::from_value::<RunMessage>(message) else {
+                // Not ours (or damaged): keep it for inspection, out of the way.
+                self.archive_message(msg_id).await?;
+                continue;
+            };
+            let mut tx = self.pool.begin().await?;
+            let current = sqlx::query(
+                "SELECT state, lease_epoch, note, record FROM deepr_runs WHERE run_id = $1 FOR UPDATE",
+            )
+            .bind(&message.run_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some(current) = current else {
+                tx.rollback().await?;
+                self.delete_message(msg_id).await?;
+                continue;
+            };
+            let state: String = current.try_get("state")?;
+            let epoch: i32 = current.try_get("lease_epoch")?;
+            if matches!(
+                state.as_str(),
+                "finished" | "incomplete" | "failed" | "parked"
+            ) || epoch >= read_ct
+            {
+                tx.rollback().await?;
+                if epoch < read_ct {
+                    self.delete_message(msg_id).await?;
+                }
+                continue;
+            }
+            if read_ct > max_attempts {
+                let note: Option<String> = current.try_get("note")?;
+                let why = format!(
+                    "parked after {max_attempts} attempts; last: {}",
+                    note.unwrap_or_else(|| "its worker stopped without a word".into())
+                );
+                sqlx::query(&format!(
+                    "UPDATE deepr_runs SET state = 'parked', note = $2, lease_epoch = $3, updated = {NOW} WHERE run_id = $1"
+                ))
+                .bind(&message.run_id)
+                .bind(&why)
+                .bind(read_ct)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query("SELECT pgmq.archive($1::text, $2::bigint)")
+                    .bind(QUEUE)
+                    .bind(msg_id)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                continue;
+            }
+            let record: Value = current.try_get("record")?;
+            sqlx::query(&format!(
+                "UPDATE deepr_runs SET state = 'running', lease_epoch = $2, attempts = $2, worker = $3, \
+                 claimed = {NOW}, heartbeat = {NOW}, updated = {NOW} WHERE run_id = $1"
+            ))
+            .bind(&message.run_id)
+            .bind(read_ct)
+            .bind(worker)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            return Ok(Some(Claim {
+                run_id: message.run_id,
+                msg_id,
+                epoch: read_ct,
+                record,
+            }));
+        }
+    }
+
+    /// Extend the lease by `lease_secs` from now. `Err(LeaseLost)` once another claim
+    /// has taken the run.
+    pub async fn extend(&self, claim: &Claim, lease_secs: i32) -> Result<(), FleetError> {
+        let mut tx = self.pool.begin().await?;
+        let held = sqlx::query(&format!(
+            "UPDATE deepr_runs SET heartbeat = {NOW} WHERE run_id = $1 AND lease_epoch = $2"
+        ))
+        .bind(&claim.run_id)
+        .bind(claim.epoch)
+        .execute(&mut *tx)
+        .await?;
+        if held.rows_affected() == 0 {
+            return Err(FleetError::LeaseLost(claim.run_id.clone()));
+        }
+        sqlx::query("SELECT msg_id FROM pgmq.set_vt($1::text, $2::bigint, $3::integer)")
+            .bind(QUEUE)
+            .bind(claim.msg_id)
+            .bind(lease_secs)
+            .fetch_optional(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Settle a claimed run: its final state, note and reports (extension → text), and
+    /// its message deleted — all in one transaction, refused if the lease was lost.
+    pub async fn settle(
+        &self,
+        claim: &Claim,
+        state: &str,
+        note: Option<&str>,
+        reports: &Value,
+    ) -> Result<(), FleetError> {
+        let mut tx = self.pool.begin().await?;
+        let held = sqlx::query(&format!(
+            "UPDATE deepr_runs SET state = $3, note = $4, reports = $5, updated = {NOW}, heartbeat = NULL \
+             WHERE run_id = $1 AND lease_epoch = $2"
+        ))
+        .bind(&claim.run_id)
+        .bind(claim.epoch)
+        .bind(state)
+        .bind(note)
+        .bind(reports)
+        .execute(&mut *tx)
+        .await?;
+        if held.rows_affected() == 0 {
+            return Err(FleetError::LeaseLost(claim.run_id.clone()));
+        }
+        sqlx::query("SELECT pgmq.delete($1::text, $2::bigint)")
+            .bind(QUEUE)
+            .bind(claim.msg_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Give a claimed run back to the queue, visible again after `delay_secs` (0: now),
+    /// with why (a worker stopping, a provider this worker has no key for, an error).
+    pub async fn release(
+        &self,
+        claim: &Claim,
+        delay_secs: i32,
+        note: &str,
+    ) -> Result<(), FleetError> {
+        let mut tx = self.pool.begin().await?;
+        let held = sqlx::query(&format!(
+            "UPDATE deepr_runs SET state = 'queued', note = $3, worker = NULL, heartbeat = NULL, updated = {NOW} \
+             WHERE run_id = $1 AND lease_epoch = $2"
+        ))
+        .bind(&claim.run_id)
+        .bind(claim.epoch)
+        .bind(note)
+        .execute(&mut *tx)
+        .await?;
+        if held.rows_affected() == 0 {
+            return Err(FleetError::LeaseLost(claim.run_id.clone()));
+        }
+        sqlx::query("SELECT msg_id FROM pgmq.set_vt($1::text, $2::bigint, $3::integer)")
+            .bind(QUEUE)
+            .bind(claim.msg_id)
+            .bind(delay_secs)
+            .fetch_optional(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn delete_message(&self, msg_id: i64) -> Result<(), FleetError> {
+        sqlx::query("SELECT pgmq.delete($1::text, $2::bigint)")
+            .bind(QUEUE)
+            .bind(msg_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn archive_message(&self, msg_id: i64) -> Result<(), FleetError> {
+        sqlx::query("SELECT pgmq.archive($1::text, $2::bigint)")
+            .bind(QUEUE)
+            .bind(msg_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// How many steps of a run are checkpointed.
+    pub async fn node_count(&self, run_id: &str) -> Result<i64, FleetError> {
+        Ok(
+            sqlx::query_scalar("SELECT count(*) FROM deepr_nodes WHERE run_id = $1")
+                .bind(run_id)
+                .fetch_one(&self.pool)
+                .await?,
+        )
+    }
+
+    /// Tokens of live (not cached) model calls per run.
+    pub async fn tokens_by_run(
+        &self,
+    ) -> Result<std::collections::BTreeMap<String, i64>, FleetError> {
+        let rows = sqlx::query(
+            "SELECT run_id, COALESCE(SUM((entry->>'prompt_tokens')::bigint + (entry->>'completion_tokens')::bigint), 0)::bigint AS tokens \
+             FROM deepr_calls WHERE NOT (entry->>'cache_hit')::boolean GROUP BY run_id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let mut tokens = std::collections::BTreeMap::new();
+        for row in rows {
+            tokens.insert(row.try_get("run_id")?, row.try_get("tokens")?);
+        }
+        Ok(tokens)
+    }
+
+    /// Every run, newest first.
+    pub async fn runs(&self) -> Result<Vec<RunRow>, FleetError> {
+        let rows = sqlx::query(&format!("{SELECT_RUN} ORDER BY submitted DESC, run_id"))
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.iter().map(run_row).collect::<Result<_, _>>()?)
+    }
+
+    /// One run.
+    pub async fn run(&self, run_id: &str) -> Result<RunRow, FleetError> {
+        let row = sqlx::query(&format!("{SELECT_RUN} WHERE run_id = $1"))
+            .bind(run_id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))?;
+        Ok(run_row(&row)?)
+    }
+
+    /// A run's stored reports: extension ("md", "json", "html", …) → text.
+    pub async fn reports(&self, run_id: &str) -> Result<Value, FleetError> {
+        let reports: Option<Value> =
+            sqlx::query_scalar("SELECT reports FROM deepr_runs WHERE run_id = $1")
+                .bind(run_id)
+                .fetch_optional(&self.pool)
+                .await?;
+        reports.ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))
+    }
+
+    /// Remove a run that no worker holds: its row, checkpoints, journal and message.
+    pub async fn remove(&self, run_id: &str) -> Result<(), FleetError> {
+        let mut tx = self.pool.begin().await?;
+        let row = sqlx::query("SELECT state, msg_id FROM deepr_runs WHERE run_id = $1 FOR UPDATE")
+            .bind(run_id)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))?;
+        let msg_id: Option<i64> = row.try_get("msg_id")?;
+        sqlx::query("DELETE FROM deepr_calls WHERE run_id = $1")
+            .bind(run_id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM deepr_runs WHERE run_id = $1")
+            .bind(run_id)
+            .execute(&mut *tx)
+            .await?;
+        if let Some(msg_id) = msg_id {
+            sqlx::query("SELECT pgmq.delete($1::text, $2::bigint)")
+                .bind(QUEUE)
+                .bind(msg_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}
