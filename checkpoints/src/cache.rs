@@ -321,7 +321,7 @@ mod tests {
         let inner = Arc::new(Counting(AtomicUsize::new(0), false));
         let llm = CachedLlm {
             inner: inner.clone(),
-            cache: Arc::clone(&cache),
+            cache: Arc::clone(&cache) as Arc<dyn AnswerCache>,
             journal: Some(journal),
             namespace: String::new(),
         };
@@ -348,7 +348,7 @@ mod tests {
         // Another namespace does not share answers.
         let other = CachedLlm {
             inner: inner.clone(),
-            cache: Arc::clone(&cache),
+            cache: Arc::clone(&cache) as Arc<dyn AnswerCache>,
             journal: None,
             namespace: "per-claim".into(),
         };
@@ -404,7 +404,7 @@ mod tests {
         let cache = Arc::new(ResponseCache::open(dir.path()).expect("cache"));
         let cached = |version: u32| CachedLlm {
             inner: Arc::new(Recoded(Counting(AtomicUsize::new(0), false), version)),
-            cache: Arc::clone(&cache),
+            cache: Arc::clone(&cache) as Arc<dyn AnswerCache>,
             journal: None,
             namespace: String::new(),
         };

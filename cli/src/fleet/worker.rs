@@ -337,7 +337,11 @@ async fn run_claim(
     if lost.load(Ordering::SeqCst) {
         return Err(FleetError::LeaseLost(claim.run_id.clone()));
     }
-    let attempt_pause = 10 * claim.epoch.clamp(1, 30);
+    // Back off per attempt: half a lease, a lease, one and a half… at most ten minutes.
+    let attempt_pause = (lease / 2)
+        .max(1)
+        .saturating_mul(claim.epoch.max(1))
+        .min(600);
     let settle = match ended {
         Ok(0) => done("finished", None, state_dir, &job, &local_out),
         Ok(4) => done(

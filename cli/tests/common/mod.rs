@@ -22,6 +22,7 @@ pub fn command(home: &Path, args: &[&str]) -> Command {
         .env("XDG_STATE_HOME", home.join("xdg-state"))
         .env("XDG_CONFIG_HOME", home.join("xdg-config"))
         .env_remove("DEEPR_STATE_DIR")
+        .env_remove("DEEPR_DB")
         .env_remove("BRAVE_API_KEY")
         .env_remove("TAVILY_API_KEY")
         .env_remove("OPENAI_API_KEY")
