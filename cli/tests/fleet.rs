@@ -239,7 +239,11 @@ fn killed_workers_runs_finish_elsewhere_identical_to_local_runs() {
             String::from_utf8_lossy(&verified.stdout).contains("PASS"),
             "run {id}: {}\n{}",
             String::from_utf8_lossy(&verified.stdout),
-            std::fs::read_to_string(&bundle).unwrap_or_default().chars().take(1500).collect::<String>()
+            std::fs::read_to_string(&bundle)
+                .unwrap_or_default()
+                .chars()
+                .take(1500)
+                .collect::<String>()
         );
         let markdown: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&bundle).expect("bundle")).expect("json");
