@@ -67,6 +67,8 @@ pub struct FleetLink {
     pub store: Arc<dyn CheckpointStore>,
     pub answers: Arc<dyn AnswerCache>,
     pub calls: Arc<dyn CallLog>,
+    /// Provider rate limits held for the whole fleet.
+    pub rate: Arc<dyn deepr_orchestrator::SharedRateGate>,
     /// Tokens and dollars the run spent in earlier sessions, on any worker.
     pub spent: (u64, f64),
     /// Where this worker writes the reports (the run's own `--out` may not exist here).
@@ -283,6 +285,7 @@ pub async fn session(
             answers: Arc::clone(&link.answers),
             calls: Arc::clone(&link.calls),
             spent: link.spent,
+            rate: Arc::clone(&link.rate),
         }),
     )?;
     let config = ResearchConfig {

@@ -41,6 +41,8 @@ pub struct SharedCalls {
     pub answers: Arc<dyn AnswerCache>,
     pub calls: Arc<dyn CallLog>,
     pub spent: (u64, f64),
+    /// Provider rate limits held for the whole fleet.
+    pub rate: Arc<dyn deepr_orchestrator::SharedRateGate>,
 }
 
 /// Build the providers of one session of `record`.
@@ -71,6 +73,7 @@ pub fn wire(
         Arc::clone(&clock),
     );
     let cache = Arc::new(ResponseCache::open(state_dir).context("cannot open the response cache")?);
+    let rate = shared.as_ref().map(|shared| Arc::clone(&shared.rate));
     let (answers, journal): (Arc<dyn AnswerCache>, Arc<dyn CallLog>) = match shared {
         Some(shared) => (shared.answers, shared.calls),
         None => (
@@ -87,7 +90,15 @@ pub fn wire(
         if models.contains_key(spec.as_str()) {
             continue; // one provider (one limiter) when both tiers use the same model
         }
-        let model = model_stack(record, spec, &budget, &answers, &journal, &prices)?;
+        let model = model_stack(
+            record,
+            spec,
+            &budget,
+            &answers,
+            &journal,
+            &prices,
+            rate.as_ref(),
+        )?;
         models.insert(spec.clone(), model);
     }
     let strong = Arc::clone(&models[record.llm_strong.as_str()]);
@@ -325,6 +336,7 @@ fn model_stack(
     cache: &Arc<dyn AnswerCache>,
     journal: &Arc<dyn CallLog>,
     prices: &Arc<deepr_providers::PriceTable>,
+    rate: Option<&Arc<dyn deepr_orchestrator::SharedRateGate>>,
 ) -> Result<Arc<dyn LlmProvider>, Failure> {
     let spec = LlmSpec::parse(spec_text).map_err(usage)?;
     check_credentials(&spec, record.llm_base_url.as_deref())?;
@@ -349,10 +361,12 @@ fn model_stack(
             } else {
                 std::env::var(key_var).ok()
             };
-            Arc::new(
-                RemoteLlm::new(&spec, base.as_deref(), key, record.limits.clone())
-                    .map_err(usage)?,
-            )
+            let remote = RemoteLlm::new(&spec, base.as_deref(), key, record.limits.clone())
+                .map_err(usage)?;
+            Arc::new(match rate {
+                Some(gate) => remote.with_shared_limits(Arc::clone(gate)),
+                None => remote,
+            })
         }
     };
     let priced = Arc::new(deepr_providers::PricedLlm {

@@ -76,7 +76,13 @@ impl Drop for Database {
 }
 
 fn worker(home: &Path, state: &Path, url: &str, lease: &str) -> Child {
-    common::command(
+    worker_command(home, state, url, lease)
+        .spawn()
+        .expect("start a worker")
+}
+
+fn worker_command(home: &Path, state: &Path, url: &str, lease: &str) -> Command {
+    let mut command = common::command(
         home,
         &[
             "--db",
@@ -90,11 +96,11 @@ fn worker(home: &Path, state: &Path, url: &str, lease: &str) -> Child {
             "--lease",
             lease,
         ],
-    )
-    .stdout(std::process::Stdio::null())
-    .stderr(std::process::Stdio::null())
-    .spawn()
-    .expect("start a worker")
+    );
+    command
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    command
 }
 
 const TOPICS: [&str; 4] = [
@@ -317,4 +323,104 @@ fn bad_databases_are_one_line_usage_errors() {
         "0",
         "nothing written"
     );
+}
+
+#[test]
+fn the_fleet_shares_one_rate_limit() {
+    use std::sync::{Arc, Mutex};
+    let Some(db) = Database::create("rate") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    // A model server that answers nothing usable (each run repairs, then falls back to
+    // the heuristic) and notes when every request arrives.
+    let arrivals: Arc<Mutex<Vec<Instant>>> = Arc::default();
+    let seen = Arc::clone(&arrivals);
+    let port = common::serve(move |request| {
+        if request.path().ends_with("/chat/completions") {
+            seen.lock().expect("lock").push(Instant::now());
+        }
+        common::chat_answer("no JSON here", 10, 5)
+    });
+    // R = 3 requests per T = 5 s; every process also has its own limiter with the same
+    // burst, so three workers without a shared limit would send 9 at once.
+    let config = home.path().join("deepr.toml");
+    std::fs::write(
+        &config,
+        "[limits]\nrequests_per_minute = 3\nwindow_s = 5\ntokens_per_minute = 1000000\nmax_retries = 0\nconcurrency = 8\n",
+    )
+    .expect("config");
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let corpus = fixture_corpus();
+    for (i, topic) in TOPICS.iter().take(3).enumerate() {
+        let id = format!("rate-{i}");
+        let out = format!("rate/{i}.md");
+        let submitted = common::command(
+            home.path(),
+            &[
+                "--db",
+                &db.url,
+                "--config",
+                config.to_str().expect("utf-8"),
+                "run",
+                topic,
+                "--corpus",
+                corpus.to_str().expect("utf-8"),
+                "--depth",
+                "quick",
+                "--llm",
+                "openai:stand-in",
+                "--llm-base-url",
+                &base,
+                "--out",
+                &out,
+                "--run-id",
+                &id,
+                "--detach",
+                "--quiet",
+            ],
+        )
+        .env("OPENAI_API_KEY", "sk-test-key")
+        .output()
+        .expect("submit");
+        assert!(submitted.status.success(), "{}", stderr(&submitted));
+    }
+    let mut workers: Vec<Child> = (0..3)
+        .map(|w| {
+            worker_command(
+                home.path(),
+                &home.path().join(format!("w{w}")),
+                &db.url,
+                "30",
+            )
+            .env("OPENAI_API_KEY", "sk-test-key")
+            .spawn()
+            .expect("start a worker")
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(12));
+    for worker in &mut workers {
+        let _ = worker.kill();
+        let _ = worker.wait();
+    }
+    let times = arrivals.lock().expect("lock").clone();
+    assert!(
+        times.len() >= 7,
+        "the workers sent only {} requests: the limit was never exercised past one burst",
+        times.len()
+    );
+    let (burst, per_window, window) = (3, 3, Duration::from_secs(5));
+    for (i, start) in times.iter().enumerate() {
+        let within = times[i..]
+            .iter()
+            .filter(|t| t.duration_since(*start) < window)
+            .count();
+        assert!(
+            within <= burst + per_window,
+            "{within} requests within {window:?} of request {i} (limit {}): the workers did not share the limit",
+            burst + per_window
+        );
+    }
+    let calls = psql(&db.url, "SELECT count(DISTINCT worker) FROM deepr_calls").expect("journal");
+    assert_ne!(calls, "0", "no worker journaled a call");
 }

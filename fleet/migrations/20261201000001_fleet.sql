@@ -56,3 +56,12 @@ CREATE TABLE deepr_calls (
     entry   JSONB NOT NULL
 );
 CREATE INDEX deepr_calls_run ON deepr_calls (run_id);
+
+-- Rate limits every worker shares: a GCRA per key (provider|base URL|model|requests or
+-- tokens). `tat` is the theoretical arrival time of the next unit; `paused_until` holds a
+-- Retry-After for everyone. Times are the database's clock, seconds since the epoch.
+CREATE TABLE deepr_rate (
+    key          TEXT PRIMARY KEY,
+    tat          DOUBLE PRECISION NOT NULL DEFAULT 0,
+    paused_until DOUBLE PRECISION NOT NULL DEFAULT 0
+);

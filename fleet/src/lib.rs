@@ -14,9 +14,12 @@
 //!   lease is gone.
 //! * [`answers`] — the response cache and call journal behind the same traits as the
 //!   files' (no completed model call is paid twice, whichever machine asks again).
+//! * [`rate::PgRateGate`] — provider rate limits and `Retry-After` pauses held for all
+//!   workers together (a GCRA per key).
 
 pub mod answers;
 pub mod queue;
+pub mod rate;
 pub mod store;
 
 use std::str::FromStr;
@@ -28,6 +31,7 @@ use thiserror::Error;
 
 pub use answers::{PgAnswers, PgCallLog};
 pub use queue::{Claim, RunRow};
+pub use rate::PgRateGate;
 pub use store::PgStore;
 
 /// The pgmq queue that carries one message per run.

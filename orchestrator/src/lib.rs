@@ -16,6 +16,7 @@
 //!   without a network.
 //! * [`bound`] — the honest lower bound on a run's wall time (calls that can run
 //!   together count once).
+//! * [`rate`] — the trait of a rate limit shared by every worker of a fleet.
 //! * [`terms`] — content-word extraction shared by the offline model and scoring.
 
 pub mod bound;
@@ -27,6 +28,7 @@ pub mod executor;
 pub mod ledger;
 pub mod plan;
 pub mod provider;
+pub mod rate;
 pub mod simulate;
 pub mod store;
 pub use deepr_evidence::terms;
@@ -39,4 +41,5 @@ pub use executor::{
 };
 pub use ledger::{LedgerEntry, Unfinished, UsageLedger};
 pub use provider::*;
+pub use rate::SharedRateGate;
 pub use store::{CheckpointStore, NodeRecord, StoreError};

@@ -24,7 +24,7 @@ use async_trait::async_trait;
 use backon::{BackoffBuilder, ExponentialBuilder};
 use deepr_evidence::report::CallStatus;
 use deepr_orchestrator::tokens::{count_chat_tokens, count_tokens};
-use deepr_orchestrator::{LlmError, LlmProvider, LlmRequest, LlmResponse};
+use deepr_orchestrator::{LlmError, LlmProvider, LlmRequest, LlmResponse, SharedRateGate};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use serde_json::Value;
 use tokio::sync::Semaphore;
@@ -79,6 +79,8 @@ pub struct RemoteLlm {
     slots: Semaphore,
     paused_until: Mutex<Option<Instant>>,
     mode: Mutex<StructuredMode>,
+    /// Fleet mode: the limit every worker shares, and this model's key in it.
+    shared: Option<(std::sync::Arc<dyn SharedRateGate>, String)>,
 }
 
 impl std::fmt::Debug for RemoteLlm {
@@ -166,6 +168,7 @@ impl RemoteLlm {
             token_capacity,
             slots: Semaphore::new(limits.concurrency.max(1)),
             paused_until: Mutex::new(None),
+            shared: None,
             mode: Mutex::new(if *api == Api::Anthropic {
                 StructuredMode::PromptOnly
             } else {
@@ -173,6 +176,14 @@ impl RemoteLlm {
             }),
             limits,
         })
+    }
+
+    /// Also draw on `gate`, the rate limit every worker of a fleet shares (keyed by
+    /// provider, base URL and model), and tell it of every `Retry-After`.
+    pub fn with_shared_limits(mut self, gate: std::sync::Arc<dyn SharedRateGate>) -> Self {
+        let key = format!("{}|{}|{}", self.provider, self.base_url, self.model);
+        self.shared = Some((gate, key));
+        self
     }
 
     fn current_mode(&self) -> StructuredMode {
@@ -384,6 +395,23 @@ impl LlmProvider for RemoteLlm {
             self.wait_for_pause().await;
             self.requests.until_ready().await;
             let _ = self.tokens.until_n_ready(cells).await;
+            if let Some((gate, key)) = &self.shared {
+                let window = self.limits.window;
+                gate.acquire(
+                    &format!("{key}|requests"),
+                    1,
+                    self.limits.requests_per_minute.max(1),
+                    window,
+                )
+                .await;
+                gate.acquire(
+                    &format!("{key}|tokens"),
+                    cells.get(),
+                    self.token_capacity,
+                    window,
+                )
+                .await;
+            }
             // A Retry-After seen by another request while we waited for the limiter.
             self.wait_for_pause().await;
             let mode = self.current_mode();
@@ -405,7 +433,12 @@ impl LlmProvider for RemoteLlm {
                     };
                     match error.retry_after {
                         // Every request to this provider waits until the time it names.
-                        Some(after) => self.pause_for(after),
+                        Some(after) => {
+                            self.pause_for(after);
+                            if let Some((gate, key)) = &self.shared {
+                                gate.pause(&format!("{key}|requests"), after).await;
+                            }
+                        }
                         None => tokio::time::sleep(delay).await,
                     }
                 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 /// Every key the file may hold, for error messages.
-pub const KEYS: &str = "depth, strategy, concurrency, io_concurrency, llm, llm_strong, llm_cheap, llm_base_url, price_as, offline_latency, search_latency, fetch_latency, latency_seed, prompts, [limits], [prices.MODEL]";
+pub const KEYS: &str = "depth, strategy, concurrency, io_concurrency, llm, llm_strong, llm_cheap, llm_base_url, price_as, offline_latency, search_latency, fetch_latency, latency_seed, prompts, db, [limits], [prices.MODEL]";
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -64,9 +64,33 @@ pub struct LlmLimits {
     pub connect_timeout_s: f64,
     /// Completion cap per call.
     pub max_tokens: u32,
-    /// The rate window (60 s; shorter only in tests).
-    #[serde(skip)]
+    /// The window `requests_per_minute` and `tokens_per_minute` are counted over,
+    /// seconds (`window_s`, default 60; 0.1–3600: a provider with per-second limits, or a
+    /// test that must not wait a minute).
+    #[serde(rename = "window_s", with = "window_seconds")]
     pub window: Duration,
+}
+
+/// `window_s` as seconds, refused outside 0.1–3600.
+mod window_seconds {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(window: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_f64(window.as_secs_f64())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+        let seconds = f64::deserialize(deserializer)?;
+        if seconds.is_finite() && (0.1..=3600.0).contains(&seconds) {
+            Ok(Duration::from_secs_f64(seconds))
+        } else {
+            Err(serde::de::Error::custom(format!(
+                "window_s = {seconds} is out of range; use 0.1–3600 seconds"
+            )))
+        }
+    }
 }
 
 impl Default for LlmLimits {
@@ -98,7 +122,8 @@ pub struct Price {
 pub fn parse(text: &str) -> Result<FileConfig, String> {
     toml::from_str(text).map_err(|e| {
         let first = e.to_string().lines().next().unwrap_or("").to_string();
-        format!("{first} (keys: {KEYS})")
+        let why = e.message().lines().next().unwrap_or("").to_string();
+        format!("{first}: {why} (keys: {KEYS})")
     })
 }
 
@@ -114,6 +139,18 @@ mod tests {
         .unwrap_or_default();
         assert_eq!(config.llm.as_deref(), Some("offline"));
         assert_eq!(config.io_concurrency, Some(2));
+        let windowed =
+            parse("db = \"postgres://h/d\"\n[limits]\nwindow_s = 5\n").unwrap_or_default();
+        assert_eq!(windowed.db.as_deref(), Some("postgres://h/d"));
+        assert_eq!(
+            windowed.limits.map(|l| l.window),
+            Some(Duration::from_secs(5))
+        );
+        let refused = parse("[limits]\nwindow_s = 0\n").err().unwrap_or_default();
+        assert!(
+            refused.contains("window_s = 0 is out of range"),
+            "{refused}"
+        );
         assert_eq!(config.limits.map(|l| l.max_retries), Some(0));
         assert_eq!(config.prices.get("m").map(|p| p.output), Some(2.0));
         for bad in [

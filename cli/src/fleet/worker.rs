@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use backon::BackoffBuilder;
-use deepr_fleet::{Claim, Fleet, FleetError, PgAnswers, PgCallLog, PgStore};
+use deepr_fleet::{Claim, Fleet, FleetError, PgAnswers, PgCallLog, PgRateGate, PgStore};
 use deepr_orchestrator::CheckpointStore;
 
 use super::{connect, require_db, FleetJob};
@@ -312,6 +312,9 @@ async fn run_claim(
             worker: name.to_string(),
         }),
         spent,
+        rate: Arc::new(PgRateGate {
+            pool: fleet.pool.clone(),
+        }),
         out: local_out.clone(),
         stop: Arc::clone(&run_stop),
     };
