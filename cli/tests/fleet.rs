@@ -103,29 +103,60 @@ fn worker_command(home: &Path, state: &Path, url: &str, lease: &str) -> Command 
     command
 }
 
-const TOPICS: [&str; 4] = [
+const TOPICS: [&str; 6] = [
     "What page size does the storage engine use?",
     "How does the journal make commits durable?",
     "What does the write-ahead log change?",
     "When is the rollback journal synced to disk?",
+    "How large is a journal page by default?",
+    "What happens to the journal after a commit?",
 ];
 
-fn run_args<'a>(topic: &'a str, out: &'a str, run_id: &'a str) -> Vec<&'a str> {
-    vec![
+/// The fleet crash test's cells: every topic at quick depth with each strategy, and at
+/// standard depth with the default one.
+const VARIANTS: [(&str, &str); 5] = [
+    ("quick", "linear"),
+    ("quick", "per-claim"),
+    ("quick", "free-quote"),
+    ("quick", "no-judge"),
+    ("standard", "linear"),
+];
+
+fn cell_args(topic: &str, corpus: &str, variant: (&str, &str), out: &str, id: &str) -> Vec<String> {
+    [
         "run",
         topic,
         "--corpus",
-        "CORPUS",
+        corpus,
         "--depth",
-        "quick",
-        "--offline-latency",
-        "150ms",
+        variant.0,
+        "--strategy",
+        variant.1,
         "--out",
         out,
         "--run-id",
-        run_id,
+        id,
         "--quiet",
     ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// A small seeded generator for the kill schedule (xorshift64*).
+struct Seeded(u64);
+
+impl Seeded {
+    fn next(&mut self, below: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % below
+    }
+}
+
+fn count(url: &str, sql: &str) -> u64 {
+    psql(url, sql).expect("query").parse().expect("a number")
 }
 
 #[test]
@@ -139,16 +170,34 @@ fn killed_workers_runs_finish_elsewhere_identical_to_local_runs() {
     let migrated = deepr(home.path(), &["--db", &db.url, "db", "migrate"]);
     assert!(migrated.status.success(), "{}", stderr(&migrated));
 
-    // Submit every run (detached), then the same runs locally for reference.
-    for (i, topic) in TOPICS.iter().enumerate() {
-        let out = format!("fleet/{i}.md");
-        let id = format!("run-{i}");
-        let mut args = run_args(topic, &out, &id);
-        args[3] = corpus;
-        let mut fleet_args = vec!["--db", db.url.as_str()];
-        fleet_args.extend(args);
-        fleet_args.push("--detach");
-        let submitted = deepr(home.path(), &fleet_args);
+    // 30 runs, submitted detached, with simulated model, search and fetch latency.
+    let mut cells = Vec::new();
+    for (t, topic) in TOPICS.iter().enumerate() {
+        for (v, variant) in VARIANTS.iter().enumerate() {
+            cells.push((format!("run-{t}-{v}"), *topic, *variant));
+        }
+    }
+    for (id, topic, variant) in &cells {
+        let mut args = vec!["--db".to_string(), db.url.clone()];
+        args.extend(cell_args(
+            topic,
+            corpus,
+            *variant,
+            &format!("fleet/{id}.md"),
+            id,
+        ));
+        args.extend(
+            [
+                "--offline-latency",
+                "100ms",
+                "--search-latency",
+                "50ms",
+                "--detach",
+            ]
+            .map(String::from),
+        );
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let submitted = deepr(home.path(), &args);
         assert!(submitted.status.success(), "{}", stderr(&submitted));
         assert_eq!(String::from_utf8_lossy(&submitted.stdout).trim(), id);
     }
@@ -159,55 +208,51 @@ fn killed_workers_runs_finish_elsewhere_identical_to_local_runs() {
         String::from_utf8_lossy(&listed.stdout)
     );
 
-    // Two workers; one is SIGKILLed mid-run and restarted; the other is killed later.
-    let mut first = worker(home.path(), &home.path().join("w1"), &db.url, "5");
-    let mut second = worker(home.path(), &home.path().join("w2"), &db.url, "5");
-    let started = Instant::now();
-    let checkpointed = || -> u32 {
-        psql(&db.url, "SELECT count(*) FROM deepr_nodes")
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(0)
-    };
-    while checkpointed() < 3 && started.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(100));
+    // Three workers; at seeded instants one is SIGKILLed and restarted at once.
+    let state = |w: usize| home.path().join(format!("w{w}"));
+    let mut workers: Vec<Child> = (0..3)
+        .map(|w| worker(home.path(), &state(w), &db.url, "5"))
+        .collect();
+    let mut seeded = Seeded(0x5EED_F1EE7);
+    let kills = 5;
+    for _ in 0..kills {
+        std::thread::sleep(Duration::from_millis(1000 + seeded.next(2500)));
+        let w = usize::try_from(seeded.next(3)).expect("index");
+        workers[w].kill().expect("SIGKILL a worker");
+        let _ = workers[w].wait();
+        workers[w] = worker(home.path(), &state(w), &db.url, "5");
     }
-    first.kill().expect("SIGKILL the first worker");
-    let _ = first.wait();
-    std::thread::sleep(Duration::from_millis(700));
-    second.kill().expect("SIGKILL the second worker");
-    let _ = second.wait();
-    let mut third = worker(home.path(), &home.path().join("w1"), &db.url, "5");
-    let deadline = Instant::now() + Duration::from_secs(240);
-    loop {
-        let open = psql(
-            &db.url,
-            "SELECT count(*) FROM deepr_runs WHERE state <> 'finished'",
-        )
-        .expect("count");
-        if open == "0" {
-            break;
-        }
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while count(
+        &db.url,
+        "SELECT count(*) FROM deepr_runs WHERE state <> 'finished'",
+    ) > 0
+    {
         assert!(
             Instant::now() < deadline,
             "runs did not finish: {}",
-            psql(&db.url, "SELECT run_id, state, note FROM deepr_runs").unwrap_or_default()
+            psql(
+                &db.url,
+                "SELECT run_id, state, note FROM deepr_runs WHERE state <> 'finished'"
+            )
+            .unwrap_or_default()
         );
         std::thread::sleep(Duration::from_millis(250));
     }
-    third.kill().expect("stop the last worker");
-    let _ = third.wait();
+    for worker in &mut workers {
+        let _ = worker.kill();
+        let _ = worker.wait();
+    }
 
-    // Killed workers' runs were claimed again and resumed.
-    let reclaimed: u32 = psql(
-        &db.url,
-        "SELECT count(*) FROM deepr_runs WHERE attempts > 1",
-    )
-    .expect("attempts")
-    .parse()
-    .expect("number");
-    assert!(reclaimed >= 1, "no run was resumed by another worker");
-    // No request paid twice within a run (a completed call is in the shared cache).
+    // Killed workers' runs were claimed again and resumed from the shared checkpoints.
+    assert!(
+        count(
+            &db.url,
+            "SELECT count(*) FROM deepr_runs WHERE attempts > 1"
+        ) >= 1,
+        "no run was resumed by another claim"
+    );
+    // No completed call paid twice within a run: it is in the shared cache.
     let repaid = psql(
         &db.url,
         "SELECT run_id || ' ' || (entry->>'request') FROM deepr_calls \
@@ -215,17 +260,18 @@ fn killed_workers_runs_finish_elsewhere_identical_to_local_runs() {
     )
     .expect("journal");
     assert_eq!(repaid, "", "completed calls paid twice");
-    let paid: u32 = psql(
-        &db.url,
-        "SELECT count(*) FROM deepr_calls WHERE NOT (entry->>'cache_hit')::boolean",
-    )
-    .expect("journal")
-    .parse()
-    .expect("number");
-    assert!(paid > 0, "the journal recorded the calls");
 
-    for (i, topic) in TOPICS.iter().enumerate() {
-        let id = format!("run-{i}");
+    // The same runs locally (one state dir, so they share one response cache too).
+    let local_state = home.path().join("local-state");
+    let mut verified = 0;
+    for (id, topic, variant) in &cells {
+        let out = format!("local/{id}.md");
+        let mut args = vec!["--state-dir".to_string(), local_state.display().to_string()];
+        args.extend(cell_args(topic, corpus, *variant, &out, id));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let local = deepr(home.path(), &args);
+        assert!(local.status.success(), "{}", stderr(&local));
+
         let bundle = home.path().join(format!("{id}.bundle"));
         let exported = deepr(
             home.path(),
@@ -234,46 +280,56 @@ fn killed_workers_runs_finish_elsewhere_identical_to_local_runs() {
                 &db.url,
                 "runs",
                 "export",
-                &id,
+                id,
                 "--out",
                 bundle.to_str().expect("utf-8"),
             ],
         );
         assert!(exported.status.success(), "{}", stderr(&exported));
-        let verified = deepr(home.path(), &["verify", bundle.to_str().expect("utf-8")]);
-        assert!(
-            String::from_utf8_lossy(&verified.stdout).contains("PASS"),
-            "run {id}: {}\n{}",
-            String::from_utf8_lossy(&verified.stdout),
-            std::fs::read_to_string(&bundle)
-                .unwrap_or_default()
-                .chars()
-                .take(1500)
-                .collect::<String>()
-        );
-        let markdown: serde_json::Value =
+        let stored: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&bundle).expect("bundle")).expect("json");
-        let fleet_text = markdown["markdown"].as_str().expect("markdown").to_string();
-        let fleet_text = fleet_text
-            .split("\n## Run details")
-            .next()
-            .unwrap_or_default();
-
-        let out = format!("local/{i}.md");
-        let mut args = run_args(topic, &out, &id);
-        args[3] = corpus;
-        let local_state = home.path().join("local-state");
-        let mut local_args = vec!["--state-dir", local_state.to_str().expect("utf-8")];
-        local_args.extend(args);
-        let local = deepr(home.path(), &local_args);
-        assert!(local.status.success(), "{}", stderr(&local));
+        let fleet_text = stored["markdown"].as_str().expect("markdown");
         assert_eq!(
-            fleet_text,
+            fleet_text
+                .split("\n## Run details")
+                .next()
+                .unwrap_or_default(),
             above_run_details(&home.path().join(&out)),
             "run {id}: the fleet's report differs from the local one"
         );
+        if stored["report"]["claims"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty())
+        {
+            let checked = deepr(home.path(), &["verify", bundle.to_str().expect("utf-8")]);
+            let text = String::from_utf8_lossy(&checked.stdout).into_owned();
+            assert!(text.contains("PASS"), "run {id}: {text}");
+            verified += 1;
+        }
     }
-    let shown = deepr(home.path(), &["--db", &db.url, "runs", "show", "run-0"]);
+    assert!(
+        verified >= 20,
+        "only {verified} of 30 exported reports had quotes to verify"
+    );
+
+    // Calls: the local total, plus at most what was in flight at each kill (a worker
+    // holds 3 runs, each with at most 8 calls in flight).
+    let fleet_paid = count(
+        &db.url,
+        "SELECT count(*) FROM deepr_calls WHERE NOT (entry->>'cache_hit')::boolean",
+    );
+    let mut local_paid = 0u64;
+    for (id, _, _) in &cells {
+        local_paid += common::live_requests(&local_state, id).len() as u64;
+    }
+    assert!(local_paid > 0, "the local runs journaled their calls");
+    assert!(
+        fleet_paid <= local_paid + kills * 3 * 8,
+        "the fleet paid {fleet_paid} calls, the local runs {local_paid}"
+    );
+    eprintln!("fleet crash test: {fleet_paid} calls paid by the fleet, {local_paid} locally, {kills} kills");
+
+    let shown = deepr(home.path(), &["--db", &db.url, "runs", "show", "run-0-0"]);
     let shown = String::from_utf8_lossy(&shown.stdout).into_owned();
     assert!(shown.contains("state:     finished"), "{shown}");
     assert!(shown.contains("reports:   bundle, json, md"), "{shown}");
