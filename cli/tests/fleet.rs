@@ -480,3 +480,110 @@ fn the_fleet_shares_one_rate_limit() {
     let calls = psql(&db.url, "SELECT count(DISTINCT worker) FROM deepr_calls").expect("journal");
     assert_ne!(calls, "0", "no worker journaled a call");
 }
+
+#[test]
+fn runs_complete_when_the_database_drops_the_workers_connections() {
+    let Some(db) = Database::create("drop") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let corpus = fixture_corpus();
+    let corpus = corpus.to_str().expect("utf-8");
+    let cells: Vec<(String, &str)> = TOPICS
+        .iter()
+        .take(4)
+        .enumerate()
+        .map(|(i, topic)| (format!("drop-{i}"), *topic))
+        .collect();
+    for (id, topic) in &cells {
+        let mut args = vec!["--db".to_string(), db.url.clone()];
+        args.extend(cell_args(
+            topic,
+            corpus,
+            ("quick", "linear"),
+            &format!("fleet/{id}.md"),
+            id,
+        ));
+        args.extend(["--offline-latency", "150ms", "--detach"].map(String::from));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let submitted = deepr(home.path(), &args);
+        assert!(submitted.status.success(), "{}", stderr(&submitted));
+    }
+    let mut workers: Vec<Child> = (0..2)
+        .map(|w| {
+            worker_command(
+                home.path(),
+                &home.path().join(format!("w{w}")),
+                &db.url,
+                "5",
+            )
+            .args(["--max-attempts", "20"])
+            .spawn()
+            .expect("start a worker")
+        })
+        .collect();
+    // Cut every worker connection, twice, while runs are under way.
+    let terminate = format!(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+         WHERE datname = '{}' AND application_name = 'deepr' AND pid <> pg_backend_pid()",
+        db.name
+    );
+    let mut cut = 0u64;
+    for pause in [1200, 1500] {
+        std::thread::sleep(Duration::from_millis(pause));
+        cut += count(&db.url, &terminate);
+    }
+    assert!(cut > 0, "no worker connection was cut");
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while count(
+        &db.url,
+        "SELECT count(*) FROM deepr_runs WHERE state <> 'finished'",
+    ) > 0
+    {
+        assert!(
+            Instant::now() < deadline,
+            "runs did not finish: {}",
+            psql(&db.url, "SELECT run_id, state, note FROM deepr_runs").unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    for worker in &mut workers {
+        let _ = worker.kill();
+        let _ = worker.wait();
+    }
+    let local_state = home.path().join("local-state");
+    for (id, topic) in &cells {
+        let out = format!("local/{id}.md");
+        let mut args = vec!["--state-dir".to_string(), local_state.display().to_string()];
+        args.extend(cell_args(topic, corpus, ("quick", "linear"), &out, id));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let local = deepr(home.path(), &args);
+        assert!(local.status.success(), "{}", stderr(&local));
+        let bundle = home.path().join(format!("{id}.bundle"));
+        let exported = deepr(
+            home.path(),
+            &[
+                "--db",
+                &db.url,
+                "runs",
+                "export",
+                id,
+                "--out",
+                bundle.to_str().expect("utf-8"),
+            ],
+        );
+        assert!(exported.status.success(), "{}", stderr(&exported));
+        let stored: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&bundle).expect("bundle")).expect("json");
+        assert_eq!(
+            stored["markdown"]
+                .as_str()
+                .unwrap_or_default()
+                .split("\n## Run details")
+                .next()
+                .unwrap_or_default(),
+            above_run_details(&home.path().join(&out)),
+            "run {id}: the fleet's report differs from the local one"
+        );
+    }
+}
