@@ -2,14 +2,26 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use deepr_orchestrator::provider::{ArchivedText, TextArchive};
+
+/// A second home for archived texts — in fleet mode the database (`deepr-fleet`) —
+/// written through on every `put` and read on a local miss, so a run resumed on another
+/// machine finds every text the first one archived. What it returns is checked against
+/// its hash like a file.
+pub trait ArchiveMirror: Send + Sync {
+    /// Keep `text` under `sha` durably before returning.
+    fn store(&self, sha: &str, text: &str) -> std::io::Result<()>;
+    /// The text stored under `sha`, if any.
+    fn load(&self, sha: &str) -> Option<String>;
+}
 
 /// Archived texts as files `archive/<aa>/<sha256>.txt`, written atomically.
 pub struct FileArchive {
     root: PathBuf,
     memo: Mutex<HashMap<String, ArchivedText>>,
+    mirror: Option<Arc<dyn ArchiveMirror>>,
 }
 
 impl FileArchive {
@@ -20,7 +32,14 @@ impl FileArchive {
         Ok(Self {
             root,
             memo: Mutex::new(HashMap::new()),
+            mirror: None,
         })
+    }
+
+    /// Also write every text to `mirror` and read from it what is missing here.
+    pub fn with_mirror(mut self, mirror: Arc<dyn ArchiveMirror>) -> Self {
+        self.mirror = Some(mirror);
+        self
     }
 
     fn path_for(&self, sha: &str) -> Option<PathBuf> {
@@ -45,6 +64,10 @@ impl FileArchive {
             std::fs::create_dir_all(dir)?;
             crate::atomic::write_atomically(&path, text.as_bytes())?;
         }
+        if let Some(mirror) = &self.mirror {
+            // Before the caller checkpoints anything that names this text.
+            mirror.store(&sha, text)?;
+        }
         Ok(sha)
     }
 
@@ -60,7 +83,23 @@ impl TextArchive for FileArchive {
             return Some(found.clone());
         }
         let path = self.path_for(content_sha256)?;
-        let text = std::fs::read_to_string(path).ok()?;
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(_) => {
+                let text = self.mirror.as_ref()?.load(content_sha256)?;
+                if deepr_evidence::content_sha256(&text) != content_sha256 {
+                    return None;
+                }
+                // Keep a local copy (best effort) so the next read stays here.
+                let _ = path
+                    .parent()
+                    .map(std::fs::create_dir_all)
+                    .transpose()
+                    .ok()
+                    .and_then(|_| crate::atomic::write_atomically(&path, text.as_bytes()).ok());
+                text
+            }
+        };
         let archived = ArchivedText::new(&text);
         // A damaged file never serves quotes.
         if archived.content_sha256 != content_sha256 {

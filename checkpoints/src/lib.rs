@@ -18,7 +18,7 @@ pub mod atomic;
 pub mod cache;
 pub mod sled_store;
 
-pub use archive::FileArchive;
+pub use archive::{ArchiveMirror, FileArchive};
 pub use atomic::write_atomically;
 pub use cache::{AnswerCache, CachedLlm, CallJournal, CallLog, JournalEntry, ResponseCache};
 pub use sled_store::{SledStore, SCHEMA_VERSION};

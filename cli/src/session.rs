@@ -69,6 +69,8 @@ pub struct FleetLink {
     pub calls: Arc<dyn CallLog>,
     /// Provider rate limits held for the whole fleet.
     pub rate: Arc<dyn deepr_orchestrator::SharedRateGate>,
+    /// The fleet's copy of archived texts (written through, read on a local miss).
+    pub archive: Arc<dyn deepr_checkpoints::ArchiveMirror>,
     /// Tokens and dollars the run spent in earlier sessions, on any worker.
     pub spent: (u64, f64),
     /// Where this worker writes the reports (the run's own `--out` may not exist here).
@@ -213,7 +215,11 @@ pub async fn session(
         reporter.log_line("resume");
     }
 
-    let archive = Arc::new(FileArchive::open(state_dir).context("cannot open the text archive")?);
+    let mut archive = FileArchive::open(state_dir).context("cannot open the text archive")?;
+    if let Some(link) = &fleet {
+        archive = archive.with_mirror(Arc::clone(&link.archive));
+    }
+    let archive = Arc::new(archive);
     let opened = match &record.corpus {
         Some(corpus) => match CorpusIndex::open(corpus, state_dir, &archive) {
             Ok(opened) => Some(opened),

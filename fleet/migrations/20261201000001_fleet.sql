@@ -65,3 +65,10 @@ CREATE TABLE deepr_rate (
     tat          DOUBLE PRECISION NOT NULL DEFAULT 0,
     paused_until DOUBLE PRECISION NOT NULL DEFAULT 0
 );
+
+-- Archived texts by SHA-256, written through by every worker's archive before the step
+-- that names them is checkpointed, so a run resumed elsewhere finds them.
+CREATE TABLE deepr_archive (
+    content_sha256 TEXT PRIMARY KEY,
+    text           TEXT NOT NULL
+);

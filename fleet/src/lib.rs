@@ -14,10 +14,13 @@
 //!   lease is gone.
 //! * [`answers`] — the response cache and call journal behind the same traits as the
 //!   files' (no completed model call is paid twice, whichever machine asks again).
+//! * [`archive::PgArchive`] — archived texts written through by every worker, read
+//!   where a worker lacks one (a run resumed on another machine).
 //! * [`rate::PgRateGate`] — provider rate limits and `Retry-After` pauses held for all
 //!   workers together (a GCRA per key).
 
 pub mod answers;
+pub mod archive;
 pub mod queue;
 pub mod rate;
 pub mod store;
@@ -30,6 +33,7 @@ use sqlx::PgPool;
 use thiserror::Error;
 
 pub use answers::{PgAnswers, PgCallLog};
+pub use archive::PgArchive;
 pub use queue::{Claim, RunRow};
 pub use rate::PgRateGate;
 pub use store::PgStore;
@@ -109,6 +113,8 @@ pub fn redact(url: &str) -> String {
 #[derive(Clone)]
 pub struct Fleet {
     pub pool: PgPool,
+    /// How to connect again (the archive mirror opens its own connections).
+    pub options: PgConnectOptions,
     /// The URL with the password redacted, for messages.
     pub shown: String,
 }
@@ -129,10 +135,14 @@ impl Fleet {
         let pool = PgPoolOptions::new()
             .max_connections(8)
             .acquire_timeout(Duration::from_secs(10))
-            .connect_with(options)
+            .connect_with(options.clone())
             .await
             .map_err(|e| FleetError::Connect(shown.clone(), first_line(&e.to_string())))?;
-        Ok(Self { pool, shown })
+        Ok(Self {
+            pool,
+            options,
+            shown,
+        })
     }
 
     /// Install pgmq's SQL and apply deepr's migrations (idempotent; workers racing to do

@@ -225,3 +225,55 @@ async fn a_schema_from_a_newer_deepr_is_refused() {
     fleet.pool.close().await;
     drop_database(&url).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_text_archived_on_one_worker_is_read_on_another() {
+    use deepr_checkpoints::FileArchive;
+    use deepr_fleet::PgArchive;
+    use deepr_orchestrator::TextArchive;
+    use std::sync::Arc;
+
+    let Some(url) = scratch("archive").await else {
+        return;
+    };
+    let fleet = Fleet::connect(&url).await.expect("connect");
+    fleet.migrate().await.expect("migrate");
+    let mirror = || Arc::new(PgArchive::start(fleet.options.clone()).expect("mirror"));
+    let first = tempfile::tempdir().expect("tempdir");
+    let second = tempfile::tempdir().expect("tempdir");
+    let a = FileArchive::open(first.path())
+        .expect("open")
+        .with_mirror(mirror());
+    let b = FileArchive::open(second.path())
+        .expect("open")
+        .with_mirror(mirror());
+    let sha = a
+        .put("Fetched on the first machine. Quoted on the second one.")
+        .expect("put");
+    assert!(!b.contains(&sha), "machine B has no local copy yet");
+    let text = b.get(&sha).expect("B reads A's text through the database");
+    assert_eq!(text.sentence(1), Some("Quoted on the second one."));
+    assert!(b.contains(&sha), "and keeps a local copy");
+
+    // A text altered in the database is refused like a damaged file.
+    let altered = FileArchive::open(tempfile::tempdir().expect("tempdir").path())
+        .expect("open")
+        .with_mirror(mirror());
+    sqlx::query("UPDATE deepr_archive SET text = 'tampered' WHERE content_sha256 = $1")
+        .bind(&sha)
+        .execute(&fleet.pool)
+        .await
+        .expect("tamper");
+    assert!(
+        altered.get(&sha).is_none(),
+        "a text that does not hash to its name is refused"
+    );
+    // Without a mirror nothing is found elsewhere.
+    let alone = tempfile::tempdir().expect("tempdir");
+    assert!(FileArchive::open(alone.path())
+        .expect("open")
+        .get(&sha)
+        .is_none());
+    fleet.pool.close().await;
+    drop_database(&url).await;
+}

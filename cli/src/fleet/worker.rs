@@ -22,7 +22,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use backon::BackoffBuilder;
-use deepr_fleet::{Claim, Fleet, FleetError, PgAnswers, PgCallLog, PgRateGate, PgStore};
+use deepr_checkpoints::ArchiveMirror;
+use deepr_fleet::{Claim, Fleet, FleetError, PgAnswers, PgArchive, PgCallLog, PgRateGate, PgStore};
 use deepr_orchestrator::CheckpointStore;
 
 use super::{connect, require_db, FleetJob};
@@ -84,6 +85,8 @@ pub fn execute(globals: &Globals, args: &WorkerArgs) -> Result<u8, Failure> {
 
 async fn work(url: &str, state_dir: &Path, args: &WorkerArgs, quiet: bool) -> Result<u8, Failure> {
     let fleet = connect(url).await?;
+    let mirror: Arc<dyn ArchiveMirror> =
+        Arc::new(PgArchive::start(fleet.options.clone()).map_err(super::failure)?);
     let name = worker_name();
     let lease = i32::try_from(args.lease).unwrap_or(30);
     let max_attempts = i32::try_from(args.max_attempts).unwrap_or(5);
@@ -97,6 +100,15 @@ async fn work(url: &str, state_dir: &Path, args: &WorkerArgs, quiet: bool) -> Re
     }
     let stop = Arc::new(AtomicBool::new(false));
     watch_signals(Arc::clone(&stop));
+    let context = Arc::new(Worker {
+        fleet: fleet.clone(),
+        mirror,
+        state_dir: state_dir.to_path_buf(),
+        name: name.clone(),
+        lease,
+        stop_all: Arc::clone(&stop),
+        quiet,
+    });
     let mut held = tokio::task::JoinSet::new();
     let reconnect = || {
         backon::ExponentialBuilder::default()
@@ -123,15 +135,7 @@ async fn work(url: &str, state_dir: &Path, args: &WorkerArgs, quiet: bool) -> Re
                             claim.epoch
                         );
                     }
-                    held.spawn(execute_claim(
-                        fleet.clone(),
-                        claim,
-                        state_dir.to_path_buf(),
-                        name.clone(),
-                        lease,
-                        Arc::clone(&stop),
-                        quiet,
-                    ));
+                    held.spawn(execute_claim(Arc::clone(&context), claim));
                     continue;
                 }
                 Ok(None) if args.exit_when_idle && held.is_empty() => break,
@@ -183,18 +187,22 @@ fn watch_signals(stop: Arc<AtomicBool>) {
     });
 }
 
-/// Execute one claimed run to a settled state (or back to the queue).
-async fn execute_claim(
+/// What every run a worker holds shares.
+struct Worker {
     fleet: Fleet,
-    claim: Claim,
+    mirror: Arc<dyn ArchiveMirror>,
     state_dir: PathBuf,
     name: String,
     lease: i32,
     stop_all: Arc<AtomicBool>,
     quiet: bool,
-) {
+}
+
+/// Execute one claimed run to a settled state (or back to the queue).
+async fn execute_claim(worker: Arc<Worker>, claim: Claim) {
     let run_id = claim.run_id.clone();
-    let outcome = run_claim(&fleet, &claim, &state_dir, &name, lease, &stop_all).await;
+    let fleet = &worker.fleet;
+    let outcome = run_claim(&worker, &claim).await;
     let settled = match outcome {
         Ok(Settle::Done {
             state,
@@ -210,7 +218,8 @@ async fn execute_claim(
             .map(|()| format!("released ({note})")),
         Err(error) => Err(error),
     };
-    if !quiet {
+    if !worker.quiet {
+        let name = &worker.name;
         match settled {
             Ok(what) => errln!("deepr worker {name}: run {run_id}: {what}"),
             Err(error) => errln!("deepr worker {name}: run {run_id}: {error}"),
@@ -230,14 +239,13 @@ enum Settle {
     },
 }
 
-async fn run_claim(
-    fleet: &Fleet,
-    claim: &Claim,
-    state_dir: &Path,
-    name: &str,
-    lease: i32,
-    stop_all: &Arc<AtomicBool>,
-) -> Result<Settle, FleetError> {
+async fn run_claim(worker: &Worker, claim: &Claim) -> Result<Settle, FleetError> {
+    let (fleet, state_dir, name, lease) = (
+        &worker.fleet,
+        worker.state_dir.as_path(),
+        worker.name.as_str(),
+        worker.lease,
+    );
     let job: FleetJob = match serde_json::from_value(claim.record.clone()) {
         Ok(job) => job,
         Err(error) => {
@@ -274,7 +282,7 @@ async fn run_claim(
         let claim = claim.clone();
         let run_stop = Arc::clone(&run_stop);
         let lost = Arc::clone(&lost);
-        let stop_all = Arc::clone(stop_all);
+        let stop_all = Arc::clone(&worker.stop_all);
         async move {
             let beat = Duration::from_millis(u64::try_from(lease).unwrap_or(30) * 1000 / 3);
             let mut since = tokio::time::Instant::now();
@@ -315,6 +323,7 @@ async fn run_claim(
         rate: Arc::new(PgRateGate {
             pool: fleet.pool.clone(),
         }),
+        archive: Arc::clone(&worker.mirror),
         out: local_out.clone(),
         stop: Arc::clone(&run_stop),
     };
