@@ -587,3 +587,118 @@ fn runs_complete_when_the_database_drops_the_workers_connections() {
         );
     }
 }
+
+#[test]
+fn a_bench_runs_its_cells_on_the_fleet() {
+    let Some(db) = Database::create("bench") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let topics = home.path().join("topics.txt");
+    std::fs::write(&topics, format!("{}\n{}\n", TOPICS[0], TOPICS[1])).expect("topics");
+    let corpus = fixture_corpus();
+    let bench_args = |out: &str| -> Vec<String> {
+        [
+            "bench",
+            "--topics",
+            topics.to_str().expect("utf-8"),
+            "--corpus",
+            corpus.to_str().expect("utf-8"),
+            "--strategies",
+            "linear,no-judge",
+            "--depth",
+            "quick",
+            "--out",
+            out,
+            "--quiet",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let mut workers: Vec<Child> = (0..2)
+        .map(|w| {
+            worker(
+                home.path(),
+                &home.path().join(format!("w{w}")),
+                &db.url,
+                "5",
+            )
+        })
+        .collect();
+    let mut args = vec!["--db".to_string(), db.url.clone()];
+    args.extend(bench_args("fleet-bench"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut bench = common::command(home.path(), &args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the bench");
+    let deadline = Instant::now() + Duration::from_secs(180);
+    let status = loop {
+        if let Some(status) = bench.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the fleet bench did not finish");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    for worker in &mut workers {
+        let _ = worker.kill();
+        let _ = worker.wait();
+    }
+    assert!(status.success(), "the fleet bench failed");
+    assert_eq!(
+        count(
+            &db.url,
+            "SELECT count(*) FROM deepr_runs WHERE run_id LIKE 'bench-%' AND state = 'finished'"
+        ),
+        4,
+        "every topic × strategy cell ran on the fleet"
+    );
+    let local_args = bench_args("local-bench");
+    let local_args: Vec<&str> = local_args.iter().map(String::as_str).collect();
+    let local = deepr(home.path(), &local_args);
+    assert!(local.status.success(), "{}", stderr(&local));
+    let runs = |dir: &str| -> Vec<serde_json::Value> {
+        let bench: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(home.path().join(dir).join("bench.json")).expect("bench.json"),
+        )
+        .expect("json");
+        bench["runs"].as_array().expect("runs").clone()
+    };
+    let (fleet_runs, local_runs) = (runs("fleet-bench"), runs("local-bench"));
+    assert_eq!(fleet_runs.len(), 4);
+    for (fleet_row, local_row) in fleet_runs.iter().zip(&local_runs) {
+        for column in [
+            "run_id",
+            "claims",
+            "supported",
+            "citations",
+            "verbatim",
+            "quoted",
+            "total_tokens",
+            "calls",
+        ] {
+            assert_eq!(
+                fleet_row[column], local_row[column],
+                "column {column}: {fleet_row} vs {local_row}"
+            );
+        }
+        let id = fleet_row["run_id"].as_str().expect("id");
+        assert_eq!(
+            above_run_details(
+                &home
+                    .path()
+                    .join("fleet-bench/reports")
+                    .join(format!("{id}.md"))
+            ),
+            above_run_details(
+                &home
+                    .path()
+                    .join("local-bench/reports")
+                    .join(format!("{id}.md"))
+            ),
+            "cell {id}"
+        );
+    }
+}

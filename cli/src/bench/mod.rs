@@ -20,6 +20,7 @@ use crate::record::{now_secs, read_run_file, run_dir, RunRecord, RunState, RECOR
 use crate::session::{self, SessionOptions, Start};
 use crate::{config, usage, BenchArgs, DepthArg, Failure, Globals};
 
+mod fleet;
 mod qa;
 mod quality;
 mod rows;
@@ -156,55 +157,43 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         .enumerate()
         .flat_map(|(i, t)| strategies.iter().map(move |s| (i, t.clone(), *s)))
         .collect();
-    let progress = indicatif::ProgressBar::new(cells.len() as u64);
-    if globals.quiet {
-        progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
-    progress.set_style(
-        indicatif::ProgressStyle::with_template("bench [{bar:30}] {pos}/{len} {elapsed} {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    let next = AtomicUsize::new(0);
-    let failures: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..args.jobs {
-            scope.spawn(|| loop {
-                let index = next.fetch_add(1, Ordering::SeqCst);
-                let Some((topic_index, topic, strategy)) = cells.get(index) else {
-                    return;
-                };
+    if let Some(url) = crate::fleet::db_url(globals)? {
+        let spec = CellSpec {
+            depth,
+            corpus: &corpus,
+            llm: &llm,
+            args,
+            file: &file,
+            simulation: &simulation,
+            io_concurrency,
+        };
+        let fleet_cells = cells
+            .iter()
+            .map(|(topic_index, topic, strategy)| {
                 let run_id = format!("t{:02}-{}", topic_index + 1, strategy.as_str());
-                progress.set_message(run_id.clone());
-                if let Err(why) = run_cell(
-                    &state_dir,
-                    &out_dir,
-                    &run_id,
-                    topic,
-                    *strategy,
-                    depth,
-                    &corpus,
-                    &llm,
-                    args,
-                    &file,
-                    &simulation,
-                    io_concurrency,
-                ) {
-                    if let Ok(mut failures) = failures.lock() {
-                        failures.push(format!("{run_id}: {why}"));
-                    }
-                }
-                progress.inc(1);
-            });
-        }
-    });
-    progress.finish_and_clear();
-    let failures = failures.into_inner().unwrap_or_default();
-    if !failures.is_empty() {
-        return Err(Failure::Run(anyhow::anyhow!(
-            "{} bench run(s) failed: {}; run the same command again to continue",
-            failures.len(),
-            failures.join("; ")
-        )));
+                let report_path = out_dir.join("reports").join(format!("{run_id}.md"));
+                let record = cell_record(&spec, &run_id, topic, *strategy, &report_path);
+                fleet::Cell { run_id, record }
+            })
+            .collect();
+        fleet::run_cells(&url, globals, fleet_cells, &state_dir, &out_dir)?;
+    } else {
+        run_locally(
+            globals,
+            args,
+            &cells,
+            &CellSpec {
+                depth,
+                corpus: &corpus,
+                llm: &llm,
+                args,
+                file: &file,
+                simulation: &simulation,
+                io_concurrency,
+            },
+            &state_dir,
+            &out_dir,
+        )?;
     }
 
     let texts = corpus_texts(&corpus, &state_dir)?;
@@ -291,14 +280,9 @@ fn run_cell(
     run_id: &str,
     topic: &str,
     strategy: Strategy,
-    depth: Depth,
-    corpus: &Path,
-    llm: &str,
-    args: &BenchArgs,
-    file: &config::FileConfig,
-    simulation: &crate::record::Simulation,
-    io_concurrency: usize,
+    spec: &CellSpec,
 ) -> Result<(), String> {
+    let simulation = spec.simulation;
     let row_path = out_dir.join("rows").join(format!("{run_id}.json"));
     if row_path.exists() {
         return Ok(()); // finished in an earlier invocation
@@ -314,42 +298,13 @@ fn run_cell(
             if dir.exists() {
                 let _ = std::fs::remove_dir_all(&dir); // killed before it started
             }
-            let mut record = RunRecord {
-                schema: RECORD_SCHEMA.into(),
-                run_id: run_id.to_string(),
-                topic: topic.to_string(),
-                depth,
+            Some(Start::New(Box::new(cell_record(
+                spec,
+                run_id,
+                topic,
                 strategy,
-                corpus: Some(corpus.to_path_buf()),
-                sources: vec!["corpus".to_string()],
-                source_urls: Default::default(),
-                allow_hosts: Vec::new(),
-                out: report_path.clone(),
-                llm_strong: llm.to_string(),
-                llm_cheap: llm.to_string(),
-                llm_base_url: args.llm_base_url.clone(),
-                price_as: args.price_as.clone(),
-                limits: file.limits.clone().unwrap_or_default(),
-                prices: file.prices.clone(),
-                concurrency: 5,
-                offline_latency_ms: 0,
-                prompts: None,
-                created: now_secs(),
-                cache_namespace: run_id.to_string(),
-                search_latency_ms: 0,
-                fetch_latency_ms: 0,
-                formats: Vec::new(),
-                simulation: simulation.clone(),
-                io_concurrency,
-            };
-            // The means, for readers of older records (checked when the bench started).
-            let mean = |latency: Result<deepr_orchestrator::simulate::Latency, Failure>| {
-                latency.map(|l| crate::record::mean_ms(&l)).unwrap_or(0)
-            };
-            record.offline_latency_ms = mean(record.model_latency().map(|m| m.first_token));
-            record.search_latency_ms = mean(record.search_latency());
-            record.fetch_latency_ms = mean(record.fetch_latency());
-            Some(Start::New(Box::new(record)))
+                &report_path,
+            ))))
         }
     };
     let started = Instant::now();
@@ -402,4 +357,121 @@ fn run_cell(
         &serde_json::to_vec_pretty(&row).map_err(|e| e.to_string())?,
     )
     .map_err(|e| e.to_string())
+}
+
+/// What every cell of a bench shares.
+pub struct CellSpec<'a> {
+    pub depth: Depth,
+    pub corpus: &'a Path,
+    pub llm: &'a str,
+    pub args: &'a BenchArgs,
+    pub file: &'a config::FileConfig,
+    pub simulation: &'a crate::record::Simulation,
+    pub io_concurrency: usize,
+}
+
+/// The run record of one cell (its own response-cache namespace: no strategy is
+/// served another's answers).
+pub fn cell_record(
+    spec: &CellSpec,
+    run_id: &str,
+    topic: &str,
+    strategy: Strategy,
+    report_path: &Path,
+) -> RunRecord {
+    let CellSpec {
+        depth,
+        corpus,
+        llm,
+        args,
+        file,
+        simulation,
+        io_concurrency,
+    } = *spec;
+    let mut record = RunRecord {
+        schema: RECORD_SCHEMA.into(),
+        run_id: run_id.to_string(),
+        topic: topic.to_string(),
+        depth,
+        strategy,
+        corpus: Some(corpus.to_path_buf()),
+        sources: vec!["corpus".to_string()],
+        source_urls: Default::default(),
+        allow_hosts: Vec::new(),
+        out: report_path.to_path_buf(),
+        llm_strong: llm.to_string(),
+        llm_cheap: llm.to_string(),
+        llm_base_url: args.llm_base_url.clone(),
+        price_as: args.price_as.clone(),
+        limits: file.limits.clone().unwrap_or_default(),
+        prices: file.prices.clone(),
+        concurrency: 5,
+        offline_latency_ms: 0,
+        prompts: None,
+        created: now_secs(),
+        cache_namespace: run_id.to_string(),
+        search_latency_ms: 0,
+        fetch_latency_ms: 0,
+        formats: Vec::new(),
+        simulation: simulation.clone(),
+        io_concurrency,
+    };
+    // The means, for readers of older records (checked when the bench started).
+    let mean = |latency: Result<deepr_orchestrator::simulate::Latency, Failure>| {
+        latency.map(|l| crate::record::mean_ms(&l)).unwrap_or(0)
+    };
+    record.offline_latency_ms = mean(record.model_latency().map(|m| m.first_token));
+    record.search_latency_ms = mean(record.search_latency());
+    record.fetch_latency_ms = mean(record.fetch_latency());
+    record
+}
+
+/// Every cell in this process, `--jobs` at a time.
+fn run_locally(
+    globals: &Globals,
+    args: &BenchArgs,
+    cells: &[(usize, String, Strategy)],
+    spec: &CellSpec,
+    state_dir: &Path,
+    out_dir: &Path,
+) -> Result<(), Failure> {
+    let progress = indicatif::ProgressBar::new(cells.len() as u64);
+    if globals.quiet {
+        progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    progress.set_style(
+        indicatif::ProgressStyle::with_template("bench [{bar:30}] {pos}/{len} {elapsed} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let next = AtomicUsize::new(0);
+    let failures: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..args.jobs {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, Ordering::SeqCst);
+                let Some((topic_index, topic, strategy)) = cells.get(index) else {
+                    return;
+                };
+                let run_id = format!("t{:02}-{}", topic_index + 1, strategy.as_str());
+                progress.set_message(run_id.clone());
+                if let Err(why) = run_cell(state_dir, out_dir, &run_id, topic, *strategy, spec) {
+                    if let Ok(mut failures) = failures.lock() {
+                        failures.push(format!("{run_id}: {why}"));
+                    }
+                }
+                progress.inc(1);
+            });
+        }
+    });
+    progress.finish_and_clear();
+    let failures = failures.into_inner().unwrap_or_default();
+    if !failures.is_empty() {
+        return Err(Failure::Run(anyhow::anyhow!(
+            "{} bench run(s) failed: {}; run the same command again to continue",
+            failures.len(),
+            failures.join("; ")
+        )));
+    }
+
+    Ok(())
 }
