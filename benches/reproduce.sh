@@ -34,4 +34,8 @@ if [ -n "${LLAMA_BASE_URL:-}" ]; then
     --corpus examples/sqlite-docs --out "$out/llama" --depth quick \
     --llm openai:smollm2 --llm-base-url "$LLAMA_BASE_URL" --price-as gpt-4.1-mini
 fi
-echo "results in $out/ (bench.md in each folder)"
+# Fleet throughput with 1, 2 and 4 workers (PostgreSQL at DEEPR_BENCH_PG or the local one).
+if psql "${DEEPR_BENCH_PG:-postgres://postgres@127.0.0.1:5432/postgres}" -qAt -c 'SELECT 1' >/dev/null 2>&1; then
+  DEEPR="$deepr" bash benches/fleet.sh "$out"
+fi
+echo "results in $out/ (bench.md in each folder; fleet/fleet.md)"

@@ -52,6 +52,7 @@ pub const ENV_VARS: &[&str] = &[
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_BASE_URL",
     "DEEPR_STATE_DIR",
+    "DEEPR_DB",
 ];
 
 fn is_secret(name: &str) -> bool {
@@ -76,6 +77,7 @@ pub fn show(flag: Option<&Path>, state_dir: Option<&Path>) -> Result<u8, Failure
     for name in ENV_VARS {
         let value = match std::env::var(name) {
             Ok(v) if is_secret(name) && !v.is_empty() => "set (redacted)".to_string(),
+            Ok(v) if *name == "DEEPR_DB" => deepr_fleet::redact(&v),
             Ok(v) => v,
             Err(_) => "(not set)".to_string(),
         };
@@ -92,6 +94,7 @@ pub fn show(flag: Option<&Path>, state_dir: Option<&Path>) -> Result<u8, Failure
         ),
         llm: file.llm.clone().or_else(|| Some("offline".into())),
         limits: Some(limits),
+        db: file.db.as_deref().map(deepr_fleet::redact),
         ..file
     };
     let text = toml::to_string_pretty(&resolved).map_err(|e| Failure::Run(e.into()))?;

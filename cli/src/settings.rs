@@ -100,9 +100,13 @@ pub fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> 
         .or(file.llm_cheap.clone())
         .unwrap_or_else(|| llm.clone());
     let llm_base_url = args.llm_base_url.clone().or(file.llm_base_url.clone());
+    // In fleet mode the workers' keys count, not the submitter's (keys never travel).
+    let fleet = crate::fleet::db_url(globals)?.is_some();
     for spec in [&llm_strong, &llm_cheap] {
         let parsed = deepr_providers::LlmSpec::parse(spec).map_err(usage)?;
-        crate::wiring::check_credentials(&parsed, llm_base_url.as_deref())?;
+        if !fleet {
+            crate::wiring::check_credentials(&parsed, llm_base_url.as_deref())?;
+        }
     }
     if let Some(base) = &llm_base_url {
         let ok = url::Url::parse(base)

@@ -702,3 +702,123 @@ fn a_bench_runs_its_cells_on_the_fleet() {
         );
     }
 }
+
+#[test]
+fn run_with_db_follows_the_run_and_writes_its_report() {
+    let Some(db) = Database::create("follow") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let corpus = fixture_corpus();
+    let corpus = corpus.to_str().expect("utf-8");
+    let mut workers = vec![worker(home.path(), &home.path().join("w"), &db.url, "5")];
+    let mut args = vec!["--db".to_string(), db.url.clone()];
+    args.extend(cell_args(
+        TOPICS[0],
+        corpus,
+        ("quick", "linear"),
+        "followed/report.md",
+        "followed",
+    ));
+    args.extend(["--format", "html"].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let followed = deepr(home.path(), &args);
+    for worker in &mut workers {
+        let _ = worker.kill();
+        let _ = worker.wait();
+    }
+    assert!(followed.status.success(), "{}", stderr(&followed));
+    assert!(
+        home.path().join("followed/report.html").is_file(),
+        "other formats come too"
+    );
+    let local_state = home.path().join("local-state");
+    let mut args = vec!["--state-dir".to_string(), local_state.display().to_string()];
+    args.extend(cell_args(
+        TOPICS[0],
+        corpus,
+        ("quick", "linear"),
+        "local/report.md",
+        "followed",
+    ));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let local = deepr(home.path(), &args);
+    assert!(local.status.success(), "{}", stderr(&local));
+    assert_eq!(
+        above_run_details(&home.path().join("followed/report.md")),
+        above_run_details(&home.path().join("local/report.md"))
+    );
+    // `config show` names the database without its password.
+    let shown = common::command(home.path(), &["config", "show"])
+        .env(
+            "DEEPR_DB",
+            "postgres://deepr:hunter2-secret@db.example/fleet",
+        )
+        .output()
+        .expect("config show");
+    let text = String::from_utf8_lossy(&shown.stdout).into_owned();
+    assert!(
+        text.contains("postgres://deepr:***@db.example/fleet"),
+        "{text}"
+    );
+    assert!(!text.contains("hunter2"), "{text}");
+}
+
+#[test]
+fn a_run_no_worker_has_a_key_for_is_parked_with_that_reason() {
+    let Some(db) = Database::create("nokey") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let corpus = fixture_corpus();
+    let mut args = vec!["--db".to_string(), db.url.clone()];
+    args.extend(cell_args(
+        TOPICS[0],
+        corpus.to_str().expect("utf-8"),
+        ("quick", "linear"),
+        "k.md",
+        "needs-key",
+    ));
+    args.extend(["--llm", "openai:gpt-4.1-mini", "--detach"].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // The submitter has a key; the key never enters the database.
+    let submitted = common::command(home.path(), &args)
+        .env("OPENAI_API_KEY", "sk-submitter-only-31337")
+        .output()
+        .expect("submit");
+    assert!(submitted.status.success(), "{}", stderr(&submitted));
+    let mut keyless = worker_command(home.path(), &home.path().join("w"), &db.url, "5")
+        .args(["--max-attempts", "2"])
+        .spawn()
+        .expect("start a worker");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while psql(&db.url, "SELECT state FROM deepr_runs").expect("state") != "parked" {
+        assert!(
+            Instant::now() < deadline,
+            "{}",
+            psql(&db.url, "SELECT state, note FROM deepr_runs").unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    let _ = keyless.kill();
+    let _ = keyless.wait();
+    let listed = deepr(home.path(), &["--db", &db.url, "runs", "list"]);
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    assert!(
+        listed.contains("parked: parked after 2 attempts"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("OPENAI_API_KEY"),
+        "the reason names the key: {listed}"
+    );
+    let dump = psql(
+        &db.url,
+        "SELECT string_agg(record::text || coalesce(note, ''), ' ') FROM deepr_runs",
+    )
+    .expect("dump");
+    assert!(
+        !dump.contains("sk-submitter-only"),
+        "a key reached the database"
+    );
+}

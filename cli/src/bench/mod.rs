@@ -134,7 +134,10 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         .unwrap_or_else(|| "offline".into());
     let spec = deepr_providers::LlmSpec::parse(&llm).map_err(usage)?;
     let offline = matches!(spec, deepr_providers::LlmSpec::Offline);
-    crate::wiring::check_credentials(&spec, args.llm_base_url.as_deref())?;
+    if crate::fleet::db_url(globals)?.is_none() {
+        // In fleet mode the workers' keys count (keys never travel).
+        crate::wiring::check_credentials(&spec, args.llm_base_url.as_deref())?;
+    }
     let simulation = crate::record::Simulation::from_settings(&args.simulation, &file)?;
     let io_concurrency = crate::settings::check_io_concurrency(
         args.io_concurrency
