@@ -822,3 +822,166 @@ fn a_run_no_worker_has_a_key_for_is_parked_with_that_reason() {
         "a key reached the database"
     );
 }
+
+fn signal(pid: u32, name: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success(), "kill -{name} {pid}");
+}
+
+fn wait_for(what: &str, seconds: u64, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_paused_worker_whose_lease_expired_writes_nothing_more() {
+    let Some(db) = Database::create("paused") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let corpus = fixture_corpus();
+    let mut args = vec!["--db".to_string(), db.url.clone()];
+    args.extend(cell_args(
+        TOPICS[1],
+        corpus.to_str().expect("utf-8"),
+        ("quick", "linear"),
+        "p.md",
+        "paused",
+    ));
+    args.extend(["--offline-latency", "300ms", "--detach"].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let submitted = deepr(home.path(), &args);
+    assert!(submitted.status.success(), "{}", stderr(&submitted));
+
+    // Worker A checkpoints a few steps, then is paused (SIGSTOP) past its lease.
+    let mut first = worker_command(home.path(), &home.path().join("a"), &db.url, "5")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start worker A");
+    wait_for("worker A's first checkpoints", 60, || {
+        count(&db.url, "SELECT count(*) FROM deepr_nodes") >= 2
+    });
+    signal(first.id(), "STOP");
+    let at_pause = count(&db.url, "SELECT count(*) FROM deepr_nodes");
+    // Worker B claims the run once A's lease runs out and finishes it.
+    let mut second = worker(home.path(), &home.path().join("b"), &db.url, "5");
+    wait_for("worker B to finish the run", 90, || {
+        psql(&db.url, "SELECT state FROM deepr_runs").unwrap_or_default() == "finished"
+    });
+    let _ = second.kill();
+    let _ = second.wait();
+    assert_eq!(
+        count(&db.url, "SELECT attempts FROM deepr_runs"),
+        2,
+        "B's claim is the second"
+    );
+    let finished_nodes = psql(
+        &db.url,
+        "SELECT string_agg(node_id || node_key, ',' ORDER BY node_id) FROM deepr_nodes",
+    )
+    .expect("nodes");
+    let finished_report = psql(&db.url, "SELECT reports->>'md' FROM deepr_runs").expect("report");
+    // A wakes up: whatever it was doing, it may not write a checkpoint or settle the run.
+    signal(first.id(), "CONT");
+    std::thread::sleep(Duration::from_secs(3));
+    let _ = first.kill();
+    let said = first.wait_with_output().expect("worker A");
+    let said = stderr(&said);
+    assert!(
+        said.contains("the lease on run paused was lost"),
+        "worker A must have tried, and been refused: {said}"
+    );
+    assert!(at_pause >= 2);
+    assert_eq!(
+        psql(
+            &db.url,
+            "SELECT string_agg(node_id || node_key, ',' ORDER BY node_id) FROM deepr_nodes"
+        )
+        .expect("nodes"),
+        finished_nodes,
+        "the paused worker changed checkpoints after losing its lease"
+    );
+    assert_eq!(
+        psql(&db.url, "SELECT state FROM deepr_runs").expect("state"),
+        "finished"
+    );
+    assert_eq!(
+        psql(&db.url, "SELECT reports->>'md' FROM deepr_runs").expect("report"),
+        finished_report
+    );
+    assert_eq!(count(&db.url, "SELECT attempts FROM deepr_runs"), 2);
+}
+
+#[test]
+fn ctrl_c_detaches_a_follower_and_releases_a_workers_runs() {
+    let Some(db) = Database::create("ctrlc") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let corpus = fixture_corpus();
+    // No worker yet: `run --db` waits, says so, and Ctrl-C detaches.
+    let mut args = vec!["--db".to_string(), db.url.clone()];
+    args.extend(cell_args(
+        TOPICS[0],
+        corpus.to_str().expect("utf-8"),
+        ("quick", "linear"),
+        "c.md",
+        "ctrl-c",
+    ));
+    args.retain(|a| a != "--quiet");
+    args.extend(["--offline-latency", "300ms"].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let follower = common::command(home.path(), &args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run --db");
+    wait_for("the run to be queued", 30, || {
+        psql(&db.url, "SELECT count(*) FROM deepr_runs").unwrap_or_default() == "1"
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    signal(follower.id(), "INT");
+    let followed = follower.wait_with_output().expect("wait");
+    let err = stderr(&followed);
+    assert_eq!(followed.status.code(), Some(130), "{err}");
+    assert!(err.contains("queued, not claimed for"), "{err}");
+    assert!(err.contains("deepr runs follow ctrl-c"), "{err}");
+    assert_eq!(
+        psql(&db.url, "SELECT state FROM deepr_runs").expect("state"),
+        "queued"
+    );
+
+    // A worker's Ctrl-C: its run checkpoints and goes back to the queue at once.
+    let mut first = worker(home.path(), &home.path().join("a"), &db.url, "30");
+    wait_for("a checkpoint", 60, || {
+        count(&db.url, "SELECT count(*) FROM deepr_nodes") >= 2
+    });
+    signal(first.id(), "INT");
+    let status = first.wait().expect("wait");
+    assert_eq!(status.code(), Some(130));
+    let (state, note) = psql(
+        &db.url,
+        "SELECT state || '|' || coalesce(note, '') FROM deepr_runs",
+    )
+    .expect("state")
+    .split_once('|')
+    .map(|(s, n)| (s.to_string(), n.to_string()))
+    .expect("row");
+    assert_eq!(state, "queued", "{note}");
+    assert!(note.contains("stopped; checkpoints kept"), "{note}");
+    // Released, not left to its 30 s lease: another worker takes it over at once.
+    let mut second = worker(home.path(), &home.path().join("b"), &db.url, "30");
+    wait_for("the second worker to finish", 20, || {
+        psql(&db.url, "SELECT state FROM deepr_runs").unwrap_or_default() == "finished"
+    });
+    let _ = second.kill();
+    let _ = second.wait();
+    let followed = deepr(home.path(), &["--db", &db.url, "runs", "follow", "ctrl-c"]);
+    assert!(followed.status.success(), "{}", stderr(&followed));
+}

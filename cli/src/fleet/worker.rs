@@ -218,12 +218,12 @@ async fn execute_claim(worker: Arc<Worker>, claim: Claim) {
             .map(|()| format!("released ({note})")),
         Err(error) => Err(error),
     };
-    if !worker.quiet {
-        let name = &worker.name;
-        match settled {
-            Ok(what) => errln!("deepr worker {name}: run {run_id}: {what}"),
-            Err(error) => errln!("deepr worker {name}: run {run_id}: {error}"),
-        }
+    let name = &worker.name;
+    match settled {
+        Ok(what) if !worker.quiet => errln!("deepr worker {name}: run {run_id}: {what}"),
+        Ok(_) => {}
+        // Errors (a lost lease, the database away) are said even with --quiet.
+        Err(error) => errln!("deepr worker {name}: run {run_id}: {error}"),
     }
 }
 
