@@ -26,7 +26,6 @@ fn terms(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Record a finished run's summary (best effort: memory is a convenience).
 /// The day part (`YYYY-MM-DD`) of a stored date: the first 10 characters, cut on a
 /// character boundary (the memory file is read from disk and may hold anything).
 pub fn day(date: &str) -> &str {
@@ -38,7 +37,20 @@ pub fn day(date: &str) -> &str {
     &date[..end]
 }
 
+/// Record a finished run's summary in the state dir (best effort).
 pub fn remember(state_dir: &Path, report: &Report, report_path: &Path, date: String) {
+    let memory = summarise(report, report_path, date);
+    let dir = state_dir.join("memory");
+    if std::fs::create_dir_all(&dir).is_ok() {
+        if let Ok(bytes) = serde_json::to_vec_pretty(&memory) {
+            let _ =
+                crate::util::write_atomically(&dir.join(format!("{}.json", report.run_id)), &bytes);
+        }
+    }
+}
+
+/// A finished run's summary: topic, date, up to 8 supported claims with their sources.
+pub fn summarise(report: &Report, report_path: &Path, date: String) -> Memory {
     let locators: std::collections::BTreeMap<&str, &str> = report
         .sources
         .iter()
@@ -61,19 +73,12 @@ pub fn remember(state_dir: &Path, report: &Report, report_path: &Path, date: Str
             )
         })
         .collect();
-    let memory = Memory {
+    Memory {
         run_id: report.run_id.clone(),
         topic: report.topic.clone(),
         date,
         report: report_path.display().to_string(),
         claims,
-    };
-    let dir = state_dir.join("memory");
-    if std::fs::create_dir_all(&dir).is_ok() {
-        if let Ok(bytes) = serde_json::to_vec_pretty(&memory) {
-            let _ =
-                crate::util::write_atomically(&dir.join(format!("{}.json", report.run_id)), &bytes);
-        }
     }
 }
 
@@ -93,11 +98,16 @@ pub fn all(state_dir: &Path) -> Vec<Memory> {
 /// Past runs ranked by how many of the query's content words their topic and claims
 /// contain (topic words count double).
 pub fn search(state_dir: &Path, query: &str) -> Vec<(f64, Memory)> {
+    search_in(all(state_dir), query)
+}
+
+/// [`search`] over given memories (the fleet's, from its database).
+pub fn search_in(memories: Vec<Memory>, query: &str) -> Vec<(f64, Memory)> {
     let wanted = terms(query);
     if wanted.is_empty() {
         return Vec::new();
     }
-    let mut found: Vec<(f64, Memory)> = all(state_dir)
+    let mut found: Vec<(f64, Memory)> = memories
         .into_iter()
         .filter_map(|m| {
             let topic = terms(&m.topic);

@@ -748,6 +748,20 @@ fn run_with_db_follows_the_run_and_writes_its_report() {
         above_run_details(&home.path().join("followed/report.md")),
         above_run_details(&home.path().join("local/report.md"))
     );
+    // The fleet's research memory knows the run.
+    let found = deepr(
+        home.path(),
+        &[
+            "--db",
+            &db.url,
+            "runs",
+            "search",
+            "page size storage engine",
+        ],
+    );
+    let found = String::from_utf8_lossy(&found.stdout).into_owned();
+    assert!(found.contains("followed"), "{found}");
+    assert!(found.contains("report: "), "{found}");
     // `config show` names the database without its password.
     let shown = common::command(home.path(), &["config", "show"])
         .env(

@@ -72,3 +72,10 @@ CREATE TABLE deepr_archive (
     content_sha256 TEXT PRIMARY KEY,
     text           TEXT NOT NULL
 );
+
+-- Research memory: a summary of every finished run (topic, date, key claims), which
+-- `deepr runs search --db` searches.
+CREATE TABLE deepr_memory (
+    run_id TEXT PRIMARY KEY REFERENCES deepr_runs(run_id) ON DELETE CASCADE,
+    memory JSONB NOT NULL
+);

@@ -334,6 +334,28 @@ impl Fleet {
         Ok(())
     }
 
+    /// Keep a finished run's research memory (replacing an earlier one).
+    pub async fn remember(&self, run_id: &str, memory: &Value) -> Result<(), FleetError> {
+        sqlx::query(
+            "INSERT INTO deepr_memory (run_id, memory) VALUES ($1, $2) \
+             ON CONFLICT (run_id) DO UPDATE SET memory = EXCLUDED.memory",
+        )
+        .bind(run_id)
+        .bind(memory)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Every run's research memory.
+    pub async fn memories(&self) -> Result<Vec<Value>, FleetError> {
+        Ok(
+            sqlx::query_scalar("SELECT memory FROM deepr_memory ORDER BY run_id")
+                .fetch_all(&self.pool)
+                .await?,
+        )
+    }
+
     /// How many steps of a run are checkpointed.
     pub async fn node_count(&self, run_id: &str) -> Result<i64, FleetError> {
         Ok(

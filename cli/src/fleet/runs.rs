@@ -96,9 +96,17 @@ pub fn execute(url: &str, command: &RunsCommand, quiet: bool) -> Result<u8, Fail
             RunsCommand::Follow { run_id } => {
                 super::follow(&fleet, run_id, None, quiet).await
             }
-            RunsCommand::Search { .. } => Err(usage(
-                "`runs search` reads this machine's research memory; run it without --db",
-            )),
+            RunsCommand::Search { query } => {
+                let memories = fleet
+                    .memories()
+                    .await
+                    .map_err(failure)?
+                    .into_iter()
+                    .filter_map(|m| serde_json::from_value(m).ok())
+                    .collect();
+                crate::runs::print_found(&crate::memory::search_in(memories, query), query);
+                Ok(0)
+            }
         }
     })
 }

@@ -208,10 +208,18 @@ async fn execute_claim(worker: Arc<Worker>, claim: Claim) {
             state,
             note,
             reports,
-        }) => fleet
-            .settle(&claim, state, note.as_deref(), &reports)
-            .await
-            .map(|()| state.to_string()),
+            memory,
+        }) => {
+            let settled = fleet
+                .settle(&claim, state, note.as_deref(), &reports)
+                .await
+                .map(|()| state.to_string());
+            if let (Ok(_), Some(memory)) = (&settled, memory) {
+                // Research memory is a convenience: a failure here fails nothing.
+                let _ = fleet.remember(&claim.run_id, &memory).await;
+            }
+            settled
+        }
         Ok(Settle::Release { delay, note }) => fleet
             .release(&claim, delay, &note)
             .await
@@ -232,6 +240,8 @@ enum Settle {
         state: &'static str,
         note: Option<String>,
         reports: serde_json::Value,
+        /// The run's research memory, when it finished.
+        memory: Option<serde_json::Value>,
     },
     Release {
         delay: i32,
@@ -255,6 +265,7 @@ async fn run_claim(worker: &Worker, claim: &Claim) -> Result<Settle, FleetError>
                     "its record is from another deepr version or damaged ({error})"
                 )),
                 reports: serde_json::json!({}),
+                memory: None,
             })
         }
     };
@@ -434,9 +445,19 @@ fn done(
     if job.record.out.parent().is_some_and(Path::is_dir) {
         let _ = super::write_reports(&reports, &job.record.out);
     }
+    let memory = (state == "finished")
+        .then(|| std::fs::read(local_out.with_extension("json")).ok())
+        .flatten()
+        .and_then(|bytes| serde_json::from_slice::<deepr_evidence::report::Report>(&bytes).ok())
+        .map(|report| {
+            let date = crate::util::utc_rfc3339(crate::record::now_secs());
+            crate::memory::summarise(&report, &job.record.out, date)
+        })
+        .and_then(|memory| serde_json::to_value(memory).ok());
     Settle::Done {
         state,
         note,
         reports,
+        memory,
     }
 }
