@@ -52,6 +52,29 @@ pub struct SessionOptions {
     pub notices: Vec<String>,
 }
 
+impl SessionOptions {
+    /// A session no one watches (a bench cell, a fleet worker's run): quiet, the run's
+    /// own settings, these budgets.
+    pub fn unattended(
+        max_tokens: Option<u64>,
+        max_cost: Option<f64>,
+        max_time: Option<Duration>,
+    ) -> Self {
+        Self {
+            quiet: true,
+            json: false,
+            concurrency: None,
+            io_concurrency: None,
+            retry_degraded: false,
+            max_tokens,
+            max_cost,
+            max_time,
+            dry_run: false,
+            notices: Vec::new(),
+        }
+    }
+}
+
 /// Which run a session works on.
 pub enum Start {
     /// A new run: its record is written before anything else.

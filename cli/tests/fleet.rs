@@ -159,6 +159,81 @@ fn count(url: &str, sql: &str) -> u64 {
     psql(url, sql).expect("query").parse().expect("a number")
 }
 
+/// Wait until every run in the database is finished, naming the others on timeout.
+fn wait_all_finished(url: &str, seconds: u64) {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    while count(
+        url,
+        "SELECT count(*) FROM deepr_runs WHERE state <> 'finished'",
+    ) > 0
+    {
+        assert!(
+            Instant::now() < deadline,
+            "runs did not finish: {}",
+            psql(
+                url,
+                "SELECT run_id, state, note FROM deepr_runs WHERE state <> 'finished'"
+            )
+            .unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+fn stop_all(workers: &mut [Child]) {
+    for worker in workers {
+        let _ = worker.kill();
+        let _ = worker.wait();
+    }
+}
+
+/// Run `id` locally (in `home/local-state`, one response cache for all local runs) and
+/// export the fleet's run `id`; check that both reports are the same above
+/// `## Run details` and return the export bundle.
+fn same_as_local(
+    home: &Path,
+    url: &str,
+    id: &str,
+    local_args: Vec<String>,
+    out: &str,
+) -> serde_json::Value {
+    let mut args = vec![
+        "--state-dir".to_string(),
+        home.join("local-state").display().to_string(),
+    ];
+    args.extend(local_args);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let local = deepr(home, &args);
+    assert!(local.status.success(), "{}", stderr(&local));
+    let bundle = home.join(format!("{id}.bundle"));
+    let exported = deepr(
+        home,
+        &[
+            "--db",
+            url,
+            "runs",
+            "export",
+            id,
+            "--out",
+            bundle.to_str().expect("utf-8"),
+        ],
+    );
+    assert!(exported.status.success(), "{}", stderr(&exported));
+    let stored: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&bundle).expect("bundle")).expect("json");
+    assert_eq!(
+        stored["markdown"]
+            .as_str()
+            .unwrap_or_default()
+            .split("\n## Run details")
+            .next()
+            .unwrap_or_default(),
+        above_run_details(&home.join(out)),
+        "run {id}: the fleet's report differs from the local one"
+    );
+    stored
+}
+
 #[test]
 fn killed_workers_runs_finish_elsewhere_identical_to_local_runs() {
     let Some(db) = Database::create("crash") else {
@@ -222,27 +297,8 @@ fn killed_workers_runs_finish_elsewhere_identical_to_local_runs() {
         let _ = workers[w].wait();
         workers[w] = worker(home.path(), &state(w), &db.url, "5");
     }
-    let deadline = Instant::now() + Duration::from_secs(300);
-    while count(
-        &db.url,
-        "SELECT count(*) FROM deepr_runs WHERE state <> 'finished'",
-    ) > 0
-    {
-        assert!(
-            Instant::now() < deadline,
-            "runs did not finish: {}",
-            psql(
-                &db.url,
-                "SELECT run_id, state, note FROM deepr_runs WHERE state <> 'finished'"
-            )
-            .unwrap_or_default()
-        );
-        std::thread::sleep(Duration::from_millis(250));
-    }
-    for worker in &mut workers {
-        let _ = worker.kill();
-        let _ = worker.wait();
-    }
+    wait_all_finished(&db.url, 300);
+    stop_all(&mut workers);
 
     // Killed workers' runs were claimed again and resumed from the shared checkpoints.
     assert!(
@@ -266,37 +322,14 @@ fn killed_workers_runs_finish_elsewhere_identical_to_local_runs() {
     let mut verified = 0;
     for (id, topic, variant) in &cells {
         let out = format!("local/{id}.md");
-        let mut args = vec!["--state-dir".to_string(), local_state.display().to_string()];
-        args.extend(cell_args(topic, corpus, *variant, &out, id));
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let local = deepr(home.path(), &args);
-        assert!(local.status.success(), "{}", stderr(&local));
-
-        let bundle = home.path().join(format!("{id}.bundle"));
-        let exported = deepr(
+        let stored = same_as_local(
             home.path(),
-            &[
-                "--db",
-                &db.url,
-                "runs",
-                "export",
-                id,
-                "--out",
-                bundle.to_str().expect("utf-8"),
-            ],
+            &db.url,
+            id,
+            cell_args(topic, corpus, *variant, &out, id),
+            &out,
         );
-        assert!(exported.status.success(), "{}", stderr(&exported));
-        let stored: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(&bundle).expect("bundle")).expect("json");
-        let fleet_text = stored["markdown"].as_str().expect("markdown");
-        assert_eq!(
-            fleet_text
-                .split("\n## Run details")
-                .next()
-                .unwrap_or_default(),
-            above_run_details(&home.path().join(&out)),
-            "run {id}: the fleet's report differs from the local one"
-        );
+        let bundle = home.path().join(format!("{id}.bundle"));
         if stored["report"]["claims"]
             .as_array()
             .is_some_and(|c| !c.is_empty())
@@ -455,10 +488,7 @@ fn the_fleet_shares_one_rate_limit() {
         })
         .collect();
     std::thread::sleep(Duration::from_secs(12));
-    for worker in &mut workers {
-        let _ = worker.kill();
-        let _ = worker.wait();
-    }
+    stop_all(&mut workers);
     let times = arrivals.lock().expect("lock").clone();
     assert!(
         times.len() >= 7,
@@ -534,56 +564,16 @@ fn runs_complete_when_the_database_drops_the_workers_connections() {
         cut += count(&db.url, &terminate);
     }
     assert!(cut > 0, "no worker connection was cut");
-    let deadline = Instant::now() + Duration::from_secs(180);
-    while count(
-        &db.url,
-        "SELECT count(*) FROM deepr_runs WHERE state <> 'finished'",
-    ) > 0
-    {
-        assert!(
-            Instant::now() < deadline,
-            "runs did not finish: {}",
-            psql(&db.url, "SELECT run_id, state, note FROM deepr_runs").unwrap_or_default()
-        );
-        std::thread::sleep(Duration::from_millis(250));
-    }
-    for worker in &mut workers {
-        let _ = worker.kill();
-        let _ = worker.wait();
-    }
-    let local_state = home.path().join("local-state");
+    wait_all_finished(&db.url, 180);
+    stop_all(&mut workers);
     for (id, topic) in &cells {
         let out = format!("local/{id}.md");
-        let mut args = vec!["--state-dir".to_string(), local_state.display().to_string()];
-        args.extend(cell_args(topic, corpus, ("quick", "linear"), &out, id));
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let local = deepr(home.path(), &args);
-        assert!(local.status.success(), "{}", stderr(&local));
-        let bundle = home.path().join(format!("{id}.bundle"));
-        let exported = deepr(
+        same_as_local(
             home.path(),
-            &[
-                "--db",
-                &db.url,
-                "runs",
-                "export",
-                id,
-                "--out",
-                bundle.to_str().expect("utf-8"),
-            ],
-        );
-        assert!(exported.status.success(), "{}", stderr(&exported));
-        let stored: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(&bundle).expect("bundle")).expect("json");
-        assert_eq!(
-            stored["markdown"]
-                .as_str()
-                .unwrap_or_default()
-                .split("\n## Run details")
-                .next()
-                .unwrap_or_default(),
-            above_run_details(&home.path().join(&out)),
-            "run {id}: the fleet's report differs from the local one"
+            &db.url,
+            id,
+            cell_args(topic, corpus, ("quick", "linear"), &out, id),
+            &out,
         );
     }
 }
@@ -642,10 +632,7 @@ fn a_bench_runs_its_cells_on_the_fleet() {
         assert!(Instant::now() < deadline, "the fleet bench did not finish");
         std::thread::sleep(Duration::from_millis(200));
     };
-    for worker in &mut workers {
-        let _ = worker.kill();
-        let _ = worker.wait();
-    }
+    stop_all(&mut workers);
     assert!(status.success(), "the fleet bench failed");
     assert_eq!(
         count(
@@ -723,10 +710,7 @@ fn run_with_db_follows_the_run_and_writes_its_report() {
     args.extend(["--format", "html"].map(String::from));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let followed = deepr(home.path(), &args);
-    for worker in &mut workers {
-        let _ = worker.kill();
-        let _ = worker.wait();
-    }
+    stop_all(&mut workers);
     assert!(followed.status.success(), "{}", stderr(&followed));
     assert!(
         home.path().join("followed/report.html").is_file(),

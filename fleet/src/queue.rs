@@ -104,6 +104,30 @@ fn run_row(row: &sqlx::postgres::PgRow) -> Result<RunRow, sqlx::Error> {
 
 const NOW: &str = "extract(epoch from clock_timestamp())::float8";
 
+/// An update made under a claim matched its run only while the claim's epoch is the
+/// run's: otherwise another worker has taken the run over.
+fn still_held(result: &sqlx::postgres::PgQueryResult, claim: &Claim) -> Result<(), FleetError> {
+    if result.rows_affected() == 0 {
+        return Err(FleetError::LeaseLost(claim.run_id.clone()));
+    }
+    Ok(())
+}
+
+/// Make a run's message visible again `seconds` from now (its lease, or a pause).
+async fn set_visibility(
+    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    msg_id: i64,
+    seconds: i32,
+) -> Result<(), FleetError> {
+    sqlx::query("SELECT msg_id FROM pgmq.set_vt($1::text, $2::bigint, $3::integer)")
+        .bind(QUEUE)
+        .bind(msg_id)
+        .bind(seconds)
+        .fetch_optional(&mut **tx)
+        .await?;
+    Ok(())
+}
+
 impl Fleet {
     /// Queue a new run: its row and its message in one transaction.
     pub async fn submit(&self, run_id: &str, record: &Value) -> Result<(), FleetError> {
@@ -239,15 +263,8 @@ impl Fleet {
         .bind(claim.epoch)
         .execute(&mut *tx)
         .await?;
-        if held.rows_affected() == 0 {
-            return Err(FleetError::LeaseLost(claim.run_id.clone()));
-        }
-        sqlx::query("SELECT msg_id FROM pgmq.set_vt($1::text, $2::bigint, $3::integer)")
-            .bind(QUEUE)
-            .bind(claim.msg_id)
-            .bind(lease_secs)
-            .fetch_optional(&mut *tx)
-            .await?;
+        still_held(&held, claim)?;
+        set_visibility(&mut tx, claim.msg_id, lease_secs).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -273,9 +290,7 @@ impl Fleet {
         .bind(reports)
         .execute(&mut *tx)
         .await?;
-        if held.rows_affected() == 0 {
-            return Err(FleetError::LeaseLost(claim.run_id.clone()));
-        }
+        still_held(&held, claim)?;
         sqlx::query("SELECT pgmq.delete($1::text, $2::bigint)")
             .bind(QUEUE)
             .bind(claim.msg_id)
@@ -303,15 +318,8 @@ impl Fleet {
         .bind(note)
         .execute(&mut *tx)
         .await?;
-        if held.rows_affected() == 0 {
-            return Err(FleetError::LeaseLost(claim.run_id.clone()));
-        }
-        sqlx::query("SELECT msg_id FROM pgmq.set_vt($1::text, $2::bigint, $3::integer)")
-            .bind(QUEUE)
-            .bind(claim.msg_id)
-            .bind(delay_secs)
-            .fetch_optional(&mut *tx)
-            .await?;
+        still_held(&held, claim)?;
+        set_visibility(&mut tx, claim.msg_id, delay_secs).await?;
         tx.commit().await?;
         Ok(())
     }

@@ -160,16 +160,16 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         .enumerate()
         .flat_map(|(i, t)| strategies.iter().map(move |s| (i, t.clone(), *s)))
         .collect();
+    let spec = CellSpec {
+        depth,
+        corpus: &corpus,
+        llm: &llm,
+        args,
+        file: &file,
+        simulation: &simulation,
+        io_concurrency,
+    };
     if let Some(url) = crate::fleet::db_url(globals)? {
-        let spec = CellSpec {
-            depth,
-            corpus: &corpus,
-            llm: &llm,
-            args,
-            file: &file,
-            simulation: &simulation,
-            io_concurrency,
-        };
         let fleet_cells = cells
             .iter()
             .map(|(topic_index, topic, strategy)| {
@@ -181,22 +181,7 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
             .collect();
         fleet::run_cells(&url, globals, fleet_cells, &state_dir, &out_dir)?;
     } else {
-        run_locally(
-            globals,
-            args,
-            &cells,
-            &CellSpec {
-                depth,
-                corpus: &corpus,
-                llm: &llm,
-                args,
-                file: &file,
-                simulation: &simulation,
-                io_concurrency,
-            },
-            &state_dir,
-            &out_dir,
-        )?;
+        run_locally(globals, args, &cells, &spec, &state_dir, &out_dir)?;
     }
 
     let texts = corpus_texts(&corpus, &state_dir)?;
@@ -315,18 +300,7 @@ fn run_cell(
         if matches!(start, Start::New(_)) {
             std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
         }
-        let options = SessionOptions {
-            quiet: true,
-            json: false,
-            concurrency: None,
-            io_concurrency: None,
-            retry_degraded: false,
-            max_tokens: None,
-            max_cost: None,
-            max_time: None,
-            dry_run: false,
-            notices: Vec::new(),
-        };
+        let options = SessionOptions::unattended(None, None, None);
         match session::execute(state_dir, start, options) {
             Ok(0) => {}
             Ok(code) => return Err(format!("stopped with exit code {code}")),

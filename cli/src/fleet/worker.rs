@@ -338,18 +338,11 @@ async fn run_claim(worker: &Worker, claim: &Claim) -> Result<Settle, FleetError>
         out: local_out.clone(),
         stop: Arc::clone(&run_stop),
     };
-    let options = SessionOptions {
-        quiet: true,
-        json: false,
-        concurrency: None,
-        io_concurrency: None,
-        retry_degraded: false,
-        max_tokens: job.max_tokens,
-        max_cost: job.max_cost,
-        max_time: job.max_time_secs.map(Duration::from_secs_f64),
-        dry_run: false,
-        notices: Vec::new(),
-    };
+    let options = SessionOptions::unattended(
+        job.max_tokens,
+        job.max_cost,
+        job.max_time_secs.map(Duration::from_secs_f64),
+    );
     let start = if resume {
         Start::Resume(claim.run_id.clone())
     } else {
