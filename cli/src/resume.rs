@@ -1,5 +1,6 @@
 //! `deepr resume RUN_ID`: continue a run from its checkpoints with the settings stored
-//! when it started; only budgets and concurrency may change.
+//! when it started; only budgets and concurrency may change. With `--db`, a settled
+//! fleet run (stopped by its budget, failed, parked) is queued again for the workers.
 
 use crate::record::{self, run_dir};
 use crate::session::{self, SessionOptions, Start};
@@ -7,6 +8,16 @@ use crate::{state, usage, Failure, Globals, ResumeArgs};
 
 pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
     state::check_run_id(&args.run_id)?;
+    if let Some(url) = crate::fleet::db_url(globals)? {
+        crate::settings::check_budget_values(&args.budget)?;
+        let max_time = args
+            .budget
+            .max_time
+            .as_deref()
+            .map(|v| record::parse_duration("--max-time", v))
+            .transpose()?;
+        return crate::fleet::resume(&url, &args.run_id, &args.budget, max_time, globals.quiet);
+    }
     let state_dir = state::resolve(globals.state_dir.as_deref())?;
     let dir = run_dir(&state_dir, &args.run_id);
     if !dir.join("checkpoints.sled").exists() {

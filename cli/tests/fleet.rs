@@ -386,6 +386,25 @@ fn bad_databases_are_one_line_usage_errors() {
         assert!(!err.contains("s3cret"), "the password leaked: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
+    // sslmode is honoured: verify-full checks the server's certificate against the name
+    // in the URL (the local server's, if it has TLS at all, is not for 127.0.0.1).
+    let verified = deepr(
+        home.path(),
+        &[
+            "--db",
+            &format!("{}?sslmode=verify-full", admin_url()),
+            "runs",
+            "list",
+        ],
+    );
+    let err = stderr(&verified).to_lowercase();
+    assert_eq!(verified.status.code(), Some(2), "{err}");
+    assert!(
+        ["certificate", "tls", "ssl"]
+            .iter()
+            .any(|w| err.contains(w)),
+        "{err}"
+    );
     let detached = deepr(home.path(), &["run", "topic", "--detach"]);
     assert_eq!(detached.status.code(), Some(2), "{}", stderr(&detached));
     assert!(stderr(&detached).contains("--detach queues a run in the fleet"));
@@ -982,4 +1001,84 @@ fn ctrl_c_detaches_a_follower_and_releases_a_workers_runs() {
     let _ = second.wait();
     let followed = deepr(home.path(), &["--db", &db.url, "runs", "follow", "ctrl-c"]);
     assert!(followed.status.success(), "{}", stderr(&followed));
+}
+
+#[test]
+fn a_budget_holds_across_sessions_and_resume_db_finishes_the_run() {
+    let Some(db) = Database::create("budget") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let corpus = fixture_corpus();
+    let corpus = corpus.to_str().expect("utf-8");
+    let mut args = vec!["--db".to_string(), db.url.clone()];
+    args.extend(cell_args(
+        TOPICS[1],
+        corpus,
+        ("quick", "linear"),
+        "budget/report.md",
+        "budget",
+    ));
+    args.extend(["--max-tokens", "2000", "--detach"].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let submitted = deepr(home.path(), &args);
+    assert!(submitted.status.success(), "{}", stderr(&submitted));
+    let mut workers = vec![worker(home.path(), &home.path().join("w"), &db.url, "5")];
+    wait_for("the budget to stop the run", 60, || {
+        psql(&db.url, "SELECT state FROM deepr_runs").unwrap_or_default() == "incomplete"
+    });
+    let spent_first = count(
+        &db.url,
+        "SELECT COALESCE(SUM((entry->>'prompt_tokens')::bigint + (entry->>'completion_tokens')::bigint), 0) FROM deepr_calls",
+    );
+    assert!(spent_first > 0, "the first session spent something");
+    let stored = psql(&db.url, "SELECT reports->>'md' FROM deepr_runs").expect("report");
+    assert!(
+        stored.contains("incomplete") || stored.contains("Stopped early"),
+        "{stored}"
+    );
+
+    // Resuming with a larger budget finishes it, paying for nothing twice.
+    let resumed = deepr(
+        home.path(),
+        &[
+            "--db",
+            &db.url,
+            "--quiet",
+            "resume",
+            "budget",
+            "--max-tokens",
+            "200000",
+        ],
+    );
+    stop_all(&mut workers);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    assert_eq!(
+        psql(&db.url, "SELECT state FROM deepr_runs").expect("state"),
+        "finished"
+    );
+    let repaid = psql(
+        &db.url,
+        "SELECT entry->>'request' FROM deepr_calls WHERE NOT (entry->>'cache_hit')::boolean \
+         GROUP BY entry->>'request' HAVING count(*) > 1",
+    )
+    .expect("journal");
+    assert_eq!(repaid, "", "a call was paid twice across sessions");
+    let out = "local/budget.md";
+    same_as_local(
+        home.path(),
+        &db.url,
+        "budget",
+        cell_args(TOPICS[1], corpus, ("quick", "linear"), out, "budget"),
+        out,
+    );
+    assert_eq!(
+        above_run_details(&home.path().join("budget/report.md")),
+        above_run_details(&home.path().join(out)),
+        "resume --db wrote the finished report to the run's --out"
+    );
+    // A run that is queued or running cannot be queued again; an unknown one is named.
+    let unknown = deepr(home.path(), &["--db", &db.url, "resume", "no-such-run"]);
+    assert_eq!(unknown.status.code(), Some(2), "{}", stderr(&unknown));
+    assert!(stderr(&unknown).contains("no-such-run"));
 }

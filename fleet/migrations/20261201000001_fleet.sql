@@ -9,11 +9,11 @@ CREATE TABLE deepr_runs (
     -- queued | running | finished | incomplete | failed | parked
     state       TEXT NOT NULL,
     note        TEXT,
-    -- The pgmq message that carries the run.
+    -- The pgmq message that carries the run (a message with another id is stale).
     msg_id      BIGINT,
-    -- The claim that may write: a worker's claim sets it to the message's read count,
-    -- and every checkpoint write checks it in the same transaction (late writes of a
-    -- worker whose lease expired are refused).
+    -- The claim that may write: one more at every claim, and every checkpoint write
+    -- checks it in the same transaction (late writes of a worker whose lease expired
+    -- are refused).
     lease_epoch INTEGER NOT NULL DEFAULT 0,
     worker      TEXT,
     attempts    INTEGER NOT NULL DEFAULT 0,

@@ -62,6 +62,10 @@ pub enum FleetError {
     UnknownRun(String),
     #[error("run id {0:?} already exists in the fleet database; choose another --run-id")]
     RunExists(String),
+    #[error(
+        "run {0} is queued or running; wait for it to settle (`deepr runs follow {0} --db URL`)"
+    )]
+    NotSettled(String),
     #[error("the lease on run {0} was lost (another worker claimed it); this worker's writes are refused")]
     LeaseLost(String),
     #[error("fleet database error: {0}")]

@@ -2,10 +2,10 @@
 //!
 //! A run is one row of `deepr_runs` and one message of the [`crate::QUEUE`] queue,
 //! written in one transaction by [`Fleet::submit`]. A worker claims it by reading the
-//! message with a visibility timeout — its lease — and stamping the run with the
-//! message's read count (`lease_epoch`): pgmq increments the count on every read, so a
-//! later claim always has a larger epoch, and the checkpoint store refuses writes made
-//! under a smaller one. The worker extends the lease while it works
+//! message with a visibility timeout — its lease — and stamping the run with a new
+//! claim number (`lease_epoch`, one more at every claim), and the checkpoint store
+//! refuses writes made under an older one. A message the run no longer answers to (it
+//! was settled, or queued again with a new message) is deleted when read. The worker extends the lease while it works
 //! ([`Fleet::extend`]); if it dies the message becomes visible again when the lease
 //! runs out and another worker claims the run and resumes it from the shared
 //! checkpoints. A run read more than `max_attempts` times is parked with its last
@@ -28,8 +28,11 @@ struct RunMessage {
 pub struct Claim {
     pub run_id: String,
     pub msg_id: i64,
-    /// The message's read count when claimed: this claim's write token.
+    /// This claim's write token: the run's claim counter, one more at every claim
+    /// (checkpoints, heartbeats and settlement are accepted only under the latest).
     pub epoch: i32,
+    /// How many times this run's message has been read (parking counts these).
+    pub attempt: i32,
     pub record: Value,
 }
 
@@ -187,7 +190,7 @@ impl Fleet {
             };
             let mut tx = self.pool.begin().await?;
             let current = sqlx::query(
-                "SELECT state, lease_epoch, note, record FROM deepr_runs WHERE run_id = $1 FOR UPDATE",
+                "SELECT state, msg_id, note, record FROM deepr_runs WHERE run_id = $1 FOR UPDATE",
             )
             .bind(&message.run_id)
             .fetch_optional(&mut *tx)
@@ -198,14 +201,16 @@ impl Fleet {
                 continue;
             };
             let state: String = current.try_get("state")?;
-            let epoch: i32 = current.try_get("lease_epoch")?;
-            if matches!(
-                state.as_str(),
-                "finished" | "incomplete" | "failed" | "parked"
-            ) || epoch >= read_ct
+            let current_msg: Option<i64> = current.try_get("msg_id")?;
+            if current_msg != Some(msg_id)
+                || matches!(
+                    state.as_str(),
+                    "finished" | "incomplete" | "failed" | "parked"
+                )
             {
+                // A message the run no longer answers to (settled, or queued again).
                 tx.rollback().await?;
-                if epoch < read_ct {
+                if current_msg != Some(msg_id) {
                     self.delete_message(msg_id).await?;
                 }
                 continue;
@@ -216,12 +221,13 @@ impl Fleet {
                     "parked after {max_attempts} attempts; last: {}",
                     note.unwrap_or_else(|| "its worker stopped without a word".into())
                 );
+                // The epoch moves on: a holder whose lease ran out writes nothing more.
                 sqlx::query(&format!(
-                    "UPDATE deepr_runs SET state = 'parked', note = $2, lease_epoch = $3, updated = {NOW} WHERE run_id = $1"
+                    "UPDATE deepr_runs SET state = 'parked', note = $2, lease_epoch = lease_epoch + 1, \
+                     updated = {NOW} WHERE run_id = $1"
                 ))
                 .bind(&message.run_id)
                 .bind(&why)
-                .bind(read_ct)
                 .execute(&mut *tx)
                 .await?;
                 sqlx::query("SELECT pgmq.archive($1::text, $2::bigint)")
@@ -233,23 +239,62 @@ impl Fleet {
                 continue;
             }
             let record: Value = current.try_get("record")?;
-            sqlx::query(&format!(
-                "UPDATE deepr_runs SET state = 'running', lease_epoch = $2, attempts = $2, worker = $3, \
-                 claimed = {NOW}, heartbeat = {NOW}, updated = {NOW} WHERE run_id = $1"
+            let epoch: i32 = sqlx::query_scalar(&format!(
+                "UPDATE deepr_runs SET state = 'running', lease_epoch = lease_epoch + 1, attempts = $2, \
+                 worker = $3, claimed = {NOW}, heartbeat = {NOW}, updated = {NOW} WHERE run_id = $1 \
+                 RETURNING lease_epoch"
             ))
             .bind(&message.run_id)
             .bind(read_ct)
             .bind(worker)
-            .execute(&mut *tx)
+            .fetch_one(&mut *tx)
             .await?;
             tx.commit().await?;
             return Ok(Some(Claim {
                 run_id: message.run_id,
                 msg_id,
-                epoch: read_ct,
+                epoch,
+                attempt: read_ct,
                 record,
             }));
         }
+    }
+
+    /// Queue a settled run again (`deepr resume RUN_ID --db`): its job replaced (larger
+    /// budgets, say), a new message, its checkpoints kept. Refused while it is queued or
+    /// running.
+    pub async fn requeue(&self, run_id: &str, job: &Value) -> Result<(), FleetError> {
+        let mut tx = self.pool.begin().await?;
+        let state: Option<String> =
+            sqlx::query_scalar("SELECT state FROM deepr_runs WHERE run_id = $1 FOR UPDATE")
+                .bind(run_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        match state.as_deref() {
+            None => return Err(FleetError::UnknownRun(run_id.to_string())),
+            Some("queued" | "running") => {
+                return Err(FleetError::NotSettled(run_id.to_string()));
+            }
+            Some(_) => {}
+        }
+        let msg_id: i64 = sqlx::query_scalar("SELECT pgmq.send($1::text, $2::jsonb)")
+            .bind(QUEUE)
+            .bind(serde_json::json!(RunMessage {
+                run_id: run_id.to_string()
+            }))
+            .fetch_one(&mut *tx)
+            .await?;
+        sqlx::query(&format!(
+            "UPDATE deepr_runs SET record = $2, msg_id = $3, state = 'queued', note = NULL, \
+             worker = NULL, heartbeat = NULL, submitted = {NOW}, updated = {NOW} WHERE run_id = $1"
+        ))
+        .bind(run_id)
+        .bind(job)
+        .bind(msg_id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// Extend the lease by `lease_secs` from now. `Err(LeaseLost)` once another claim

@@ -118,6 +118,38 @@ pub fn submit(url: &str, job: FleetJob, detach: bool, quiet: bool) -> Result<u8,
     })
 }
 
+/// `deepr resume RUN_ID --db`: queue a settled run again, with any budgets given
+/// replacing its own, and follow it like `run --db`.
+pub fn resume(
+    url: &str,
+    run_id: &str,
+    budget: &crate::BudgetArgs,
+    max_time: Option<Duration>,
+    quiet: bool,
+) -> Result<u8, Failure> {
+    runtime()?.block_on(async {
+        let fleet = connect(url).await?;
+        let row = fleet.run(run_id).await.map_err(failure)?;
+        let mut job: FleetJob = serde_json::from_value(row.record).map_err(|e| {
+            Failure::Run(anyhow::anyhow!(
+                "run {run_id}'s record is from another deepr version or damaged ({e})"
+            ))
+        })?;
+        job.max_tokens = budget.max_tokens.or(job.max_tokens);
+        job.max_cost = budget.max_cost.or(job.max_cost);
+        job.max_time_secs = max_time.map(|t| t.as_secs_f64()).or(job.max_time_secs);
+        let value = serde_json::to_value(&job).context("cannot serialise the run record")?;
+        fleet.requeue(run_id, &value).await.map_err(failure)?;
+        if !quiet {
+            errln!(
+                "deepr: queued run {run_id} again in {}; its checkpoints are kept",
+                fleet.shown
+            );
+        }
+        follow(&fleet, run_id, Some(&job.record.out), quiet).await
+    })
+}
+
 /// Follow a fleet run until it settles, then write its reports beside `out` (when
 /// given). Ctrl-C detaches: the run goes on in the fleet.
 pub async fn follow(

@@ -132,7 +132,7 @@ async fn work(url: &str, state_dir: &Path, args: &WorkerArgs, quiet: bool) -> Re
                         errln!(
                             "deepr worker {name}: claimed run {} (attempt {})",
                             claim.run_id,
-                            claim.epoch
+                            claim.attempt
                         );
                     }
                     held.spawn(execute_claim(Arc::clone(&context), claim));
@@ -356,7 +356,7 @@ async fn run_claim(worker: &Worker, claim: &Claim) -> Result<Settle, FleetError>
     // Back off per attempt: half a lease, a lease, one and a half… at most ten minutes.
     let attempt_pause = (lease / 2)
         .max(1)
-        .saturating_mul(claim.epoch.max(1))
+        .saturating_mul(claim.attempt.max(1))
         .min(600);
     let settle = match ended {
         Ok(0) => done("finished", None, state_dir, &job, &local_out),
