@@ -405,6 +405,25 @@ fn bad_databases_are_one_line_usage_errors() {
             .any(|w| err.contains(w)),
         "{err}"
     );
+    // A database whose schema a newer deepr wrote.
+    if let Some(newer) = Database::create("newer") {
+        let migrated = deepr(home.path(), &["--db", &newer.url, "db", "migrate"]);
+        assert!(migrated.status.success(), "{}", stderr(&migrated));
+        psql(
+            &newer.url,
+            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+             VALUES (99991231000000, 'from the future', true, '\\x00', 1)",
+        )
+        .expect("fake a newer migration");
+        let refused = deepr(home.path(), &["--db", &newer.url, "runs", "list"]);
+        let err = stderr(&refused);
+        assert_eq!(refused.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("newer deepr") && err.contains("upgrade deepr"),
+            "{err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
     let detached = deepr(home.path(), &["run", "topic", "--detach"]);
     assert_eq!(detached.status.code(), Some(2), "{}", stderr(&detached));
     assert!(stderr(&detached).contains("--detach queues a run in the fleet"));
@@ -886,6 +905,11 @@ fn a_paused_worker_whose_lease_expired_writes_nothing_more() {
     });
     signal(first.id(), "STOP");
     let at_pause = count(&db.url, "SELECT count(*) FROM deepr_nodes");
+    // Past its 5 s lease without a heartbeat, `runs list` shows the run's worker as gone.
+    std::thread::sleep(Duration::from_millis(6500));
+    let listed = deepr(home.path(), &["--db", &db.url, "runs", "list"]);
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    assert!(listed.contains("worker presumed dead"), "{listed}");
     // Worker B claims the run once A's lease runs out and finishes it.
     let mut second = worker(home.path(), &home.path().join("b"), &db.url, "5");
     wait_for("worker B to finish the run", 90, || {

@@ -16,6 +16,8 @@ CREATE TABLE deepr_runs (
     -- are refused).
     lease_epoch INTEGER NOT NULL DEFAULT 0,
     worker      TEXT,
+    -- The holder's lease, seconds (a heartbeat older than this: the worker is gone).
+    lease_secs  INTEGER NOT NULL DEFAULT 30,
     attempts    INTEGER NOT NULL DEFAULT 0,
     submitted   DOUBLE PRECISION NOT NULL,
     claimed     DOUBLE PRECISION,

@@ -44,6 +44,8 @@ pub struct RunRow {
     pub state: String,
     pub note: Option<String>,
     pub worker: Option<String>,
+    /// The last claim's lease, seconds.
+    pub lease_secs: i32,
     pub attempts: i32,
     pub submitted: f64,
     pub claimed: Option<f64>,
@@ -58,7 +60,8 @@ pub struct RunRow {
 impl RunRow {
     /// What `runs list` says of the run's state: queued runs say how long they have
     /// waited, running runs whose worker stopped beating say so.
-    pub fn describe(&self, lease_secs: f64) -> String {
+    pub fn describe(&self) -> String {
+        let lease_secs = f64::from(self.lease_secs);
         match self.state.as_str() {
             "queued" => {
                 let waited = (self.now - self.submitted).max(0.0);
@@ -84,7 +87,7 @@ impl RunRow {
     }
 }
 
-const SELECT_RUN: &str = "SELECT run_id, record, state, note, worker, attempts, submitted, claimed, heartbeat, updated, \
+const SELECT_RUN: &str = "SELECT run_id, record, state, note, worker, lease_secs, attempts, submitted, claimed, heartbeat, updated, \
      extract(epoch from clock_timestamp())::float8 AS now, \
      ARRAY(SELECT jsonb_object_keys(reports) ORDER BY 1) AS report_keys FROM deepr_runs";
 
@@ -95,6 +98,7 @@ fn run_row(row: &sqlx::postgres::PgRow) -> Result<RunRow, sqlx::Error> {
         state: row.try_get("state")?,
         note: row.try_get("note")?,
         worker: row.try_get("worker")?,
+        lease_secs: row.try_get("lease_secs")?,
         attempts: row.try_get("attempts")?,
         submitted: row.try_get("submitted")?,
         claimed: row.try_get("claimed")?,
@@ -241,12 +245,13 @@ impl Fleet {
             let record: Value = current.try_get("record")?;
             let epoch: i32 = sqlx::query_scalar(&format!(
                 "UPDATE deepr_runs SET state = 'running', lease_epoch = lease_epoch + 1, attempts = $2, \
-                 worker = $3, claimed = {NOW}, heartbeat = {NOW}, updated = {NOW} WHERE run_id = $1 \
-                 RETURNING lease_epoch"
+                 worker = $3, lease_secs = $4, claimed = {NOW}, heartbeat = {NOW}, updated = {NOW} \
+                 WHERE run_id = $1 RETURNING lease_epoch"
             ))
             .bind(&message.run_id)
             .bind(read_ct)
             .bind(worker)
+            .bind(lease_secs)
             .fetch_one(&mut *tx)
             .await?;
             tx.commit().await?;

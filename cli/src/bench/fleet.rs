@@ -85,7 +85,7 @@ pub fn run_cells(
                         waiting.remove(&row.run_id);
                     }
                     "incomplete" | "failed" | "parked" => {
-                        failures.push(format!("{run_id}: {}", row.describe(30.0)));
+                        failures.push(format!("{run_id}: {}", row.describe()));
                         waiting.remove(&row.run_id);
                     }
                     _ => {}

@@ -165,10 +165,7 @@ pub async fn follow(
     loop {
         let row = fleet.run(run_id).await.map_err(failure)?;
         let steps = fleet.node_count(run_id).await.map_err(failure)?;
-        let line = format!(
-            "{} — {steps} steps done",
-            row.describe(worker::LEASE_SECS as f64)
-        );
+        let line = format!("{} — {steps} steps done", row.describe());
         let changed = line.split(" for ").next() != last_line.split(" for ").next();
         if !quiet && (changed || last_shown.elapsed() > Duration::from_secs(10)) {
             errln!("deepr: run {run_id}: {line}");
@@ -189,7 +186,7 @@ pub async fn follow(
             "failed" | "parked" => {
                 return Err(Failure::Run(anyhow::anyhow!(
                     "run {run_id} {}",
-                    row.describe(worker::LEASE_SECS as f64)
+                    row.describe()
                 )));
             }
             _ => {}

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use deepr_fleet::RunRow;
 
-use super::{connect, failure, worker::LEASE_SECS, FleetJob};
+use super::{connect, failure, FleetJob};
 use crate::{usage, Failure, RunsCommand};
 
 fn topic(row: &RunRow) -> String {
@@ -29,7 +29,7 @@ pub fn execute(url: &str, command: &RunsCommand, quiet: bool) -> Result<u8, Fail
                     outln!(
                         "{:<28} {:<44} {:>9} {:>5}  {topic}",
                         row.run_id,
-                        row.describe(LEASE_SECS as f64),
+                        row.describe(),
                         tokens.get(&row.run_id).copied().unwrap_or(0),
                         age(row.now - row.submitted)
                     );
@@ -50,7 +50,7 @@ pub fn execute(url: &str, command: &RunsCommand, quiet: bool) -> Result<u8, Fail
                     .sum();
                 outln!("run:       {run_id}");
                 outln!("topic:     {}", topic(&row));
-                outln!("state:     {}", row.describe(LEASE_SECS as f64));
+                outln!("state:     {}", row.describe());
                 outln!("claims:    {}", row.attempts);
                 outln!("steps:     {steps} checkpointed");
                 outln!(
@@ -80,7 +80,7 @@ pub fn execute(url: &str, command: &RunsCommand, quiet: bool) -> Result<u8, Fail
             RunsCommand::Rm { run_id } => {
                 let row = fleet.run(run_id).await.map_err(failure)?;
                 let silent = row.now - row.heartbeat.unwrap_or(row.updated);
-                if row.state == "running" && silent <= LEASE_SECS as f64 {
+                if row.state == "running" && silent <= f64::from(row.lease_secs) {
                     return Err(usage(format!(
                         "run {run_id} is being executed by {}; stop that worker (or wait for the run to settle), then remove it",
                         row.worker.as_deref().unwrap_or("a worker")
