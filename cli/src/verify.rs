@@ -427,7 +427,8 @@ pub fn export(state_dir: &Path, run_dir: &Path, run_id: &str, out: &Path) -> Res
             "run {run_id} has no run.json; it was stopped before it started"
         ))
     })?;
-    let (bytes, sources) = bundle(state_dir, &file.record.out, run_id)?;
+    let archive = FileArchive::open(state_dir).map_err(|e| Failure::Run(e.into()))?;
+    let (bytes, sources) = bundle(&archive, &file.record.out, run_id)?;
     write_bundle(out, &bytes)?;
     errln!(
         "deepr: exported run {run_id} to {} ({sources} sources, {} bytes)",
@@ -448,10 +449,9 @@ pub fn write_bundle(out: &Path, bytes: &[u8]) -> Result<(), Failure> {
 }
 
 /// The export bundle of the report at `markdown_path` (its sidecar beside it) with the
-/// archived text of every cited source from `state_dir`'s archive, and how many
-/// sources it carries.
+/// archived text of every cited source from `archive`, and how many sources it carries.
 pub fn bundle(
-    state_dir: &Path,
+    archive: &FileArchive,
     markdown_path: &Path,
     run_id: &str,
 ) -> Result<(Vec<u8>, usize), Failure> {
@@ -465,15 +465,13 @@ pub fn bundle(
     .map_err(|e| usage(format!("{} is malformed ({e})", json_path.display())))?;
     let markdown = std::fs::read_to_string(markdown_path)
         .map_err(|e| usage(format!("cannot read {} ({e})", markdown_path.display())))?;
-    let archive = FileArchive::open(state_dir).map_err(|e| Failure::Run(e.into()))?;
     let mut texts = BTreeMap::new();
     for source in &report.sources {
         let text = archive.get(&source.content_sha256).ok_or_else(|| {
             Failure::Run(anyhow::anyhow!(
-                "the archived text of {} ({}) is missing from {}",
+                "the archived text of {} ({}) is missing from the archive",
                 source.id,
-                source.locator,
-                state_dir.display()
+                source.locator
             ))
         })?;
         texts.insert(source.content_sha256.clone(), text.text.to_string());

@@ -924,7 +924,7 @@ fn a_paused_worker_whose_lease_expired_writes_nothing_more() {
     );
     let finished_nodes = psql(
         &db.url,
-        "SELECT string_agg(node_id || node_key, ',' ORDER BY node_id) FROM deepr_nodes",
+        "SELECT string_agg(node_id || ' ' || node_key || ' ' || xmin::text, ',' ORDER BY node_id) FROM deepr_nodes",
     )
     .expect("nodes");
     let finished_report = psql(&db.url, "SELECT reports->>'md' FROM deepr_runs").expect("report");
@@ -942,11 +942,11 @@ fn a_paused_worker_whose_lease_expired_writes_nothing_more() {
     assert_eq!(
         psql(
             &db.url,
-            "SELECT string_agg(node_id || node_key, ',' ORDER BY node_id) FROM deepr_nodes"
+            "SELECT string_agg(node_id || ' ' || node_key || ' ' || xmin::text, ',' ORDER BY node_id) FROM deepr_nodes"
         )
         .expect("nodes"),
         finished_nodes,
-        "the paused worker changed checkpoints after losing its lease"
+        "the paused worker wrote checkpoints (even identical ones: xmin) after losing its lease"
     );
     assert_eq!(
         psql(&db.url, "SELECT state FROM deepr_runs").expect("state"),
@@ -1003,6 +1003,14 @@ fn ctrl_c_detaches_a_follower_and_releases_a_workers_runs() {
     wait_for("a checkpoint", 60, || {
         count(&db.url, "SELECT count(*) FROM deepr_nodes") >= 2
     });
+    // A run a live worker holds cannot be removed.
+    let refused = deepr(home.path(), &["--db", &db.url, "runs", "rm", "ctrl-c"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("is being executed by"),
+        "{}",
+        stderr(&refused)
+    );
     signal(first.id(), "INT");
     let status = first.wait().expect("wait");
     assert_eq!(status.code(), Some(130));
@@ -1025,6 +1033,14 @@ fn ctrl_c_detaches_a_follower_and_releases_a_workers_runs() {
     let _ = second.wait();
     let followed = deepr(home.path(), &["--db", &db.url, "runs", "follow", "ctrl-c"]);
     assert!(followed.status.success(), "{}", stderr(&followed));
+    // A settled run can be removed, with everything it left in the database.
+    let removed = deepr(home.path(), &["--db", &db.url, "runs", "rm", "ctrl-c"]);
+    assert!(removed.status.success(), "{}", stderr(&removed));
+    assert_eq!(
+        psql(&db.url, "SELECT (SELECT count(*) FROM deepr_runs) + (SELECT count(*) FROM deepr_nodes) + (SELECT count(*) FROM deepr_calls)")
+            .expect("count"),
+        "0"
+    );
 }
 
 #[test]

@@ -19,6 +19,9 @@ CREATE TABLE deepr_runs (
     -- The holder's lease, seconds (a heartbeat older than this: the worker is gone).
     lease_secs  INTEGER NOT NULL DEFAULT 30,
     attempts    INTEGER NOT NULL DEFAULT 0,
+    -- Claims of the current message that ended with the worker stopping cleanly: not
+    -- failures, so parking does not count them.
+    graceful_releases INTEGER NOT NULL DEFAULT 0,
     submitted   DOUBLE PRECISION NOT NULL,
     claimed     DOUBLE PRECISION,
     heartbeat   DOUBLE PRECISION,
@@ -53,7 +56,7 @@ CREATE TABLE deepr_llm_cache (
 -- and machines).
 CREATE TABLE deepr_calls (
     id      BIGSERIAL PRIMARY KEY,
-    run_id  TEXT NOT NULL,
+    run_id  TEXT NOT NULL REFERENCES deepr_runs(run_id) ON DELETE CASCADE,
     worker  TEXT NOT NULL,
     entry   JSONB NOT NULL
 );

@@ -66,6 +66,8 @@ pub enum FleetError {
         "run {0} is queued or running; wait for it to settle (`deepr runs follow {0} --db URL`)"
     )]
     NotSettled(String),
+    #[error("run {0} is being executed by {1}; stop that worker (or wait for the run to settle), then remove it")]
+    Held(String, String),
     #[error("the lease on run {0} was lost (another worker claimed it); this worker's writes are refused")]
     LeaseLost(String),
     #[error("fleet database error: {0}")]

@@ -194,7 +194,7 @@ impl Fleet {
             };
             let mut tx = self.pool.begin().await?;
             let current = sqlx::query(
-                "SELECT state, msg_id, note, record FROM deepr_runs WHERE run_id = $1 FOR UPDATE",
+                "SELECT state, msg_id, note, record, graceful_releases FROM deepr_runs WHERE run_id = $1 FOR UPDATE",
             )
             .bind(&message.run_id)
             .fetch_optional(&mut *tx)
@@ -219,7 +219,9 @@ impl Fleet {
                 }
                 continue;
             }
-            if read_ct > max_attempts {
+            // Reads that ended in a graceful release were not attempts that failed.
+            let graceful: i32 = current.try_get("graceful_releases")?;
+            if read_ct - graceful > max_attempts {
                 let note: Option<String> = current.try_get("note")?;
                 let why = format!(
                     "parked after {max_attempts} attempts; last: {}",
@@ -291,7 +293,8 @@ impl Fleet {
             .await?;
         sqlx::query(&format!(
             "UPDATE deepr_runs SET record = $2, msg_id = $3, state = 'queued', note = NULL, \
-             worker = NULL, heartbeat = NULL, submitted = {NOW}, updated = {NOW} WHERE run_id = $1"
+             worker = NULL, heartbeat = NULL, graceful_releases = 0, submitted = {NOW}, updated = {NOW} \
+             WHERE run_id = $1"
         ))
         .bind(run_id)
         .bind(job)
@@ -351,21 +354,24 @@ impl Fleet {
     }
 
     /// Give a claimed run back to the queue, visible again after `delay_secs` (0: now),
-    /// with why (a worker stopping, a provider this worker has no key for, an error).
+    /// with why (a worker stopping, a provider this worker has no key for, an error). A
+    /// `graceful` release (a worker stopping) does not count towards parking.
     pub async fn release(
         &self,
         claim: &Claim,
         delay_secs: i32,
         note: &str,
+        graceful: bool,
     ) -> Result<(), FleetError> {
         let mut tx = self.pool.begin().await?;
         let held = sqlx::query(&format!(
-            "UPDATE deepr_runs SET state = 'queued', note = $3, worker = NULL, heartbeat = NULL, updated = {NOW} \
-             WHERE run_id = $1 AND lease_epoch = $2"
+            "UPDATE deepr_runs SET state = 'queued', note = $3, worker = NULL, heartbeat = NULL, updated = {NOW}, \
+             graceful_releases = graceful_releases + $4 WHERE run_id = $1 AND lease_epoch = $2"
         ))
         .bind(&claim.run_id)
         .bind(claim.epoch)
         .bind(note)
+        .bind(i32::from(graceful))
         .execute(&mut *tx)
         .await?;
         still_held(&held, claim)?;
@@ -469,14 +475,25 @@ impl Fleet {
         reports.ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))
     }
 
-    /// Remove a run that no worker holds: its row, checkpoints, journal and message.
+    /// Remove a run that no worker holds (checked under the run's lock, so no claim can
+    /// slip in): its row, checkpoints, journal, memory and message.
     pub async fn remove(&self, run_id: &str) -> Result<(), FleetError> {
         let mut tx = self.pool.begin().await?;
-        let row = sqlx::query("SELECT state, msg_id FROM deepr_runs WHERE run_id = $1 FOR UPDATE")
-            .bind(run_id)
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))?;
+        let row = sqlx::query(&format!(
+            "SELECT msg_id, state = 'running' AND {NOW} - COALESCE(heartbeat, updated) <= lease_secs AS held, \
+             worker FROM deepr_runs WHERE run_id = $1 FOR UPDATE"
+        ))
+        .bind(run_id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))?;
+        if row.try_get::<Option<bool>, _>("held")?.unwrap_or(false) {
+            let worker: Option<String> = row.try_get("worker")?;
+            return Err(FleetError::Held(
+                run_id.to_string(),
+                worker.unwrap_or_else(|| "a worker".into()),
+            ));
+        }
         let msg_id: Option<i64> = row.try_get("msg_id")?;
         sqlx::query("DELETE FROM deepr_calls WHERE run_id = $1")
             .bind(run_id)

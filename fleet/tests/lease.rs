@@ -175,17 +175,23 @@ async fn a_run_that_never_settles_is_parked() {
         .submit("poison", &serde_json::json!({}))
         .await
         .expect("submit");
-    for attempt in 1..=2 {
+    // A worker stopping cleanly is not a failed attempt.
+    let stopped = fleet.claim("w", 30, 2).await.expect("claim").expect("run");
+    fleet
+        .release(&stopped, 0, "worker stopped", true)
+        .await
+        .expect("release");
+    for epoch in 2..=3 {
         let claim = fleet.claim("w", 30, 2).await.expect("claim").expect("run");
-        assert_eq!(claim.epoch, attempt);
+        assert_eq!(claim.epoch, epoch);
         fleet
-            .release(&claim, 0, "it failed again")
+            .release(&claim, 0, "it failed again", false)
             .await
             .expect("release");
     }
     assert!(
         fleet.claim("w", 30, 2).await.expect("claim").is_none(),
-        "the third read parks it"
+        "two failures (and one clean stop) park it"
     );
     let row = fleet.run("poison").await.expect("row");
     assert_eq!(row.state, "parked");

@@ -181,7 +181,15 @@ impl RemoteLlm {
     /// Also draw on `gate`, the rate limit every worker of a fleet shares (keyed by
     /// provider, base URL and model), and tell it of every `Retry-After`.
     pub fn with_shared_limits(mut self, gate: std::sync::Arc<dyn SharedRateGate>) -> Self {
-        let key = format!("{}|{}|{}", self.provider, self.base_url, self.model);
+        // The base URL without any user or password it may carry.
+        let base = url::Url::parse(&self.base_url)
+            .map(|mut parsed| {
+                let _ = parsed.set_username("");
+                let _ = parsed.set_password(None);
+                parsed.to_string()
+            })
+            .unwrap_or_else(|_| self.base_url.clone());
+        let key = format!("{}|{}|{}", self.provider, base, self.model);
         self.shared = Some((gate, key));
         self
     }

@@ -23,7 +23,13 @@ pub fn execute(url: &str, command: &RunsCommand, quiet: bool) -> Result<u8, Fail
         match command {
             RunsCommand::List => {
                 let tokens = fleet.tokens_by_run().await.map_err(failure)?;
-                outln!("{:<28} {:<44} {:>9} {:>5}  TOPIC", "RUN", "STATE", "TOKENS", "AGE");
+                outln!(
+                    "{:<28} {:<44} {:>9} {:>5}  TOPIC",
+                    "RUN",
+                    "STATE",
+                    "TOKENS",
+                    "AGE"
+                );
                 for row in fleet.runs().await.map_err(failure)? {
                     let topic: String = topic(&row).chars().take(60).collect();
                     outln!(
@@ -78,14 +84,6 @@ pub fn execute(url: &str, command: &RunsCommand, quiet: bool) -> Result<u8, Fail
                 Ok(0)
             }
             RunsCommand::Rm { run_id } => {
-                let row = fleet.run(run_id).await.map_err(failure)?;
-                let silent = row.now - row.heartbeat.unwrap_or(row.updated);
-                if row.state == "running" && silent <= f64::from(row.lease_secs) {
-                    return Err(usage(format!(
-                        "run {run_id} is being executed by {}; stop that worker (or wait for the run to settle), then remove it",
-                        row.worker.as_deref().unwrap_or("a worker")
-                    )));
-                }
                 fleet.remove(run_id).await.map_err(failure)?;
                 if !quiet {
                     errln!("deepr: removed run {run_id} from the fleet database");
@@ -93,9 +91,7 @@ pub fn execute(url: &str, command: &RunsCommand, quiet: bool) -> Result<u8, Fail
                 Ok(0)
             }
             RunsCommand::Export { run_id, out } => export(&fleet, run_id, out).await,
-            RunsCommand::Follow { run_id } => {
-                super::follow(&fleet, run_id, None, quiet).await
-            }
+            RunsCommand::Follow { run_id } => super::follow(&fleet, run_id, None, quiet).await,
             RunsCommand::Search { query } => {
                 let memories = fleet
                     .memories()

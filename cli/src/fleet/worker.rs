@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use backon::BackoffBuilder;
-use deepr_checkpoints::ArchiveMirror;
+use deepr_checkpoints::{ArchiveMirror, FileArchive};
 use deepr_fleet::{Claim, Fleet, FleetError, PgAnswers, PgArchive, PgCallLog, PgRateGate, PgStore};
 use deepr_orchestrator::CheckpointStore;
 
@@ -198,34 +198,123 @@ struct Worker {
     quiet: bool,
 }
 
-/// Execute one claimed run to a settled state (or back to the queue).
+/// A claim's heartbeat: extends the lease every third of it until dropped; a lost lease
+/// or the worker stopping sets `stop` (the session stops starting steps).
+struct Heartbeat {
+    stop: Arc<AtomicBool>,
+    lost: Arc<AtomicBool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Heartbeat {
+    fn start(worker: &Worker, claim: &Claim) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let lost = Arc::new(AtomicBool::new(false));
+        let task = tokio::spawn({
+            let fleet = worker.fleet.clone();
+            let claim = claim.clone();
+            let lease = worker.lease;
+            let (stop, lost) = (Arc::clone(&stop), Arc::clone(&lost));
+            let stop_all = Arc::clone(&worker.stop_all);
+            async move {
+                let beat = Duration::from_millis(u64::try_from(lease).unwrap_or(30) * 1000 / 3);
+                let mut since = tokio::time::Instant::now();
+                loop {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    if stop_all.load(Ordering::SeqCst) {
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                    if since.elapsed() < beat {
+                        continue;
+                    }
+                    since = tokio::time::Instant::now();
+                    match fleet.extend(&claim, lease).await {
+                        Ok(()) => {}
+                        Err(FleetError::LeaseLost(_)) => {
+                            lost.store(true, Ordering::SeqCst);
+                            stop.store(true, Ordering::SeqCst);
+                            return;
+                        }
+                        // The database is away: keep trying; the store refuses writes if
+                        // another worker takes the run meanwhile.
+                        Err(_) => {}
+                    }
+                }
+            }
+        });
+        Self { stop, lost, task }
+    }
+}
+
+impl Drop for Heartbeat {
+    /// Whatever ends the claim — settled, released, an error, a panic — ends the beat,
+    /// so a run is never kept alive by a worker that stopped working on it.
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Execute one claimed run to a settled state (or back to the queue). The heartbeat
+/// runs until the settlement or release has committed.
 async fn execute_claim(worker: Arc<Worker>, claim: Claim) {
     let run_id = claim.run_id.clone();
     let fleet = &worker.fleet;
-    let outcome = run_claim(&worker, &claim).await;
-    let settled = match outcome {
-        Ok(Settle::Done {
-            state,
-            note,
-            reports,
-            memory,
-        }) => {
-            let settled = fleet
-                .settle(&claim, state, note.as_deref(), &reports)
-                .await
-                .map(|()| state.to_string());
-            if let (Ok(_), Some(memory)) = (&settled, memory) {
-                // Research memory is a convenience: a failure here fails nothing.
-                let _ = fleet.remember(&claim.run_id, &memory).await;
-            }
-            settled
-        }
-        Ok(Settle::Release { delay, note }) => fleet
-            .release(&claim, delay, &note)
-            .await
-            .map(|()| format!("released ({note})")),
-        Err(error) => Err(error),
+    let beat = Heartbeat::start(&worker, &claim);
+    let outcome = match run_claim(&worker, &claim, &beat).await {
+        Err(FleetError::LeaseLost(run)) => Err(FleetError::LeaseLost(run)),
+        // Anything else that stopped the claim goes back to the queue with its reason
+        // (and counts towards parking).
+        Err(error) => Ok(Settle::Release {
+            delay: worker.lease.max(1),
+            note: format!("worker {}: {error}", worker.name),
+            graceful: false,
+        }),
+        other => other,
     };
+    let mut retries = backon::ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(500))
+        .with_max_delay(Duration::from_secs(10))
+        .with_max_times(6)
+        .build();
+    let settled = loop {
+        let attempt = match &outcome {
+            Ok(Settle::Done {
+                state,
+                note,
+                reports,
+                memory,
+            }) => {
+                let settled = fleet
+                    .settle(&claim, state, note.as_deref(), reports)
+                    .await
+                    .map(|()| state.to_string());
+                if let (Ok(_), Some(memory)) = (&settled, memory) {
+                    // Research memory is a convenience: a failure here fails nothing.
+                    let _ = fleet.remember(&claim.run_id, memory).await;
+                }
+                settled
+            }
+            Ok(Settle::Release {
+                delay,
+                note,
+                graceful,
+            }) => fleet
+                .release(&claim, *delay, note, *graceful)
+                .await
+                .map(|()| format!("released ({note})")),
+            Err(FleetError::LeaseLost(run)) => Err(FleetError::LeaseLost(run.clone())),
+            Err(other) => Err(FleetError::Db(other.to_string())),
+        };
+        match attempt {
+            // The database is away for a moment: the lease is still ours while we beat.
+            Err(FleetError::Db(_)) if !beat.lost.load(Ordering::SeqCst) => match retries.next() {
+                Some(pause) => tokio::time::sleep(pause).await,
+                None => break attempt,
+            },
+            done => break done,
+        }
+    };
+    drop(beat);
     let name = &worker.name;
     match settled {
         Ok(what) if !worker.quiet => errln!("deepr worker {name}: run {run_id}: {what}"),
@@ -246,10 +335,12 @@ enum Settle {
     Release {
         delay: i32,
         note: String,
+        /// A worker stopping (Ctrl-C): not a failure, so not counted towards parking.
+        graceful: bool,
     },
 }
 
-async fn run_claim(worker: &Worker, claim: &Claim) -> Result<Settle, FleetError> {
+async fn run_claim(worker: &Worker, claim: &Claim, beat: &Heartbeat) -> Result<Settle, FleetError> {
     let (fleet, state_dir, name, lease) = (
         &worker.fleet,
         worker.state_dir.as_path(),
@@ -269,6 +360,28 @@ async fn run_claim(worker: &Worker, claim: &Claim) -> Result<Settle, FleetError>
             })
         }
     };
+    // What came from the database is checked like any input before it names a path
+    // or a duration.
+    let refuse = |why: String| {
+        Ok(Settle::Done {
+            state: "failed",
+            note: Some(why),
+            reports: serde_json::json!({}),
+            memory: None,
+        })
+    };
+    if let Err(error) = crate::state::check_run_id(&claim.run_id) {
+        let why = match error {
+            Failure::Usage(why) => why,
+            Failure::Run(why) => why.to_string(),
+        };
+        return refuse(format!("its run id is unusable: {why}"));
+    }
+    let max_time = match job.max_time_secs.map(Duration::try_from_secs_f64) {
+        None => None,
+        Some(Ok(max_time)) => Some(max_time),
+        Some(Err(_)) => return refuse("its --max-time is not a duration".into()),
+    };
     let store = PgStore::open(&fleet.pool, &claim.run_id, claim.epoch)
         .await
         .map_err(|e| FleetError::Db(e.to_string()))?;
@@ -285,41 +398,6 @@ async fn run_claim(worker: &Worker, claim: &Claim) -> Result<Settle, FleetError>
         .unwrap_or_else(|| "report.md".into());
     let local_out = out_dir.join(&file_name);
 
-    // The heartbeat: extend the lease; a lost lease or the worker stopping stops the run.
-    let run_stop = Arc::new(AtomicBool::new(false));
-    let lost = Arc::new(AtomicBool::new(false));
-    let heartbeat = tokio::spawn({
-        let fleet = fleet.clone();
-        let claim = claim.clone();
-        let run_stop = Arc::clone(&run_stop);
-        let lost = Arc::clone(&lost);
-        let stop_all = Arc::clone(&worker.stop_all);
-        async move {
-            let beat = Duration::from_millis(u64::try_from(lease).unwrap_or(30) * 1000 / 3);
-            let mut since = tokio::time::Instant::now();
-            loop {
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                if stop_all.load(Ordering::SeqCst) {
-                    run_stop.store(true, Ordering::SeqCst);
-                }
-                if since.elapsed() < beat {
-                    continue;
-                }
-                since = tokio::time::Instant::now();
-                match fleet.extend(&claim, lease).await {
-                    Ok(()) => {}
-                    Err(FleetError::LeaseLost(_)) => {
-                        lost.store(true, Ordering::SeqCst);
-                        run_stop.store(true, Ordering::SeqCst);
-                        return;
-                    }
-                    // The database is away: keep trying; the store refuses writes if
-                    // another worker takes the run meanwhile.
-                    Err(_) => {}
-                }
-            }
-        }
-    });
     let link = FleetLink {
         store: Arc::new(store),
         answers: Arc::new(PgAnswers {
@@ -336,21 +414,16 @@ async fn run_claim(worker: &Worker, claim: &Claim) -> Result<Settle, FleetError>
         }),
         archive: Arc::clone(&worker.mirror),
         out: local_out.clone(),
-        stop: Arc::clone(&run_stop),
+        stop: Arc::clone(&beat.stop),
     };
-    let options = SessionOptions::unattended(
-        job.max_tokens,
-        job.max_cost,
-        job.max_time_secs.map(Duration::from_secs_f64),
-    );
+    let options = SessionOptions::unattended(job.max_tokens, job.max_cost, max_time);
     let start = if resume {
         Start::Resume(claim.run_id.clone())
     } else {
         Start::New(Box::new(job.record.clone()))
     };
     let ended = session::session(state_dir, start, options, Some(link)).await;
-    heartbeat.abort();
-    if lost.load(Ordering::SeqCst) {
+    if beat.lost.load(Ordering::SeqCst) {
         return Err(FleetError::LeaseLost(claim.run_id.clone()));
     }
     // Back off per attempt: half a lease, a lease, one and a half… at most ten minutes.
@@ -359,42 +432,65 @@ async fn run_claim(worker: &Worker, claim: &Claim) -> Result<Settle, FleetError>
         .saturating_mul(claim.attempt.max(1))
         .min(600);
     let settle = match ended {
-        Ok(0) => done("finished", None, state_dir, &job, &local_out),
+        Ok(0) => done("finished", None, worker, &job, &local_out),
         Ok(4) => done(
             "incomplete",
             Some("stopped by its budget".into()),
-            state_dir,
+            worker,
             &job,
             &local_out,
         ),
         Ok(130 | 143) => Settle::Release {
             delay: 0,
             note: format!("worker {name} stopped; checkpoints kept"),
+            graceful: true,
         },
         Ok(session::EXIT_UNAVAILABLE) => Settle::Release {
             delay: 60,
             note: "a provider stayed unavailable; checkpoints kept".into(),
+            graceful: false,
         },
         Ok(session::EXIT_AUTH) => Settle::Release {
             delay: attempt_pause,
             note: format!(
                 "worker {name}: a provider refused the credentials it has; left for another worker"
             ),
+            graceful: false,
         },
         Ok(code) => Settle::Release {
             delay: attempt_pause,
             note: format!("session ended with exit code {code}"),
+            graceful: false,
         },
         Err(Failure::Usage(message)) => Settle::Release {
             delay: attempt_pause,
             note: format!("worker {name}: {message}"),
+            graceful: false,
         },
         Err(Failure::Run(error)) => Settle::Release {
             delay: attempt_pause,
             note: format!("worker {name}: {}", first_line(&format!("{error:#}"))),
+            graceful: false,
         },
     };
     Ok(settle)
+}
+
+/// Whether this worker may write a run's reports to its `--out`: an absolute path whose
+/// folder exists here, where no file stands yet or the one there is this run's own
+/// report (its sidecar names the run) — a submitter cannot make a worker overwrite
+/// anything else.
+fn may_write_out(out: &Path, run_id: &str) -> bool {
+    if !out.is_absolute() || !out.parent().is_some_and(Path::is_dir) {
+        return false;
+    }
+    if !out.exists() {
+        return true;
+    }
+    std::fs::read(out.with_extension("json"))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<deepr_evidence::report::Report>(&bytes).ok())
+        .is_some_and(|report| report.run_id == run_id)
 }
 
 fn first_line(text: &str) -> String {
@@ -405,8 +501,8 @@ fn first_line(text: &str) -> String {
 /// copied to the run's own `--out` when its folder exists on this machine.
 fn done(
     state: &'static str,
-    note: Option<String>,
-    state_dir: &Path,
+    mut note: Option<String>,
+    worker: &Worker,
     job: &FleetJob,
     local_out: &Path,
 ) -> Settle {
@@ -429,13 +525,31 @@ fn done(
             }
         }
     }
-    if let Ok((bytes, _)) = crate::verify::bundle(state_dir, local_out, &job.record.run_id) {
-        if let Ok(text) = String::from_utf8(bytes) {
+    // The export bundle, with the texts this worker has or the fleet's archive holds.
+    let bundled = FileArchive::open(&worker.state_dir)
+        .map_err(|e| e.to_string())
+        .and_then(|archive| {
+            let archive = archive.with_mirror(Arc::clone(&worker.mirror));
+            crate::verify::bundle(&archive, local_out, &job.record.run_id).map_err(|e| match e {
+                Failure::Usage(why) => why,
+                Failure::Run(why) => format!("{why:#}"),
+            })
+        })
+        .and_then(|(bytes, _)| String::from_utf8(bytes).map_err(|e| e.to_string()));
+    match bundled {
+        Ok(text) => {
             reports.insert("bundle".into(), text.into());
+        }
+        Err(why) => {
+            let missing = format!("no export bundle: {why}");
+            note = Some(match note {
+                Some(note) => format!("{note}; {missing}"),
+                None => missing,
+            });
         }
     }
     let reports = serde_json::Value::Object(reports);
-    if job.record.out.parent().is_some_and(Path::is_dir) {
+    if may_write_out(&job.record.out, &job.record.run_id) {
         let _ = super::write_reports(&reports, &job.record.out);
     }
     let memory = (state == "finished")
