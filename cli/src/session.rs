@@ -8,13 +8,13 @@
 //! provider stayed unavailable (exit 5), none because a provider refused the key
 //! (exit 6) or because it was interrupted (exit 130/143). Every one of them resumes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use deepr_checkpoints::{AnswerCache, CallLog, FileArchive, SledStore};
+use deepr_checkpoints::{FileArchive, SledStore};
 use deepr_orchestrator::executor::NoProgress;
 use deepr_orchestrator::{
     Budget, CheckpointStore, Executor, PlanAction, StopReason, StoreError, Unfinished, UsageLedger,
@@ -23,6 +23,7 @@ use deepr_providers::CorpusIndex;
 use deepr_stages::render::Completion;
 use deepr_stages::{run_research, ResearchConfig, ResearchError};
 
+use crate::fleet::FleetLink;
 use crate::progress::Reporter;
 use crate::record::{
     now_secs, process_alive, read_owner, run_dir, write_owner, write_run_file, RunFile, RunRecord,
@@ -81,25 +82,6 @@ pub enum Start {
     New(Box<RunRecord>),
     /// An existing run: its record is read from its store.
     Resume(String),
-}
-
-/// What a fleet worker gives a session in place of the run's local store, response
-/// cache, journal and signal handling (`crate::fleet`).
-pub struct FleetLink {
-    /// The run's checkpoints in the fleet database, written under the worker's claim.
-    pub store: Arc<dyn CheckpointStore>,
-    pub answers: Arc<dyn AnswerCache>,
-    pub calls: Arc<dyn CallLog>,
-    /// Provider rate limits held for the whole fleet.
-    pub rate: Arc<dyn deepr_orchestrator::SharedRateGate>,
-    /// The fleet's copy of archived texts (written through, read on a local miss).
-    pub archive: Arc<dyn deepr_checkpoints::ArchiveMirror>,
-    /// Tokens and dollars the run spent in earlier sessions, on any worker.
-    pub spent: (u64, f64),
-    /// Where this worker writes the reports (the run's own `--out` may not exist here).
-    pub out: PathBuf,
-    /// Set by the worker (Ctrl-C, a lost lease): stop starting steps.
-    pub stop: Arc<AtomicBool>,
 }
 
 pub fn execute(state_dir: &Path, start: Start, options: SessionOptions) -> Result<u8, Failure> {

@@ -100,7 +100,7 @@ pub fn execute(url: &str, command: &RunsCommand, quiet: bool) -> Result<u8, Fail
                     .into_iter()
                     .filter_map(|m| serde_json::from_value(m).ok())
                     .collect();
-                crate::runs::print_found(&crate::memory::search_in(memories, query), query);
+                crate::memory::print_found(&crate::memory::search_in(memories, query), query);
                 Ok(0)
             }
         }

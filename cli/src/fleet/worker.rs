@@ -26,8 +26,10 @@ use deepr_checkpoints::{ArchiveMirror, FileArchive};
 use deepr_fleet::{Claim, Fleet, FleetError, PgAnswers, PgArchive, PgCallLog, PgRateGate, PgStore};
 use deepr_orchestrator::CheckpointStore;
 
+use super::heartbeat::Heartbeat;
+use super::FleetLink;
 use super::{connect, require_db, FleetJob};
-use crate::session::{self, FleetLink, SessionOptions, Start};
+use crate::session::{self, SessionOptions, Start};
 use crate::{state, usage, Failure, Globals};
 
 /// A claim's lease unless `--lease` says otherwise (seconds).
@@ -198,68 +200,12 @@ struct Worker {
     quiet: bool,
 }
 
-/// A claim's heartbeat: extends the lease every third of it until dropped; a lost lease
-/// or the worker stopping sets `stop` (the session stops starting steps).
-struct Heartbeat {
-    stop: Arc<AtomicBool>,
-    lost: Arc<AtomicBool>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Heartbeat {
-    fn start(worker: &Worker, claim: &Claim) -> Self {
-        let stop = Arc::new(AtomicBool::new(false));
-        let lost = Arc::new(AtomicBool::new(false));
-        let task = tokio::spawn({
-            let fleet = worker.fleet.clone();
-            let claim = claim.clone();
-            let lease = worker.lease;
-            let (stop, lost) = (Arc::clone(&stop), Arc::clone(&lost));
-            let stop_all = Arc::clone(&worker.stop_all);
-            async move {
-                let beat = Duration::from_millis(u64::try_from(lease).unwrap_or(30) * 1000 / 3);
-                let mut since = tokio::time::Instant::now();
-                loop {
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                    if stop_all.load(Ordering::SeqCst) {
-                        stop.store(true, Ordering::SeqCst);
-                    }
-                    if since.elapsed() < beat {
-                        continue;
-                    }
-                    since = tokio::time::Instant::now();
-                    match fleet.extend(&claim, lease).await {
-                        Ok(()) => {}
-                        Err(FleetError::LeaseLost(_)) => {
-                            lost.store(true, Ordering::SeqCst);
-                            stop.store(true, Ordering::SeqCst);
-                            return;
-                        }
-                        // The database is away: keep trying; the store refuses writes if
-                        // another worker takes the run meanwhile.
-                        Err(_) => {}
-                    }
-                }
-            }
-        });
-        Self { stop, lost, task }
-    }
-}
-
-impl Drop for Heartbeat {
-    /// Whatever ends the claim — settled, released, an error, a panic — ends the beat,
-    /// so a run is never kept alive by a worker that stopped working on it.
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
 /// Execute one claimed run to a settled state (or back to the queue). The heartbeat
 /// runs until the settlement or release has committed.
 async fn execute_claim(worker: Arc<Worker>, claim: Claim) {
     let run_id = claim.run_id.clone();
     let fleet = &worker.fleet;
-    let beat = Heartbeat::start(&worker, &claim);
+    let beat = Heartbeat::start(fleet, &claim, worker.lease, &worker.stop_all);
     let outcome = match run_claim(&worker, &claim, &beat).await {
         Err(FleetError::LeaseLost(run)) => Err(FleetError::LeaseLost(run)),
         // Anything else that stopped the claim goes back to the queue with its reason

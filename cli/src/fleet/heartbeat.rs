@@ -1,0 +1,65 @@
+//! A claimed run's heartbeat: it extends the run's lease while the worker works on it,
+//! and tells the session to stop when the lease is lost or the worker is stopping.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use deepr_fleet::{Claim, Fleet, FleetError};
+
+/// A claim's heartbeat: extends the lease every third of it until dropped; a lost lease
+/// or the worker stopping sets `stop` (the session stops starting steps).
+pub struct Heartbeat {
+    pub stop: Arc<AtomicBool>,
+    pub lost: Arc<AtomicBool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Heartbeat {
+    /// Beat for `claim` every third of `lease` seconds; `stop_all` (the worker stopping)
+    /// stops the run too.
+    pub fn start(fleet: &Fleet, claim: &Claim, lease: i32, stop_all: &Arc<AtomicBool>) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let lost = Arc::new(AtomicBool::new(false));
+        let task = tokio::spawn({
+            let fleet = fleet.clone();
+            let claim = claim.clone();
+            let (stop, lost) = (Arc::clone(&stop), Arc::clone(&lost));
+            let stop_all = Arc::clone(stop_all);
+            async move {
+                let beat = Duration::from_millis(u64::try_from(lease).unwrap_or(30) * 1000 / 3);
+                let mut since = tokio::time::Instant::now();
+                loop {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    if stop_all.load(Ordering::SeqCst) {
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                    if since.elapsed() < beat {
+                        continue;
+                    }
+                    since = tokio::time::Instant::now();
+                    match fleet.extend(&claim, lease).await {
+                        Ok(()) => {}
+                        Err(FleetError::LeaseLost(_)) => {
+                            lost.store(true, Ordering::SeqCst);
+                            stop.store(true, Ordering::SeqCst);
+                            return;
+                        }
+                        // The database is away: keep trying; the store refuses writes if
+                        // another worker takes the run meanwhile.
+                        Err(_) => {}
+                    }
+                }
+            }
+        });
+        Self { stop, lost, task }
+    }
+}
+
+impl Drop for Heartbeat {
+    /// Whatever ends the claim — settled, released, an error, a panic — ends the beat,
+    /// so a run is never kept alive by a worker that stopped working on it.
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
