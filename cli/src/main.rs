@@ -19,6 +19,7 @@ mod run;
 mod runs;
 mod session;
 mod settings;
+mod signals;
 mod state;
 mod util;
 mod verify;

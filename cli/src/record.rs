@@ -16,6 +16,10 @@ use deepr_orchestrator::simulate::{Latency, ModelLatency};
 use deepr_stages::{Depth, Strategy};
 use serde::{Deserialize, Serialize};
 
+use deepr_checkpoints::SledStore;
+use deepr_orchestrator::{CheckpointStore, StoreError};
+
+use crate::util::utc_rfc3339;
 use crate::{usage, Failure};
 
 pub const RECORD_SCHEMA: &str = "deepr.run.v1";
@@ -289,6 +293,55 @@ pub fn age(created: u64) -> String {
         7200..=172_799 => format!("{}h", secs / 3600),
         _ => format!("{}d", secs / 86_400),
     }
+}
+
+/// Open a run's store; a store held by a live process names it, a damaged one names
+/// its file. sled can panic on garbage, so the open runs in its own task.
+pub async fn open_store(dir: &Path, run_id: &str) -> Result<SledStore, Failure> {
+    let path = dir.join("checkpoints.sled");
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let opened = tokio::spawn({
+        let path = path.clone();
+        async move { SledStore::open(&path).await }
+    })
+    .await;
+    std::panic::set_hook(previous_hook);
+    match opened {
+        Ok(Ok(store)) => Ok(store),
+        Ok(Err(StoreError::Locked(_))) => {
+            let holder = match read_owner(dir) {
+                Some(owner) if process_alive(owner.pid) => format!("process {} (running since {})", owner.pid, utc_rfc3339(owner.started)),
+                _ => "another process".to_string(),
+            };
+            Err(usage(format!("run {run_id} is being executed by {holder}; wait for it to finish or stop it, then resume")))
+        }
+        Ok(Err(error)) => Err(Failure::Run(anyhow::anyhow!(
+            "checkpoint store {} is damaged ({error}); other runs are unaffected — start a new run, or remove this one with `deepr runs rm {run_id}`",
+            path.display()
+        ))),
+        Err(_) => Err(Failure::Run(anyhow::anyhow!(
+            "checkpoint store {} is damaged (it could not be read); other runs are unaffected — start a new run, or remove this one with `deepr runs rm {run_id}`",
+            path.display()
+        ))),
+    }
+}
+
+/// The run record from the store (authoritative; flushed before the run did any work).
+pub fn stored_record(store: &dyn CheckpointStore, run_id: &str) -> Result<RunRecord, Failure> {
+    let value = store
+        .get_meta("run")
+        .map_err(|e| Failure::Run(anyhow::anyhow!("cannot read run {run_id}'s record: {e}")))?
+        .ok_or_else(|| {
+            usage(format!(
+                "run {run_id} has no record (it was stopped before it started); start a new run"
+            ))
+        })?;
+    serde_json::from_value(value).map_err(|e| {
+        Failure::Run(anyhow::anyhow!(
+            "run {run_id}'s record is from another deepr version or damaged ({e}); start a new run"
+        ))
+    })
 }
 
 #[cfg(test)]

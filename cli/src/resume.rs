@@ -8,14 +8,14 @@ use crate::{state, usage, Failure, Globals, ResumeArgs};
 
 pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
     state::check_run_id(&args.run_id)?;
+    crate::settings::check_budget_values(&args.budget)?;
+    let max_time = args
+        .budget
+        .max_time
+        .as_deref()
+        .map(|v| record::parse_duration("--max-time", v))
+        .transpose()?;
     if let Some(url) = crate::fleet::db_url(globals)? {
-        crate::settings::check_budget_values(&args.budget)?;
-        let max_time = args
-            .budget
-            .max_time
-            .as_deref()
-            .map(|v| record::parse_duration("--max-time", v))
-            .transpose()?;
         return crate::fleet::resume(&url, &args.run_id, &args.budget, max_time, globals.quiet);
     }
     let state_dir = state::resolve(globals.state_dir.as_deref())?;
@@ -27,13 +27,6 @@ pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
             state_dir.display()
         )));
     }
-    crate::settings::check_budget_values(&args.budget)?;
-    let max_time = args
-        .budget
-        .max_time
-        .as_deref()
-        .map(|v| record::parse_duration("--max-time", v))
-        .transpose()?;
     if let Some(concurrency) = args.concurrency.filter(|c| !(1..=64).contains(c)) {
         return Err(usage(format!(
             "--concurrency {concurrency} is out of range; use 1 to 64"

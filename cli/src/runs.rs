@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use deepr_checkpoints::CallJournal;
 use deepr_orchestrator::CheckpointStore;
 
+use crate::record::open_store;
 use crate::record::{age, process_alive, read_owner, read_run_file, run_dir, RunFile, RunState};
-use crate::session::open_store;
 use crate::{state, usage, Failure, Globals, RunsCommand};
 
 /// A run's state as shown: a `running` run whose process is gone was killed.

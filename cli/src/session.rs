@@ -14,23 +14,19 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use deepr_checkpoints::{FileArchive, SledStore};
+use deepr_checkpoints::FileArchive;
 use deepr_orchestrator::executor::NoProgress;
 use deepr_orchestrator::{
-    Budget, CheckpointStore, Executor, PlanAction, StopReason, StoreError, Unfinished, UsageLedger,
+    Budget, CheckpointStore, Executor, PlanAction, StopReason, Unfinished, UsageLedger,
 };
 use deepr_providers::CorpusIndex;
 use deepr_stages::render::Completion;
 use deepr_stages::{run_research, ResearchConfig, ResearchError};
 
-use crate::fleet::FleetLink;
 use crate::progress::Reporter;
-use crate::record::{
-    now_secs, process_alive, read_owner, run_dir, write_owner, write_run_file, RunFile, RunRecord,
-    RunState,
-};
+use crate::record::{now_secs, run_dir, write_owner, write_run_file, RunFile, RunRecord, RunState};
 use crate::util::{utc_rfc3339, write_atomically};
-use crate::wiring::{BudgetLimits, Wiring};
+use crate::wiring::{BudgetLimits, FleetLink, Wiring};
 use crate::{usage, Failure};
 
 /// How this session runs (what may differ between sessions of one run).
@@ -93,38 +89,6 @@ pub fn execute(state_dir: &Path, start: Start, options: SessionOptions) -> Resul
     runtime.block_on(session(state_dir, start, options, None))
 }
 
-/// Open a run's store; a store held by a live process names it, a damaged one names
-/// its file. sled can panic on garbage, so the open runs in its own task.
-pub async fn open_store(dir: &Path, run_id: &str) -> Result<SledStore, Failure> {
-    let path = dir.join("checkpoints.sled");
-    let previous_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let opened = tokio::spawn({
-        let path = path.clone();
-        async move { SledStore::open(&path).await }
-    })
-    .await;
-    std::panic::set_hook(previous_hook);
-    match opened {
-        Ok(Ok(store)) => Ok(store),
-        Ok(Err(StoreError::Locked(_))) => {
-            let holder = match read_owner(dir) {
-                Some(owner) if process_alive(owner.pid) => format!("process {} (running since {})", owner.pid, utc_rfc3339(owner.started)),
-                _ => "another process".to_string(),
-            };
-            Err(usage(format!("run {run_id} is being executed by {holder}; wait for it to finish or stop it, then resume")))
-        }
-        Ok(Err(error)) => Err(Failure::Run(anyhow::anyhow!(
-            "checkpoint store {} is damaged ({error}); other runs are unaffected — start a new run, or remove this one with `deepr runs rm {run_id}`",
-            path.display()
-        ))),
-        Err(_) => Err(Failure::Run(anyhow::anyhow!(
-            "checkpoint store {} is damaged (it could not be read); other runs are unaffected — start a new run, or remove this one with `deepr runs rm {run_id}`",
-            path.display()
-        ))),
-    }
-}
-
 fn set_state(dir: &Path, record: &RunRecord, state: RunState, note: Option<String>) {
     set_state_labelled(dir, record, state, note, None);
 }
@@ -149,23 +113,6 @@ fn set_state_labelled(
     let _ = write_run_file(dir, &file);
 }
 
-/// The run record from the store (authoritative; flushed before the run did any work).
-fn stored_record(store: &dyn CheckpointStore, run_id: &str) -> Result<RunRecord, Failure> {
-    let value = store
-        .get_meta("run")
-        .map_err(|e| Failure::Run(anyhow::anyhow!("cannot read run {run_id}'s record: {e}")))?
-        .ok_or_else(|| {
-            usage(format!(
-                "run {run_id} has no record (it was stopped before it started); start a new run"
-            ))
-        })?;
-    serde_json::from_value(value).map_err(|e| {
-        Failure::Run(anyhow::anyhow!(
-            "run {run_id}'s record is from another deepr version or damaged ({e}); start a new run"
-        ))
-    })
-}
-
 /// One session of a run; `fleet`: on a worker, with the fleet's store and journal.
 pub async fn session(
     state_dir: &Path,
@@ -186,11 +133,14 @@ pub async fn session(
     }
     let store: Arc<dyn CheckpointStore> = match &fleet {
         Some(link) => Arc::clone(&link.store),
-        None => Arc::new(open_store(&dir, &run_id).await?),
+        None => Arc::new(crate::record::open_store(&dir, &run_id).await?),
     };
     let (mut record, first) = match start {
         Start::New(record) => (*record, true),
-        Start::Resume(_) => (stored_record(store.as_ref(), &run_id)?, false),
+        Start::Resume(_) => (
+            crate::record::stored_record(store.as_ref(), &run_id)?,
+            false,
+        ),
     };
     if let Some(link) = &fleet {
         record.out = link.out.clone();
@@ -345,11 +295,19 @@ pub async fn session(
         // The worker owns the signals (and stops every run it holds).
         Some(link) => Arc::clone(&link.stop),
         None => {
+            // First Ctrl-C / SIGTERM: stop starting work (running steps finish and are
+            // checkpointed). Second: exit at once — the store stays consistent because
+            // every checkpoint is one atomic batch.
             let stop = Arc::new(AtomicBool::new(false));
-            watch_signals(
-                Arc::clone(&stop),
-                Arc::clone(&signalled),
-                record.run_id.clone(),
+            let (flag, code) = (Arc::clone(&stop), Arc::clone(&signalled));
+            let run_id = record.run_id.clone();
+            crate::signals::on_interrupt(
+                move |signal| {
+                    code.store(signal, Ordering::SeqCst);
+                    flag.store(true, Ordering::SeqCst);
+                    errln!("\ndeepr: stopping — letting running steps finish and checkpoint (press Ctrl-C again to quit at once)");
+                },
+                move |_| errln!("\ndeepr: stopped at once. resume with: deepr resume {run_id}"),
             );
             stop
         }
@@ -515,31 +473,4 @@ pub const EXIT_AUTH: u8 = 6;
 enum Stop {
     Budget,
     Unavailable,
-}
-
-/// First Ctrl-C / SIGTERM: stop starting work (running steps finish and are
-/// checkpointed). Second: exit at once — the store stays consistent because every
-/// checkpoint is one atomic batch.
-fn watch_signals(stop: Arc<AtomicBool>, signalled: Arc<AtomicU8>, run_id: String) {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut interrupt), Ok(mut terminate)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
-        return;
-    };
-    tokio::spawn(async move {
-        loop {
-            let code: u8 = tokio::select! {
-                _ = interrupt.recv() => 130,
-                _ = terminate.recv() => 143,
-            };
-            if signalled.swap(code, Ordering::SeqCst) != 0 {
-                errln!("\ndeepr: stopped at once. resume with: deepr resume {run_id}");
-                std::process::exit(i32::from(code));
-            }
-            stop.store(true, Ordering::SeqCst);
-            errln!("\ndeepr: stopping — letting running steps finish and checkpoint (press Ctrl-C again to quit at once)");
-        }
-    });
 }

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -43,6 +44,25 @@ pub struct SharedCalls {
     pub spent: (u64, f64),
     /// Provider rate limits held for the whole fleet.
     pub rate: Arc<dyn deepr_orchestrator::SharedRateGate>,
+}
+
+/// What a fleet worker gives a session in place of the run's local store, response
+/// cache, journal and signal handling.
+pub struct FleetLink {
+    /// The run's checkpoints in the fleet database, written under the worker's claim.
+    pub store: Arc<dyn deepr_orchestrator::CheckpointStore>,
+    pub answers: Arc<dyn deepr_checkpoints::AnswerCache>,
+    pub calls: Arc<dyn deepr_checkpoints::CallLog>,
+    /// Provider rate limits held for the whole fleet.
+    pub rate: Arc<dyn deepr_orchestrator::SharedRateGate>,
+    /// The fleet's copy of archived texts (written through, read on a local miss).
+    pub archive: Arc<dyn deepr_checkpoints::ArchiveMirror>,
+    /// Tokens and dollars the run spent in earlier sessions, on any worker.
+    pub spent: (u64, f64),
+    /// Where this worker writes the reports (the run's own `--out` may not exist here).
+    pub out: std::path::PathBuf,
+    /// Set by the worker (Ctrl-C, a lost lease): stop starting steps.
+    pub stop: Arc<AtomicBool>,
 }
 
 /// Build the providers of one session of `record`.

@@ -143,6 +143,16 @@ fn cell_args(topic: &str, corpus: &str, variant: (&str, &str), out: &str, id: &s
     .collect()
 }
 
+/// `deepr --db URL run …` with `extra` flags; it must succeed.
+fn submit(home: &Path, url: &str, cell: Vec<String>, extra: &[&str]) {
+    let mut args = vec!["--db".to_string(), url.to_string()];
+    args.extend(cell);
+    args.extend(extra.iter().map(|a| a.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let submitted = deepr(home, &args);
+    assert!(submitted.status.success(), "{}", stderr(&submitted));
+}
+
 /// A small seeded generator for the kill schedule (xorshift64*).
 struct Seeded(u64);
 
@@ -564,18 +574,18 @@ fn runs_complete_when_the_database_drops_the_workers_connections() {
         .map(|(i, topic)| (format!("drop-{i}"), *topic))
         .collect();
     for (id, topic) in &cells {
-        let mut args = vec!["--db".to_string(), db.url.clone()];
-        args.extend(cell_args(
-            topic,
-            corpus,
-            ("quick", "linear"),
-            &format!("fleet/{id}.md"),
-            id,
-        ));
-        args.extend(["--offline-latency", "150ms", "--detach"].map(String::from));
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let submitted = deepr(home.path(), &args);
-        assert!(submitted.status.success(), "{}", stderr(&submitted));
+        submit(
+            home.path(),
+            &db.url,
+            cell_args(
+                topic,
+                corpus,
+                ("quick", "linear"),
+                &format!("fleet/{id}.md"),
+                id,
+            ),
+            &["--offline-latency", "150ms", "--detach"],
+        );
     }
     let mut workers: Vec<Child> = (0..2)
         .map(|w| {
@@ -882,18 +892,18 @@ fn a_paused_worker_whose_lease_expired_writes_nothing_more() {
     };
     let home = tempfile::tempdir().expect("tempdir");
     let corpus = fixture_corpus();
-    let mut args = vec!["--db".to_string(), db.url.clone()];
-    args.extend(cell_args(
-        TOPICS[1],
-        corpus.to_str().expect("utf-8"),
-        ("quick", "linear"),
-        "p.md",
-        "paused",
-    ));
-    args.extend(["--offline-latency", "300ms", "--detach"].map(String::from));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let submitted = deepr(home.path(), &args);
-    assert!(submitted.status.success(), "{}", stderr(&submitted));
+    submit(
+        home.path(),
+        &db.url,
+        cell_args(
+            TOPICS[1],
+            corpus.to_str().expect("utf-8"),
+            ("quick", "linear"),
+            "p.md",
+            "paused",
+        ),
+        &["--offline-latency", "300ms", "--detach"],
+    );
 
     // Worker A checkpoints a few steps, then is paused (SIGSTOP) past its lease.
     let mut first = worker_command(home.path(), &home.path().join("a"), &db.url, "5")
@@ -1051,18 +1061,18 @@ fn a_budget_holds_across_sessions_and_resume_db_finishes_the_run() {
     let home = tempfile::tempdir().expect("tempdir");
     let corpus = fixture_corpus();
     let corpus = corpus.to_str().expect("utf-8");
-    let mut args = vec!["--db".to_string(), db.url.clone()];
-    args.extend(cell_args(
-        TOPICS[1],
-        corpus,
-        ("quick", "linear"),
-        "budget/report.md",
-        "budget",
-    ));
-    args.extend(["--max-tokens", "2000", "--detach"].map(String::from));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let submitted = deepr(home.path(), &args);
-    assert!(submitted.status.success(), "{}", stderr(&submitted));
+    submit(
+        home.path(),
+        &db.url,
+        cell_args(
+            TOPICS[1],
+            corpus,
+            ("quick", "linear"),
+            "budget/report.md",
+            "budget",
+        ),
+        &["--max-tokens", "2000", "--detach"],
+    );
     let mut workers = vec![worker(home.path(), &home.path().join("w"), &db.url, "5")];
     wait_for("the budget to stop the run", 60, || {
         psql(&db.url, "SELECT state FROM deepr_runs").unwrap_or_default() == "incomplete"

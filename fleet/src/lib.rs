@@ -9,6 +9,7 @@
 //! * [`queue`] — runs as pgmq messages: submit, claim with a lease (the message's
 //!   visibility timeout, extended while the worker works), finish, release, park a run
 //!   that keeps failing; the run table `runs list|show|rm|export` read.
+//! * [`runs`] — the run table as `runs list|show|rm|export|search` read it.
 //! * [`store::PgStore`] — the checkpoint store behind the same trait as sled's: node
 //!   records and done markers in one transaction per node, refused once the writer's
 //!   lease is gone.
@@ -23,6 +24,7 @@ pub mod answers;
 pub mod archive;
 pub mod queue;
 pub mod rate;
+pub mod runs;
 pub mod store;
 
 use std::str::FromStr;
@@ -34,8 +36,9 @@ use thiserror::Error;
 
 pub use answers::{PgAnswers, PgCallLog};
 pub use archive::PgArchive;
-pub use queue::{Claim, RunRow};
+pub use queue::Claim;
 pub use rate::PgRateGate;
+pub use runs::RunRow;
 pub use store::PgStore;
 
 /// The pgmq queue that carries one message per run.

@@ -1,6 +1,6 @@
 //! The two wire protocols of remote chat models — OpenAI-compatible chat completions
 //! and the Anthropic Messages API: the request body for a structured-output mode, and
-//! the answer's text and token usage. No I/O: [`crate::llm::RemoteLlm`] sends and
+//! the answer's text and token usage. No I/O: `RemoteLlm` (llm.rs) sends and
 //! retries.
 
 use deepr_orchestrator::LlmRequest;

@@ -7,15 +7,15 @@
 //! * [`worker`]: `deepr worker` — claim, run with the shared checkpoints, keep the
 //!   lease, settle;
 //! * [`runs`]: `deepr runs list|show|rm|export|follow|search --db`;
-//! * `heartbeat`: a claim's lease, kept while its run works.
+//! * `heartbeat`: a claim's lease, kept while its run works; `settled`: what a finished
+//!   run leaves (reports, bundle, memory, the copy at its `--out`).
 
 mod heartbeat;
 pub mod runs;
+mod settled;
 pub mod worker;
 
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -36,25 +36,6 @@ pub struct FleetJob {
     pub max_cost: Option<f64>,
     #[serde(default)]
     pub max_time_secs: Option<f64>,
-}
-
-/// What a fleet worker gives a session in place of the run's local store, response
-/// cache, journal and signal handling (`crate::fleet`).
-pub struct FleetLink {
-    /// The run's checkpoints in the fleet database, written under the worker's claim.
-    pub store: Arc<dyn deepr_orchestrator::CheckpointStore>,
-    pub answers: Arc<dyn deepr_checkpoints::AnswerCache>,
-    pub calls: Arc<dyn deepr_checkpoints::CallLog>,
-    /// Provider rate limits held for the whole fleet.
-    pub rate: Arc<dyn deepr_orchestrator::SharedRateGate>,
-    /// The fleet's copy of archived texts (written through, read on a local miss).
-    pub archive: Arc<dyn deepr_checkpoints::ArchiveMirror>,
-    /// Tokens and dollars the run spent in earlier sessions, on any worker.
-    pub spent: (u64, f64),
-    /// Where this worker writes the reports (the run's own `--out` may not exist here).
-    pub out: std::path::PathBuf,
-    /// Set by the worker (Ctrl-C, a lost lease): stop starting steps.
-    pub stop: Arc<AtomicBool>,
 }
 
 /// The fleet database URL: `--db`, else `DEEPR_DB`, else `db` in the config file.

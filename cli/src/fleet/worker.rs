@@ -22,14 +22,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use backon::BackoffBuilder;
-use deepr_checkpoints::{ArchiveMirror, FileArchive};
+use deepr_checkpoints::ArchiveMirror;
 use deepr_fleet::{Claim, Fleet, FleetError, PgAnswers, PgArchive, PgCallLog, PgRateGate, PgStore};
 use deepr_orchestrator::CheckpointStore;
 
 use super::heartbeat::Heartbeat;
-use super::FleetLink;
+use super::settled::{done, Settle};
 use super::{connect, require_db, FleetJob};
 use crate::session::{self, SessionOptions, Start};
+use crate::wiring::FleetLink;
 use crate::{state, usage, Failure, Globals};
 
 /// A claim's lease unless `--lease` says otherwise (seconds).
@@ -101,7 +102,18 @@ async fn work(url: &str, state_dir: &Path, args: &WorkerArgs, quiet: bool) -> Re
         );
     }
     let stop = Arc::new(AtomicBool::new(false));
-    watch_signals(Arc::clone(&stop));
+    // First Ctrl-C/SIGTERM: stop claiming, let held runs checkpoint and release them.
+    // Second: exit at once (their leases run out and other workers resume them).
+    let flag = Arc::clone(&stop);
+    crate::signals::on_interrupt(
+        move |_| {
+            flag.store(true, Ordering::SeqCst);
+            errln!("\ndeepr worker: stopping — held runs checkpoint and go back to the queue (press Ctrl-C again to quit at once)");
+        },
+        |_| {
+            errln!("\ndeepr worker: stopped at once; held runs will be resumed by other workers when their leases run out")
+        },
+    );
     let context = Arc::new(Worker {
         fleet: fleet.clone(),
         mirror,
@@ -162,31 +174,6 @@ async fn work(url: &str, state_dir: &Path, args: &WorkerArgs, quiet: bool) -> Re
     }
     while held.join_next().await.is_some() {}
     Ok(if stop.load(Ordering::SeqCst) { 130 } else { 0 })
-}
-
-/// First Ctrl-C/SIGTERM: stop claiming, let held runs checkpoint and release them.
-/// Second: exit at once (their leases run out and other workers resume them).
-fn watch_signals(stop: Arc<AtomicBool>) {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut interrupt), Ok(mut terminate)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
-        return;
-    };
-    tokio::spawn(async move {
-        loop {
-            let code: i32 = tokio::select! {
-                _ = interrupt.recv() => 130,
-                _ = terminate.recv() => 143,
-            };
-            if stop.swap(true, Ordering::SeqCst) {
-                errln!("\ndeepr worker: stopped at once; held runs will be resumed by other workers when their leases run out");
-                std::process::exit(code);
-            }
-            errln!("\ndeepr worker: stopping — held runs checkpoint and go back to the queue (press Ctrl-C again to quit at once)");
-        }
-    });
 }
 
 /// What every run a worker holds shares.
@@ -268,22 +255,6 @@ async fn execute_claim(worker: Arc<Worker>, claim: Claim) {
         // Errors (a lost lease, the database away) are said even with --quiet.
         Err(error) => errln!("deepr worker {name}: run {run_id}: {error}"),
     }
-}
-
-enum Settle {
-    Done {
-        state: &'static str,
-        note: Option<String>,
-        reports: serde_json::Value,
-        /// The run's research memory, when it finished.
-        memory: Option<serde_json::Value>,
-    },
-    Release {
-        delay: i32,
-        note: String,
-        /// A worker stopping (Ctrl-C): not a failure, so not counted towards parking.
-        graceful: bool,
-    },
 }
 
 async fn run_claim(worker: &Worker, claim: &Claim, beat: &Heartbeat) -> Result<Settle, FleetError> {
@@ -378,11 +349,19 @@ async fn run_claim(worker: &Worker, claim: &Claim, beat: &Heartbeat) -> Result<S
         .saturating_mul(claim.attempt.max(1))
         .min(600);
     let settle = match ended {
-        Ok(0) => done("finished", None, worker, &job, &local_out),
+        Ok(0) => done(
+            "finished",
+            None,
+            state_dir,
+            &worker.mirror,
+            &job,
+            &local_out,
+        ),
         Ok(4) => done(
             "incomplete",
             Some("stopped by its budget".into()),
-            worker,
+            state_dir,
+            &worker.mirror,
             &job,
             &local_out,
         ),
@@ -422,95 +401,6 @@ async fn run_claim(worker: &Worker, claim: &Claim, beat: &Heartbeat) -> Result<S
     Ok(settle)
 }
 
-/// Whether this worker may write a run's reports to its `--out`: an absolute path whose
-/// folder exists here, where no file stands yet or the one there is this run's own
-/// report (its sidecar names the run) — a submitter cannot make a worker overwrite
-/// anything else.
-fn may_write_out(out: &Path, run_id: &str) -> bool {
-    if !out.is_absolute() || !out.parent().is_some_and(Path::is_dir) {
-        return false;
-    }
-    if !out.exists() {
-        return true;
-    }
-    std::fs::read(out.with_extension("json"))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<deepr_evidence::report::Report>(&bytes).ok())
-        .is_some_and(|report| report.run_id == run_id)
-}
-
 fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or_default().to_string()
-}
-
-/// A settled run: its reports read back (extension → text) with an export bundle, and
-/// copied to the run's own `--out` when its folder exists on this machine.
-fn done(
-    state: &'static str,
-    mut note: Option<String>,
-    worker: &Worker,
-    job: &FleetJob,
-    local_out: &Path,
-) -> Settle {
-    let mut reports = serde_json::Map::new();
-    let stem = local_out
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("report")
-        .to_string();
-    if let Some(folder) = local_out.parent() {
-        if let Ok(entries) = std::fs::read_dir(folder) {
-            for entry in entries.flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                let Some(extension) = name.strip_prefix(&format!("{stem}.")) else {
-                    continue;
-                };
-                if let Ok(text) = std::fs::read_to_string(entry.path()) {
-                    reports.insert(extension.to_string(), text.into());
-                }
-            }
-        }
-    }
-    // The export bundle, with the texts this worker has or the fleet's archive holds.
-    let bundled = FileArchive::open(&worker.state_dir)
-        .map_err(|e| e.to_string())
-        .and_then(|archive| {
-            let archive = archive.with_mirror(Arc::clone(&worker.mirror));
-            crate::verify::bundle(&archive, local_out, &job.record.run_id).map_err(|e| match e {
-                Failure::Usage(why) => why,
-                Failure::Run(why) => format!("{why:#}"),
-            })
-        })
-        .and_then(|(bytes, _)| String::from_utf8(bytes).map_err(|e| e.to_string()));
-    match bundled {
-        Ok(text) => {
-            reports.insert("bundle".into(), text.into());
-        }
-        Err(why) => {
-            let missing = format!("no export bundle: {why}");
-            note = Some(match note {
-                Some(note) => format!("{note}; {missing}"),
-                None => missing,
-            });
-        }
-    }
-    let reports = serde_json::Value::Object(reports);
-    if may_write_out(&job.record.out, &job.record.run_id) {
-        let _ = super::write_reports(&reports, &job.record.out);
-    }
-    let memory = (state == "finished")
-        .then(|| std::fs::read(local_out.with_extension("json")).ok())
-        .flatten()
-        .and_then(|bytes| serde_json::from_slice::<deepr_evidence::report::Report>(&bytes).ok())
-        .map(|report| {
-            let date = crate::util::utc_rfc3339(crate::record::now_secs());
-            crate::memory::summarise(&report, &job.record.out, date)
-        })
-        .and_then(|memory| serde_json::to_value(memory).ok());
-    Settle::Done {
-        state,
-        note,
-        reports,
-        memory,
-    }
 }
