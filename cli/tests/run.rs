@@ -97,6 +97,30 @@ fn fixture_run_keeps_every_invariant() {
     // Verbatim: every quote is an exact slice of its archived text, hashed correctly,
     // and also present in the original file through an independent text path.
     let sources: Vec<Value> = report["sources"].as_array().expect("sources").clone();
+    // No sentence is quoted under two subquestions: a round's candidates are partitioned
+    // and later rounds exclude what earlier ones cited.
+    let mut quoted_under: std::collections::BTreeMap<(String, String), String> =
+        std::collections::BTreeMap::new();
+    for claim in report["claims"].as_array().expect("claims") {
+        let subquestion = claim["subquestion"]
+            .as_str()
+            .expect("subquestion")
+            .to_string();
+        for citation in claim["citations"].as_array().expect("citations") {
+            let key = (
+                citation["source"].to_string(),
+                citation["quote"].to_string(),
+            );
+            let first = quoted_under
+                .entry(key)
+                .or_insert_with(|| subquestion.clone());
+            assert_eq!(
+                *first, subquestion,
+                "{citation} is quoted under two subquestions"
+            );
+        }
+    }
+    assert!(quoted_under.len() >= 5, "the fixture quotes sentences");
     let mut checked = 0;
     for claim in report["claims"].as_array().expect("claims") {
         for citation in claim["citations"].as_array().expect("citations") {

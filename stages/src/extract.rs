@@ -15,7 +15,48 @@ use crate::llm::{call_task, Models, TaskCall};
 use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 
 /// 2: candidates quoted with the sentence they lean on carry `sentence_end`.
-pub const STAGE_VERSION: u32 = 2;
+/// 3: a round's candidates are partitioned across its subquestions ([`partition`]).
+pub const STAGE_VERSION: u32 = 3;
+
+/// Subquestion `own`'s candidates without those another subquestion of the same round
+/// ranks better (an earlier place in its list; a tie goes to the earlier
+/// subquestion): each sentence is offered to one extractor only, so a report never
+/// spends two sections' quotes on one sentence, and every section reaches for its own.
+/// Sentences overlap when they share a document and a sentence index (a quote that
+/// spans two sentences overlaps either one alone).
+pub fn partition(round: &[ScoreOut], own: usize) -> ScoreOut {
+    let Some(mine) = round.get(own) else {
+        return ScoreOut::default();
+    };
+    let overlaps = |a: &crate::types::Candidate, b: &crate::types::Candidate| {
+        a.content_sha256 == b.content_sha256
+            && a.sentence <= b.sentence_end.unwrap_or(b.sentence)
+            && b.sentence <= a.sentence_end.unwrap_or(a.sentence)
+    };
+    let candidates = mine
+        .candidates
+        .iter()
+        .enumerate()
+        .filter(|(rank, candidate)| {
+            round.iter().enumerate().all(|(other, theirs)| {
+                other == own
+                    || theirs
+                        .candidates
+                        .iter()
+                        .position(|c| overlaps(c, candidate))
+                        .is_none_or(|their_rank| {
+                            *rank < their_rank || (*rank == their_rank && own < other)
+                        })
+            })
+        })
+        .map(|(_, candidate)| candidate.clone())
+        .collect();
+    ScoreOut {
+        sources: mine.sources.clone(),
+        candidates,
+        rerank: mine.rerank.clone(),
+    }
+}
 
 /// Claims per subquestion by depth.
 pub fn max_claims(depth: &str) -> usize {
@@ -258,4 +299,57 @@ pub async fn run_free(
         },
         result.calls,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Candidate;
+
+    fn candidate(doc: &str, sentence: u32, sentence_end: Option<u32>) -> Candidate {
+        Candidate {
+            cid: format!("{doc}{sentence}"),
+            content_sha256: doc.into(),
+            sentence,
+            sentence_end,
+            weight: 1.0,
+        }
+    }
+
+    fn scored(candidates: Vec<Candidate>) -> ScoreOut {
+        ScoreOut {
+            candidates,
+            ..ScoreOut::default()
+        }
+    }
+
+    fn kept(out: &ScoreOut) -> Vec<String> {
+        out.candidates.iter().map(|c| c.cid.clone()).collect()
+    }
+
+    #[test]
+    fn each_sentence_goes_to_the_subquestion_that_ranks_it_best() {
+        let round = vec![
+            // q1 ranks a1 first, b5 third; shares a1 with q2 (second there) and b5 (first).
+            scored(vec![
+                candidate("a", 1, None),
+                candidate("c", 2, None),
+                candidate("b", 5, None),
+            ]),
+            // q2: b4–b5 is one quote spanning two sentences; it overlaps b5.
+            scored(vec![candidate("b", 4, Some(5)), candidate("a", 1, None)]),
+            // q3 ties q1 on c2 (second in both): the earlier subquestion keeps it.
+            scored(vec![candidate("d", 9, None), candidate("c", 2, None)]),
+        ];
+        assert_eq!(kept(&partition(&round, 0)), ["a1", "c2"]);
+        assert_eq!(kept(&partition(&round, 1)), ["b4"]);
+        assert_eq!(kept(&partition(&round, 2)), ["d9"]);
+        // Every candidate of the round is offered to exactly one subquestion.
+        let offered: usize = (0..3).map(|i| partition(&round, i).candidates.len()).sum();
+        assert_eq!(offered, 4);
+        // Out of range: nothing, never a panic.
+        assert!(partition(&round, 3).candidates.is_empty());
+        // A round of one keeps everything.
+        assert_eq!(kept(&partition(&round[..1], 0)), ["a1", "c2", "b5"]);
+    }
 }

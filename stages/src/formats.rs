@@ -214,7 +214,7 @@ pub fn render_html(report: &Report, result: &ResearchResult, details: &RunDetail
         if !answered {
             let _ = writeln!(
                 out,
-                "<li><em>{}</em> — no evidence was found in the searched sources.</li>",
+                "<li><em>{}</em> — no evidence was found in the searched sources beyond what other sections quote.</li>",
                 esc(&subq.text)
             );
         }

@@ -115,12 +115,11 @@ pub async fn run_research(
         let mut extract_ids = Vec::new();
         let mut score_ids = Vec::new();
         for subq in &round_subqs {
-            let (sq_id, rt_id, ft_id, sc_id, ex_id) = (
+            let (sq_id, rt_id, ft_id, sc_id) = (
                 node_id::step(round, &subq.id, "subquery"),
                 node_id::step(round, &subq.id, "retrieve"),
                 node_id::step(round, &subq.id, "fetch"),
                 node_id::step(round, &subq.id, "score"),
-                node_id::step(round, &subq.id, "extract"),
             );
             let p = providers.clone();
             let (t, s) = (topic.clone(), subq.clone());
@@ -186,8 +185,13 @@ pub async fn run_research(
                 ),
                 &score_deps,
             )?;
+            score_ids.push(sc_id);
+        }
+
+        for (own, subq) in round_subqs.iter().enumerate() {
+            let ex_id = node_id::step(round, &subq.id, "extract");
             let p = providers.clone();
-            let (sc, s, d) = (sc_id.clone(), subq.clone(), depth.clone());
+            let (s, d, sc_all) = (subq.clone(), depth.clone(), score_ids.clone());
             let free = config.strategy == Strategy::FreeQuote;
             let extract_prompt = if free {
                 &providers.prompts.extract_free
@@ -196,7 +200,9 @@ pub async fn run_research(
             };
             dag.add(
                 spec(ex_id.clone(), "extract", json!({"v": crate::extract::STAGE_VERSION, "max": crate::extract::max_claims(&depth), "free": free, "llm": prompt_key(extract_prompt, providers.cheap_models())}), move |ctx| async move {
-                    let scored: ScoreOut = read(&ctx.inputs, &sc)?;
+                    // Each sentence goes to the one subquestion of the round that ranks it best.
+                    let round_scores = sc_all.iter().map(|id| read(&ctx.inputs, id)).collect::<Result<Vec<ScoreOut>, String>>()?;
+                    let scored = crate::extract::partition(&round_scores, own);
                     let max = crate::extract::max_claims(&d);
                     let (out, calls) = if free {
                         crate::extract::run_free(&ctx.node_id, &p.prompts.extract_free, &s, &scored, max, p.archive.as_ref(), p.cheap_models()).await
@@ -205,10 +211,9 @@ pub async fn run_research(
                     };
                     finish(out, calls)
                 }),
-                std::slice::from_ref(&sc_id),
+                &score_ids,
             )?;
             extract_ids.push(ex_id);
-            score_ids.push(sc_id);
         }
 
         let judge_id = node_id::join(round, "judge");

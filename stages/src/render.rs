@@ -419,10 +419,11 @@ fn unsettled(out: &mut String, report: &Report, result: &ResearchResult, notes: 
         if !answered {
             any = true;
             let why = if failed.is_empty() {
-                "no evidence was found in the searched sources".to_string()
+                "no evidence was found in the searched sources beyond what other sections quote"
+                    .to_string()
             } else {
                 format!(
-                    "no evidence was found; some searches failed: {}",
+                    "no evidence was found beyond what other sections quote; some searches failed: {}",
                     failed.join(", ")
                 )
             };

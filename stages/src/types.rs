@@ -84,7 +84,7 @@ pub struct Candidate {
     pub weight: f64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ScoreOut {
     pub sources: Vec<ScoredSource>,
     pub candidates: Vec<Candidate>,
