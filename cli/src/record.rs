@@ -24,6 +24,21 @@ use crate::{usage, Failure};
 
 pub const RECORD_SCHEMA: &str = "deepr.run.v1";
 
+/// Which sentence-embedding model a run re-ranks with.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum EmbedChoice {
+    /// Words only: no model was found (or `DEEPR_EMBED_MODEL=off`).
+    None,
+    /// The model in `dir` (`name` to a reader), whose weights, tokenizer and recipe
+    /// hash to `model_id`.
+    Local {
+        dir: PathBuf,
+        name: String,
+        model_id: String,
+    },
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
     pub schema: String,
@@ -78,6 +93,11 @@ pub struct RunRecord {
     /// Extra output formats (`html`, `bullets`, `cards`).
     #[serde(default)]
     pub formats: Vec<String>,
+    /// The sentence-embedding model the run re-ranks with, chosen when it started, so
+    /// that a resume ranks as the run began (absent in records from before: the
+    /// environment decides, as it did then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embed: Option<EmbedChoice>,
     /// Simulated latencies as given (they win over the `*_latency_ms` fields, which
     /// older records carry alone).
     #[serde(default)]

@@ -78,10 +78,12 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
             "--detach queues a run in the fleet: pass --db postgres://… or set DEEPR_DB",
         ));
     }
-    // A named embedding model that cannot be used stops the run before it is recorded.
-    crate::wiring::embedder(None)?;
+    // A named embedding model that cannot be used stops the run before it is recorded;
+    // the one found is recorded, so a resume ranks as the run began.
+    let embed = crate::wiring::embed_choice()?;
     prepare_out(&settings.out)?;
-    let record = new_record(&settings, args)?;
+    let mut record = new_record(&settings, args)?;
+    record.embed = Some(embed);
     state::prepare(&settings.state_dir)?;
     let run_dir = settings.state_dir.join("runs").join(&settings.run_id);
     if run_dir.exists() {
@@ -177,6 +179,7 @@ fn new_record(settings: &crate::settings::Settings, args: &RunArgs) -> Result<Ru
             formats.dedup();
             formats
         },
+        embed: None,
     };
     // The means, for readers of older records; the distributions are in `simulation`.
     record.offline_latency_ms = record::mean_ms(&record.model_latency()?.first_token);

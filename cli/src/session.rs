@@ -227,11 +227,7 @@ pub async fn session(
         }
         index = Some(Arc::new(opened));
     }
-    let Wiring {
-        providers,
-        budget,
-        search_fingerprint,
-    } = crate::wiring::wire(
+    let wired = crate::wiring::wire(
         record,
         state_dir,
         &dir,
@@ -248,7 +244,26 @@ pub async fn session(
             spent: link.spent,
             rate: Arc::clone(&link.rate),
         }),
-    )?;
+    );
+    let Wiring {
+        providers,
+        budget,
+        search_fingerprint,
+    } = match wired {
+        Ok(wiring) => wiring,
+        Err(failure) => {
+            // A resume that cannot be wired (its recorded model gone, say) is not left
+            // "running" with no owner.
+            if !first {
+                let why = match &failure {
+                    Failure::Usage(message) => message.clone(),
+                    Failure::Run(error) => error.to_string(),
+                };
+                set_state(&dir, record, RunState::Failed, Some(why));
+            }
+            return Err(failure);
+        }
+    };
     let config = ResearchConfig {
         topic: record.topic.clone(),
         depth: record.depth,

@@ -18,7 +18,7 @@ use deepr_providers::llm::Api;
 use deepr_providers::{CorpusFetcher, CorpusIndex, CorpusSearch, LlmSpec, RemoteLlm};
 use deepr_stages::ResearchProviders;
 
-use crate::record::RunRecord;
+use crate::record::{EmbedChoice, RunRecord};
 use crate::{usage, Failure};
 
 /// This session's budget limits (`--max-tokens`, `--max-cost`, `--max-time`).
@@ -205,8 +205,7 @@ pub fn wire(
         archive: archive.clone(),
         prompts,
         clock,
-        embedder: embedder(Some(&state_dir.join("cache").join("embed")))?
-            .map(|m| Arc::new(m) as Arc<dyn deepr_orchestrator::SentenceEmbedder>),
+        embedder: recorded_embedder(record, &state_dir.join("cache").join("embed"))?,
     };
     Ok(Wiring {
         providers,
@@ -236,6 +235,77 @@ pub fn embedder(cache: Option<&Path>) -> Result<Option<deepr_providers::LocalEmb
         ))
     })?;
     Ok(Some(model))
+}
+
+/// The model a new run will re-rank with, as its record keeps it (the model is opened
+/// once here, so an unusable one stops the run before it is recorded).
+pub fn embed_choice() -> Result<EmbedChoice, Failure> {
+    use deepr_orchestrator::SentenceEmbedder as _;
+    Ok(match embedder(None)? {
+        None => EmbedChoice::None,
+        Some(model) => EmbedChoice::Local {
+            dir: std::path::absolute(model.dir()).unwrap_or_else(|_| model.dir().to_path_buf()),
+            name: model.display_name().to_string(),
+            model_id: model.model_id().to_string(),
+        },
+    })
+}
+
+/// The run's recorded model; records from before the choice was kept use the
+/// environment. When the recorded folder no longer holds that model, the resume goes
+/// on with its scores' keys unchanged: checkpointed steps keep their ranking, and a
+/// step that must rank again keeps the word order and the report says why.
+fn recorded_embedder(
+    record: &RunRecord,
+    cache: &Path,
+) -> Result<Option<Arc<dyn deepr_orchestrator::SentenceEmbedder>>, Failure> {
+    use deepr_orchestrator::SentenceEmbedder as _;
+    let (dir, name, model_id) = match &record.embed {
+        None => {
+            return Ok(embedder(Some(cache))?
+                .map(|m| Arc::new(m) as Arc<dyn deepr_orchestrator::SentenceEmbedder>))
+        }
+        Some(EmbedChoice::None) => return Ok(None),
+        Some(EmbedChoice::Local {
+            dir,
+            name,
+            model_id,
+        }) => (dir, name, model_id),
+    };
+    let why = match deepr_providers::LocalEmbedder::open(dir, Some(cache)) {
+        Ok(model) if model.model_id() == model_id => return Ok(Some(Arc::new(model))),
+        Ok(model) => format!(
+            "{} now holds another model ({})",
+            dir.display(),
+            model.model_id()
+        ),
+        Err(e) => format!("the model in {} cannot be used now: {e}", dir.display()),
+    };
+    Ok(Some(Arc::new(MissingEmbedder {
+        name: name.clone(),
+        model_id: model_id.clone(),
+        why: format!("{why}; put the run's model back to re-rank as it began"),
+    })))
+}
+
+/// The recorded model when it is gone: same identity, every request refused.
+struct MissingEmbedder {
+    name: String,
+    model_id: String,
+    why: String,
+}
+
+#[async_trait::async_trait]
+impl deepr_orchestrator::SentenceEmbedder for MissingEmbedder {
+    fn model_id(&self) -> &str {
+        &self.model_id
+    }
+    fn display_name(&self) -> &str {
+        &self.name
+    }
+    async fn embed(&self, _: &[String]) -> Result<Vec<Vec<f32>>, deepr_orchestrator::EmbedError> {
+        Err(deepr_orchestrator::EmbedError(self.why.clone()))
+    }
 }
 
 /// The Hugging Face hub cache folder, where `huggingface-cli download` puts models.

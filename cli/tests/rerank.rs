@@ -125,3 +125,91 @@ fn without_a_model_the_report_says_words_only_and_a_bad_folder_is_refused() {
     );
     assert!(!home.path().join("refused.md").exists());
 }
+
+/// Run `TOPIC` as `run_id` in a state folder of its own (no answer cached by another
+/// run), stopped by its token budget before most steps ran.
+fn run_stopped_by_budget(home: &Path, model: &Path, run_id: &str) {
+    let corpus = fixture_corpus();
+    let stopped = command(
+        home,
+        &[
+            "--state-dir",
+            run_id,
+            "run",
+            TOPIC,
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--out",
+            &format!("{run_id}.md"),
+            "--run-id",
+            run_id,
+            "--max-tokens",
+            "900",
+            "--quiet",
+        ],
+    )
+    .env("DEEPR_EMBED_MODEL", model)
+    .output()
+    .unwrap();
+    assert_eq!(stopped.status.code(), Some(4), "{}", stderr(&stopped));
+}
+
+fn resume(home: &Path, run_id: &str, model_env: &str) -> std::process::Output {
+    command(
+        home,
+        &[
+            "--state-dir",
+            run_id,
+            "--quiet",
+            "resume",
+            run_id,
+            "--max-tokens",
+            "1000000",
+        ],
+    )
+    .env("DEEPR_EMBED_MODEL", model_env)
+    .output()
+    .unwrap()
+}
+
+#[test]
+fn a_resume_ranks_with_the_model_the_run_began_with() {
+    let Some(model) = test_embed_model() else {
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    // A model folder of this test's own (links to the model's files), to take away.
+    let own = home.path().join("own-model");
+    std::fs::create_dir_all(&own).unwrap();
+    for entry in std::fs::read_dir(&model).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::os::unix::fs::symlink(&path, own.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let whole = run(home.path(), Some(&own), "whole.md");
+    assert!(whole.status.success(), "{}", stderr(&whole));
+    let expected = above_run_details(&home.path().join("whole.md"));
+    assert!(expected.contains("re-ranked by meaning with"), "{expected}");
+
+    // The environment now says "no model": the run still ranks with the one it began
+    // with, and ends as the uninterrupted run did.
+    run_stopped_by_budget(home.path(), &own, "kept");
+    let resumed = resume(home.path(), "kept", "off");
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    assert_eq!(above_run_details(&home.path().join("kept.md")), expected);
+
+    // The run's model is gone: the resume goes on (nothing paid twice, nothing left
+    // "running"); steps that must rank again keep their word order and the report says
+    // why, naming the folder.
+    run_stopped_by_budget(home.path(), &own, "gone");
+    std::fs::remove_dir_all(&own).unwrap();
+    let resumed = resume(home.path(), "gone", "off");
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    let report = std::fs::read_to_string(home.path().join("gone.md")).unwrap();
+    assert!(report.contains("Re-ranking failed for"), "{report}");
+    assert!(
+        report.contains("own-model") && report.contains("cannot be used now"),
+        "{report}"
+    );
+}

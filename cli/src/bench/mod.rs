@@ -390,6 +390,8 @@ pub fn cell_record(
         search_latency_ms: 0,
         fetch_latency_ms: 0,
         formats: Vec::new(),
+        // Bench runs rank with whatever model the environment names, as before.
+        embed: None,
         simulation: simulation.clone(),
         io_concurrency,
     };
