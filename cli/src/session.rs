@@ -254,10 +254,10 @@ pub async fn session(
         Err(failure) => {
             // A resume that cannot be wired (its recorded model gone, say) is not left
             // "running" with no owner.
-            if !first {
+            if !first && !options.dry_run {
                 let why = match &failure {
                     Failure::Usage(message) => message.clone(),
-                    Failure::Run(error) => error.to_string(),
+                    Failure::Run(error) => format!("{error:#}"),
                 };
                 set_state(&dir, record, RunState::Failed, Some(why));
             }

@@ -284,7 +284,10 @@ fn recorded_embedder(
     Ok(Some(Arc::new(MissingEmbedder {
         name: name.clone(),
         model_id: model_id.clone(),
-        why: format!("{why}; put the run's model back to re-rank as it began"),
+        why: format!(
+            "{why}; put the run's model back and `deepr resume {} --retry-degraded` re-ranks these steps",
+            record.run_id
+        ),
     })))
 }
 

@@ -180,13 +180,16 @@ fn a_resume_ranks_with_the_model_the_run_began_with() {
     let home = tempfile::tempdir().unwrap();
     // A model folder of this test's own (links to the model's files), to take away.
     let own = home.path().join("own-model");
-    std::fs::create_dir_all(&own).unwrap();
-    for entry in std::fs::read_dir(&model).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_file() {
-            std::os::unix::fs::symlink(&path, own.join(path.file_name().unwrap())).unwrap();
+    let link_model = || {
+        std::fs::create_dir_all(&own).unwrap();
+        for entry in std::fs::read_dir(&model).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                std::os::unix::fs::symlink(&path, own.join(path.file_name().unwrap())).unwrap();
+            }
         }
-    }
+    };
+    link_model();
     let whole = run(home.path(), Some(&own), "whole.md");
     assert!(whole.status.success(), "{}", stderr(&whole));
     let expected = above_run_details(&home.path().join("whole.md"));
@@ -212,4 +215,25 @@ fn a_resume_ranks_with_the_model_the_run_began_with() {
         report.contains("own-model") && report.contains("cannot be used now"),
         "{report}"
     );
+    assert!(report.contains("--retry-degraded"), "{report}");
+
+    // The model back, `--retry-degraded` ranks those steps again: the report is the
+    // uninterrupted run's.
+    link_model();
+    let retried = command(
+        home.path(),
+        &[
+            "--state-dir",
+            "gone",
+            "--quiet",
+            "resume",
+            "gone",
+            "--retry-degraded",
+        ],
+    )
+    .env("DEEPR_EMBED_MODEL", "off")
+    .output()
+    .unwrap();
+    assert!(retried.status.success(), "{}", stderr(&retried));
+    assert_eq!(above_run_details(&home.path().join("gone.md")), expected);
 }

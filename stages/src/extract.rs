@@ -16,14 +16,16 @@ use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 
 /// 2: candidates quoted with the sentence they lean on carry `sentence_end`.
 /// 3: a round's candidates are partitioned across its subquestions ([`partition`]).
-pub const STAGE_VERSION: u32 = 3;
+/// 4: the partition assigns greedily (only a sentence already given away blocks one).
+pub const STAGE_VERSION: u32 = 4;
 
-/// Subquestion `own`'s candidates without those another subquestion of the same round
-/// ranks better (an earlier place in its list; a tie goes to the earlier
-/// subquestion): each sentence is offered to one extractor only, so a report never
-/// spends two sections' quotes on one sentence, and every section reaches for its own.
-/// Sentences overlap when they share a document and a sentence index (a quote that
-/// spans two sentences overlaps either one alone).
+/// Subquestion `own`'s share of its round's candidate sentences: every candidate of the
+/// round, best place first (a tie goes to the earlier subquestion), goes to its
+/// subquestion unless it overlaps one already given to another — so each sentence is
+/// offered to one extractor only, a report never spends two sections' quotes on one
+/// sentence, and every section reaches for its own. Sentences overlap when they share
+/// a document and a sentence index (a quote that spans two sentences overlaps either
+/// one alone).
 pub fn partition(round: &[ScoreOut], own: usize) -> ScoreOut {
     let Some(mine) = round.get(own) else {
         return ScoreOut::default();
@@ -33,28 +35,34 @@ pub fn partition(round: &[ScoreOut], own: usize) -> ScoreOut {
             && a.sentence <= b.sentence_end.unwrap_or(b.sentence)
             && b.sentence <= a.sentence_end.unwrap_or(a.sentence)
     };
-    let candidates = mine
-        .candidates
+    let mut order: Vec<(usize, usize)> = round
         .iter()
         .enumerate()
-        .filter(|(rank, candidate)| {
-            round.iter().enumerate().all(|(other, theirs)| {
-                other == own
-                    || theirs
-                        .candidates
-                        .iter()
-                        .position(|c| overlaps(c, candidate))
-                        .is_none_or(|their_rank| {
-                            *rank < their_rank || (*rank == their_rank && own < other)
-                        })
-            })
-        })
-        .map(|(_, candidate)| candidate.clone())
+        .flat_map(|(subq, scored)| (0..scored.candidates.len()).map(move |rank| (rank, subq)))
         .collect();
+    order.sort_unstable();
+    let mut given: Vec<(usize, &crate::types::Candidate)> = Vec::new();
+    let mut kept = Vec::new();
+    for (rank, subq) in order {
+        let candidate = &round[subq].candidates[rank];
+        if given
+            .iter()
+            .any(|(to, other)| *to != subq && overlaps(other, candidate))
+        {
+            continue;
+        }
+        given.push((subq, candidate));
+        if subq == own {
+            kept.push(candidate.clone());
+        }
+    }
+    // Kept in the subquestion's own order (ranks ascend within it).
+    let candidates = kept;
     ScoreOut {
         sources: mine.sources.clone(),
         candidates,
         rerank: mine.rerank.clone(),
+        degraded: mine.degraded.clone(),
     }
 }
 
@@ -351,5 +359,21 @@ mod tests {
         assert!(partition(&round, 3).candidates.is_empty());
         // A round of one keeps everything.
         assert_eq!(kept(&partition(&round[..1], 0)), ["a1", "c2", "b5"]);
+    }
+
+    #[test]
+    fn only_a_sentence_given_away_blocks_another() {
+        // q1 wins b4–b5 (tie at the top, earlier subquestion); q2's b5–b6 overlaps it
+        // and goes; b6 alone, third for q1, is then blocked by nothing given away.
+        let round = vec![
+            scored(vec![
+                candidate("b", 4, Some(5)),
+                candidate("e", 1, None),
+                candidate("b", 6, None),
+            ]),
+            scored(vec![candidate("b", 5, Some(6)), candidate("f", 2, None)]),
+        ];
+        assert_eq!(kept(&partition(&round, 0)), ["b4", "e1", "b6"]);
+        assert_eq!(kept(&partition(&round, 1)), ["f2"]);
     }
 }

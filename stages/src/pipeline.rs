@@ -191,8 +191,13 @@ pub async fn run_research(
         for (own, subq) in round_subqs.iter().enumerate() {
             let ex_id = node_id::step(round, &subq.id, "extract");
             let p = providers.clone();
-            let (s, d, sc_all) = (subq.clone(), depth.clone(), score_ids.clone());
             let free = config.strategy == Strategy::FreeQuote;
+            let sc_all = if free {
+                vec![score_ids[own].clone()]
+            } else {
+                score_ids.clone()
+            };
+            let (s, d, deps) = (subq.clone(), depth.clone(), sc_all.clone());
             let extract_prompt = if free {
                 &providers.prompts.extract_free
             } else {
@@ -200,9 +205,10 @@ pub async fn run_research(
             };
             dag.add(
                 spec(ex_id.clone(), "extract", json!({"v": crate::extract::STAGE_VERSION, "max": crate::extract::max_claims(&depth), "free": free, "llm": prompt_key(extract_prompt, providers.cheap_models())}), move |ctx| async move {
-                    // Each sentence goes to the one subquestion of the round that ranks it best.
-                    let round_scores = sc_all.iter().map(|id| read(&ctx.inputs, id)).collect::<Result<Vec<ScoreOut>, String>>()?;
-                    let scored = crate::extract::partition(&round_scores, own);
+                    // Each sentence goes to the one subquestion of the round that ranks it
+                    // best (free-quote reads whole pages, not candidates: its own score only).
+                    let mut round_scores = sc_all.iter().map(|id| read(&ctx.inputs, id)).collect::<Result<Vec<ScoreOut>, String>>()?;
+                    let scored = if free { round_scores.swap_remove(0) } else { crate::extract::partition(&round_scores, own) };
                     let max = crate::extract::max_claims(&d);
                     let (out, calls) = if free {
                         crate::extract::run_free(&ctx.node_id, &p.prompts.extract_free, &s, &scored, max, p.archive.as_ref(), p.cheap_models()).await
@@ -211,7 +217,7 @@ pub async fn run_research(
                     };
                     finish(out, calls)
                 }),
-                &score_ids,
+                &deps,
             )?;
             extract_ids.push(ex_id);
         }

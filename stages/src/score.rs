@@ -68,10 +68,12 @@ pub async fn run(
             },
         )
         .collect();
+    let degraded = rerank.as_ref().and_then(|r| r.failure.clone());
     ScoreOut {
         sources,
         candidates,
         rerank,
+        degraded,
     }
 }
 

@@ -92,6 +92,10 @@ pub struct ScoreOut {
     /// was wired (lexical order only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rerank: Option<Rerank>,
+    /// Why re-ranking failed (the word order was kept), so that `resume
+    /// --retry-degraded` ranks the step again once the model is back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub degraded: Option<String>,
 }
 
 /// The embedding re-ranker's part in a score step.
