@@ -10,6 +10,7 @@
 //! markdown report.
 
 pub mod article;
+pub mod collect;
 pub mod concurrent;
 pub mod conflict;
 pub mod decompose;
