@@ -2,19 +2,13 @@
 //! when it started; only budgets and concurrency may change. With `--db`, a settled
 //! fleet run (stopped by its budget, failed, parked) is queued again for the workers.
 
-use crate::record::{self, run_dir};
+use crate::record::run_dir;
 use crate::session::{self, SessionOptions, Start};
 use crate::{state, usage, Failure, Globals, ResumeArgs};
 
 pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
     state::check_run_id(&args.run_id)?;
-    crate::settings::check_budget_values(&args.budget)?;
-    let max_time = args
-        .budget
-        .max_time
-        .as_deref()
-        .map(|v| record::parse_duration("--max-time", v))
-        .transpose()?;
+    let max_time = crate::settings::check_budget_values(&args.budget)?;
     if let Some(url) = crate::fleet::db_url(globals)? {
         return crate::fleet::resume(&url, &args.run_id, &args.budget, max_time, globals.quiet);
     }

@@ -222,13 +222,7 @@ pub fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> 
         None => state::new_run_id(&topic),
     };
     let simulation = record::Simulation::from_settings(&args.simulation, &file)?;
-    let max_time = args
-        .budget
-        .max_time
-        .as_deref()
-        .map(|v| record::parse_duration("--max-time", v))
-        .transpose()?;
-    check_budget_values(&args.budget)?;
+    let max_time = check_budget_values(&args.budget)?;
     let prompts = args.prompts.clone().or(file.prompts.map(PathBuf::from));
     if let Some(dir) = &prompts {
         crate::wiring::load_prompts(Some(dir))?;
@@ -293,7 +287,8 @@ pub fn prepare_out(out: &Path) -> Result<(), Failure> {
 }
 
 /// Budget values must be positive numbers.
-pub fn check_budget_values(budget: &BudgetArgs) -> Result<(), Failure> {
+/// Checks the budget flags and returns `--max-time` parsed (run and resume alike).
+pub fn check_budget_values(budget: &BudgetArgs) -> Result<Option<Duration>, Failure> {
     if budget.max_tokens == Some(0) {
         return Err(usage(
             "--max-tokens 0 allows nothing; pass a positive number of tokens",
@@ -306,5 +301,9 @@ pub fn check_budget_values(budget: &BudgetArgs) -> Result<(), Failure> {
             )));
         }
     }
-    Ok(())
+    budget
+        .max_time
+        .as_deref()
+        .map(|v| record::parse_duration("--max-time", v))
+        .transpose()
 }

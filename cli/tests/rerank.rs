@@ -17,21 +17,31 @@ use common::{above_run_details, command, fixture_corpus, stderr, test_embed_mode
 const TOPIC: &str = "How does the rollback journal protect a transaction?";
 
 fn run(home: &Path, model: Option<&Path>, out: &str) -> std::process::Output {
+    run_in(home, "state", model, out, &[])
+}
+
+/// `deepr run TOPIC` on the fixture corpus in state folder `state`, with `extra` flags.
+fn run_in(
+    home: &Path,
+    state: &str,
+    model: Option<&Path>,
+    out: &str,
+    extra: &[&str],
+) -> std::process::Output {
     let corpus = fixture_corpus();
-    let mut cmd = command(
-        home,
-        &[
-            "--state-dir",
-            "state",
-            "run",
-            TOPIC,
-            "--corpus",
-            corpus.to_str().unwrap(),
-            "--out",
-            out,
-            "--quiet",
-        ],
-    );
+    let mut args = vec![
+        "--state-dir",
+        state,
+        "run",
+        TOPIC,
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--out",
+        out,
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    let mut cmd = command(home, &args);
     if let Some(model) = model {
         cmd.env("DEEPR_EMBED_MODEL", model);
     }
@@ -129,28 +139,14 @@ fn without_a_model_the_report_says_words_only_and_a_bad_folder_is_refused() {
 /// Run `TOPIC` as `run_id` in a state folder of its own (no answer cached by another
 /// run), stopped by its token budget before most steps ran.
 fn run_stopped_by_budget(home: &Path, model: &Path, run_id: &str) {
-    let corpus = fixture_corpus();
-    let stopped = command(
+    let out = format!("{run_id}.md");
+    let stopped = run_in(
         home,
-        &[
-            "--state-dir",
-            run_id,
-            "run",
-            TOPIC,
-            "--corpus",
-            corpus.to_str().unwrap(),
-            "--out",
-            &format!("{run_id}.md"),
-            "--run-id",
-            run_id,
-            "--max-tokens",
-            "900",
-            "--quiet",
-        ],
-    )
-    .env("DEEPR_EMBED_MODEL", model)
-    .output()
-    .unwrap();
+        run_id,
+        Some(model),
+        &out,
+        &["--run-id", run_id, "--max-tokens", "900"],
+    );
     assert_eq!(stopped.status.code(), Some(4), "{}", stderr(&stopped));
 }
 
