@@ -273,6 +273,16 @@ fn qa_mode_scores_reports_against_official_answers_and_a_bm25_baseline() {
         if recall(theirs) > 0.0 {
             assert!((ratio - recall(ours) / recall(theirs)).abs() < 1e-9);
         }
+        // The bootstrap interval over the questions holds the ratio itself.
+        let interval = &qa[ours]["vs_bm25_same_characters"]["all_interval"];
+        let (low, high) = (
+            interval[0].as_f64().expect("low"),
+            interval[1].as_f64().expect("high"),
+        );
+        assert!(
+            low <= ratio + 1e-9 && ratio <= high + 1e-9,
+            "{low}–{high} vs {ratio}"
+        );
     }
     // One line per question; the extractor's candidate pool holds every quote, so it
     // covers at least as much of the answer as the quotes do.

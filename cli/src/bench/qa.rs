@@ -78,6 +78,10 @@ pub struct Halves {
     pub all: f64,
     pub first_half: f64,
     pub second_half: f64,
+    /// 95 % bootstrap interval of `all` ([`bootstrap_interval`]): how far the ratio
+    /// moves with which questions happened to be asked. A difference inside it is noise.
+    #[serde(default)]
+    pub all_interval: [f64; 2],
 }
 
 /// One question's figures for one strategy (a line of `qa.jsonl`).
@@ -173,7 +177,51 @@ fn ratio_halves(ours: &[f64], theirs: &[f64]) -> Halves {
         all: ratio(ours, theirs),
         first_half: ratio(&ours[..half], &theirs[..half]),
         second_half: ratio(&ours[half..], &theirs[half..]),
+        all_interval: bootstrap_interval(ours, theirs),
     }
+}
+
+/// Resamples of the questions behind [`bootstrap_interval`].
+const BOOTSTRAP_RESAMPLES: u64 = 2_000;
+
+/// The 95 % percentile bootstrap interval of Σ`ours` ÷ Σ`theirs`: the questions are
+/// drawn again with replacement [`BOOTSTRAP_RESAMPLES`] times (pairs kept together)
+/// and the 2.5th and 97.5th percentiles of the ratio are returned. The draws come from
+/// BLAKE3 of a fixed label and the draw's number, so the interval is the same on every
+/// machine and in every run. `[0, 0]` when there is nothing to resample.
+pub fn bootstrap_interval(ours: &[f64], theirs: &[f64]) -> [f64; 2] {
+    let n = ours.len().min(theirs.len());
+    if n == 0 {
+        return [0.0, 0.0];
+    }
+    let draw = |resample: u64, k: u64| -> usize {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(b"deepr bench qa bootstrap");
+        hasher.update(&resample.to_le_bytes());
+        hasher.update(&k.to_le_bytes());
+        let bytes = hasher.finalize();
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes.as_bytes()[..8]);
+        (u64::from_le_bytes(word) % n as u64) as usize
+    };
+    let mut ratios: Vec<f64> = (0..BOOTSTRAP_RESAMPLES)
+        .map(|resample| {
+            let (mut a, mut b) = (0.0, 0.0);
+            for k in 0..n as u64 {
+                let i = draw(resample, k);
+                a += ours[i];
+                b += theirs[i];
+            }
+            if b > 0.0 {
+                a / b
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+    [at(0.025), at(0.975)]
 }
 
 /// The texts of the candidate sentences the extractor was shown in run `run_id`
@@ -401,6 +449,35 @@ pub(super) fn qa_table(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The interval holds the ratio, is the same on every call, collapses when every
+    /// question says the same, and widens when the questions disagree.
+    #[test]
+    fn bootstrap_interval_measures_how_much_the_ratio_depends_on_the_questions() {
+        let theirs = [0.4; 20];
+        let steady = [0.5; 20];
+        let [low, high] = bootstrap_interval(&steady, &theirs);
+        assert!(
+            (low - 1.25).abs() < 1e-9 && (high - 1.25).abs() < 1e-9,
+            "{low}–{high}"
+        );
+        // Half the questions double the baseline, half lose everything: the same mean
+        // ratio (1.0), but a wide interval around it.
+        let split: Vec<f64> = (0..20)
+            .map(|i| if i % 2 == 0 { 0.8 } else { 0.0 })
+            .collect();
+        let [low, high] = bootstrap_interval(&split, &theirs);
+        assert!(low < 0.8 && high > 1.2, "{low}–{high}");
+        assert!(low <= 1.0 && 1.0 <= high);
+        assert_eq!(bootstrap_interval(&split, &theirs), [low, high]);
+        // One question much better than BM25 among nineteen level ones moves the mean
+        // but not the lower bound.
+        let mut one: Vec<f64> = vec![0.4; 20];
+        one[3] = 4.0;
+        let [low, high] = bootstrap_interval(&one, &theirs);
+        assert!((low - 1.0).abs() < 1e-9 && high > 1.4, "{low}–{high}");
+        assert_eq!(bootstrap_interval(&[], &[]), [0.0, 0.0]);
+    }
 
     /// The same-characters baseline on a hand-made corpus: BM25's rank order, the same
     /// sentence (through the normaliser) once, and sentences until the budget is reached.

@@ -139,8 +139,8 @@ pub(super) fn svg(summary: &[StrategyRow]) -> String {
 pub(super) fn qa_markdown(rows: &[QaRow]) -> String {
     let mut out = String::from(
         "\n## Answers against the official QA (content-word recall of the answer by the quoted sentences)\n\n\
-         Per question, the BM25 baseline takes the top sentences for the question itself (de-duplicated) until they reach deepr's quoted characters for that question; `vs BM25` is deepr's mean recall ÷ that baseline's, over all questions and over each half (first half: for tuning; second: for checking). Candidate pool: the share of the answer in the sentences the extractor was shown. Per-question figures: `qa.jsonl`.\n\n\
-         | method | questions | answer recall | questions with evidence | sentences per question | characters per question | vs BM25 same characters (all · 1st half · 2nd half) | candidate pool recall |\n\
+         Per question, the BM25 baseline takes the top sentences for the question itself (de-duplicated) until they reach deepr's quoted characters for that question; `vs BM25` is deepr's mean recall ÷ that baseline's, over all questions (with its 95 % bootstrap interval over the questions: a difference inside it is noise) and over each half (first half: for tuning; second: for checking). Candidate pool: the share of the answer in the sentences the extractor was shown. Per-question figures: `qa.jsonl`.\n\n\
+         | method | questions | answer recall | questions with evidence | sentences per question | characters per question | vs BM25 same characters (all (95 % interval) · 1st half · 2nd half) | candidate pool recall |\n\
          |---|---|---|---|---|---|---|---|\n",
     );
     for row in rows {
@@ -148,8 +148,8 @@ pub(super) fn qa_markdown(rows: &[QaRow]) -> String {
             .vs_bm25_same_characters
             .map(|h| {
                 format!(
-                    "{:.2}× · {:.2}× · {:.2}×",
-                    h.all, h.first_half, h.second_half
+                    "{:.2}× ({:.2}–{:.2}) · {:.2}× · {:.2}×",
+                    h.all, h.all_interval[0], h.all_interval[1], h.first_half, h.second_half
                 )
             })
             .unwrap_or_else(|| "—".into());
