@@ -164,20 +164,22 @@ pub(super) fn qa_row(method: &str, scores: &[Score]) -> QaRow {
 
 /// Mean of `ours` ÷ mean of `theirs`, over all questions and each half.
 fn ratio_halves(ours: &[f64], theirs: &[f64]) -> Halves {
-    let ratio = |a: &[f64], b: &[f64]| {
-        let (sa, sb): (f64, f64) = (a.iter().sum(), b.iter().sum());
-        if sb > 0.0 {
-            sa / sb
-        } else {
-            0.0
-        }
-    };
+    let ratio = |a: &[f64], b: &[f64]| quotient(a.iter().sum(), b.iter().sum());
     let half = ours.len().div_ceil(2);
     Halves {
         all: ratio(ours, theirs),
         first_half: ratio(&ours[..half], &theirs[..half]),
         second_half: ratio(&ours[half..], &theirs[half..]),
         all_interval: bootstrap_interval(ours, theirs),
+    }
+}
+
+/// `ours ÷ theirs` of two summed recalls; 0 when the baseline found nothing.
+fn quotient(ours: f64, theirs: f64) -> f64 {
+    if theirs > 0.0 {
+        ours / theirs
+    } else {
+        0.0
     }
 }
 
@@ -212,11 +214,7 @@ pub fn bootstrap_interval(ours: &[f64], theirs: &[f64]) -> [f64; 2] {
                 a += ours[i];
                 b += theirs[i];
             }
-            if b > 0.0 {
-                a / b
-            } else {
-                0.0
-            }
+            quotient(a, b)
         })
         .collect();
     ratios.sort_by(f64::total_cmp);
@@ -470,6 +468,12 @@ mod tests {
         assert!(low < 0.8 && high > 1.2, "{low}–{high}");
         assert!(low <= 1.0 && 1.0 <= high);
         assert_eq!(bootstrap_interval(&split, &theirs), [low, high]);
+        // Each resample's ratio is (questions drawn from the good half) ÷ 10, a
+        // Binomial(20, ½) count: its 2.5th and 97.5th percentiles are 6 and 14.
+        assert!(
+            (low - 0.6).abs() < 1e-9 && (high - 1.4).abs() < 1e-9,
+            "{low}–{high}"
+        );
         // One question much better than BM25 among nineteen level ones moves the mean
         // but not the lower bound.
         let mut one: Vec<f64> = vec![0.4; 20];
