@@ -14,7 +14,8 @@
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use deepr_evidence::{extract_text, split_sentences, DocKind};
+use deepr_documents::{read, Format, Limits};
+use deepr_evidence::split_sentences;
 use deepr_providers::LocalEmbedder;
 
 const POOL: usize = 45;
@@ -23,7 +24,9 @@ fn pool() -> Vec<String> {
     let page =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/sqlite-docs/atomiccommit.html");
     let html = std::fs::read(page).expect("bundled page");
-    let text = extract_text(&html, DocKind::Html).expect("extract").text;
+    let text = read(&html, Format::Html, &Limits::default())
+        .expect("extract")
+        .text;
     split_sentences(&text)
         .iter()
         .filter_map(|s| s.text(&text))

@@ -12,7 +12,8 @@ use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use deepr_checkpoints::FileArchive;
-use deepr_evidence::{extract_text, split_sentences, DocKind};
+use deepr_documents::{read, Format, Limits};
+use deepr_evidence::split_sentences;
 use deepr_providers::CorpusIndex;
 
 fn corpus() -> PathBuf {
@@ -32,7 +33,9 @@ fn corpus_bytes() -> u64 {
 
 fn sentences(c: &mut Criterion) {
     let html = std::fs::read(corpus().join("atomiccommit.html")).expect("bundled page");
-    let text = extract_text(&html, DocKind::Html).expect("extract").text;
+    let text = read(&html, Format::Html, &Limits::default())
+        .expect("extract")
+        .text;
     let mut group = c.benchmark_group("sentences");
     group.throughput(Throughput::Bytes(text.len() as u64));
     group.bench_function("split_atomiccommit", |b| {

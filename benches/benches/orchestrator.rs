@@ -135,6 +135,7 @@ fn resume_restore(c: &mut Criterion) {
         strategy: Strategy::Linear,
         search_fingerprint: "bench".into(),
         io_concurrency: deepr_stages::concurrent::DEFAULT_IO_CONCURRENCY,
+        model_pool: deepr_stages::extract::DEFAULT_MODEL_POOL,
     };
     let store: Arc<dyn CheckpointStore> = Arc::new(
         runtime

@@ -270,6 +270,7 @@ pub async fn session(
         strategy: record.strategy,
         search_fingerprint,
         io_concurrency: options.io_concurrency.unwrap_or(record.io_concurrency),
+        model_pool: deepr_stages::extract::DEFAULT_MODEL_POOL,
     };
 
     if !first {

@@ -13,12 +13,12 @@ use std::path::Path;
 use std::time::Duration;
 
 use deepr_checkpoints::FileArchive;
+use deepr_evidence::normalise;
 use deepr_evidence::report::{Report, REPORT_SCHEMA};
 use deepr_evidence::verify::{
     check_against_archive, check_against_live, check_hashes, check_prose, json_rows, markdown_rows,
     outcome, prose_rows, Bundle, GateOutcome, ProseCheck, RowVerdict, BUNDLE_SCHEMA,
 };
-use deepr_evidence::{extract_text, normalise, DocKind};
 use deepr_orchestrator::TextArchive;
 
 use crate::{state, usage, Failure, Globals, VerifyArgs};
@@ -226,12 +226,15 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
                         .block_on(http.get(&row.locator))
                         .map_err(|e| e.to_string())
                         .and_then(|page| {
-                            let kind = if page.content_type.contains("html") {
-                                DocKind::Html
-                            } else {
-                                DocKind::Text
-                            };
-                            extract_text(&page.body, kind)
+                            let format = deepr_providers::reading::format_of_page(
+                                &page.content_type,
+                                &row.locator,
+                                &page.body,
+                            )
+                            .ok_or_else(|| {
+                                format!("{} is not a readable document type", page.content_type)
+                            })?;
+                            deepr_providers::reading::read_bounded(page.body.clone(), format)
                                 .map(|e| e.text)
                                 .map_err(|e| format!("page text unreadable: {e}"))
                         });

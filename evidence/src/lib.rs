@@ -3,8 +3,7 @@
 //!
 //! * [`normalise`] — the one text-comparison function (extraction, verification and
 //!   tests all use it; nothing else compares text).
-//! * [`extract`] — turns a page (HTML, Markdown, plain text) into its archived text:
-//!   the exact characters of the page's main text, plus title and a content date.
+//! (Reading documents into archived text is `deepr-documents`' job.)
 //! * [`sentences`] — splits archived text into sentences addressed by
 //!   (document, index) with byte offsets, stable across runs and machines.
 //! * [`hash`] — content and quote hashes used in reports (SHA-256) and internal keys.
@@ -13,7 +12,6 @@
 //!
 //! This crate does no I/O: callers hand it bytes and strings.
 
-pub mod extract;
 pub mod hash;
 pub mod normalise;
 pub mod prose;
@@ -22,7 +20,6 @@ pub mod sentences;
 pub mod terms;
 pub mod verify;
 
-pub use extract::{extract_text, DocKind, ExtractError, Extracted, EXTRACTOR_VERSION};
 pub use hash::{content_sha256, quote_sha256, sha256_hex};
 pub use normalise::normalise;
 pub use sentences::{context_span, span, split_sentences, Sentence};

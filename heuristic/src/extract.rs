@@ -16,7 +16,8 @@ const RELEVANCE_FLOOR: f64 = 0.5;
 
 impl Heuristic for Extract {
     /// 2: the relevance floor. 3: numbers compare canonically ("1,000" = "1000").
-    const VERSION: u32 = 3;
+    /// 4: stale documents are quoted only when no current one has a candidate.
+    const VERSION: u32 = 4;
 
     fn answer(input: &Input) -> Answer {
         let candidates = &input.candidates;
@@ -28,12 +29,20 @@ impl Heuristic for Extract {
         // subquestion, however diverse it would make the answer.
         let best_weight = candidates.iter().map(|c| c.weight).fold(0.0, f64::max);
         let floor = RELEVANCE_FLOOR * best_weight;
+        // A document a newer one replaces (archived, superseded) is quoted only when no
+        // current document has a candidate above the floor: its values are stale.
+        let current_exists = candidates
+            .iter()
+            .any(|c| c.weight >= floor && !c.source.is_stale());
         let mut chosen: Vec<usize> = Vec::new();
         let mut per_doc: BTreeMap<&str, usize> = BTreeMap::new();
         while chosen.len() < input.max_claims {
             let mut best: Option<(f64, usize)> = None;
             for (i, candidate) in candidates.iter().enumerate() {
-                if chosen.contains(&i) || candidate.weight < floor {
+                if chosen.contains(&i)
+                    || candidate.weight < floor
+                    || (current_exists && candidate.source.is_stale())
+                {
                     continue;
                 }
                 let redundancy = chosen
@@ -95,6 +104,7 @@ mod tests {
             weight,
             doc: doc.into(),
             title: String::new(),
+            source: Default::default(),
         };
         let input = Input {
             subquestion: "q".into(),

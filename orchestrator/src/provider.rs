@@ -130,6 +130,75 @@ pub struct DocMeta {
     pub date: Option<String>,
     /// Provider authority prior in [0, 1] (documentation corpus, encyclopedia, forum…).
     pub authority: f64,
+    /// The document's structure and version, as its reader found them.
+    #[serde(default, skip_serializing_if = "Outline::is_empty")]
+    pub outline: Outline,
+}
+
+/// What a reader knows of an archived text beyond its characters: whether the document
+/// is a current version, where its headings start, and where its places (pages,
+/// slides, sheet rows) change. Blocks of an archived text are separated by blank
+/// lines, so a heading's text is the block at its offset.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outline {
+    /// `draft`, `archived` or `superseded`; `None` for a current (or unmarked) document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// (byte offset, level 1–6) of every heading block, in text order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headings: Vec<(u32, u8)>,
+    /// (byte offset, locator fragment such as `page=3`) where the place changes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub places: Vec<(u32, String)>,
+}
+
+impl Outline {
+    pub fn is_empty(&self) -> bool {
+        self.status.is_none() && self.headings.is_empty() && self.places.is_empty()
+    }
+
+    /// Whether the document says a newer version replaces it (archived or superseded).
+    pub fn is_stale(&self) -> bool {
+        matches!(self.status.as_deref(), Some("archived" | "superseded"))
+    }
+
+    /// The headings above byte `offset` of `text` (the archived text this outline
+    /// describes), outermost first. A heading block itself is not above its own text.
+    pub fn heading_path(&self, text: &str, offset: usize) -> Vec<String> {
+        let mut open: Vec<(u8, &str)> = Vec::new();
+        for &(at, level) in &self.headings {
+            let at = at as usize;
+            if at > offset {
+                break;
+            }
+            let Some(rest) = text.get(at..) else { break };
+            let heading = rest.split("\n\n").next().unwrap_or("");
+            if at <= offset && offset < at + heading.len().max(1) {
+                break;
+            }
+            open.retain(|(l, _)| *l < level);
+            open.push((level, heading));
+        }
+        open.into_iter().map(|(_, h)| h.to_string()).collect()
+    }
+
+    /// Whether a heading block starts at byte `offset`.
+    pub fn is_heading_at(&self, offset: usize) -> bool {
+        self.headings
+            .binary_search_by_key(&offset, |&(at, _)| at as usize)
+            .is_ok()
+    }
+
+    /// The locator fragment (`page=3`) of the text at byte `offset`, if any.
+    pub fn fragment_at(&self, offset: usize) -> Option<&str> {
+        let after = self
+            .places
+            .partition_point(|(at, _)| (*at as usize) <= offset);
+        after
+            .checked_sub(1)
+            .and_then(|i| self.places.get(i))
+            .map(|(_, f)| f.as_str())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

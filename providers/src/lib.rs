@@ -23,6 +23,7 @@ pub mod llm;
 pub mod llm_spec;
 mod llm_wire;
 pub mod prices;
+pub mod reading;
 pub mod sentence_index;
 pub mod web;
 

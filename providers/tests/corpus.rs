@@ -229,11 +229,12 @@ fn bad_files_are_skipped_with_reasons() {
     let expect = [
         ("x.txt", "binary"),
         ("bad-utf8.md", "invalid UTF-8"),
-        ("empty.txt", "empty"),
-        ("blank.md", "empty"),
-        ("page.html", "no readable main text"),
-        ("dangling.md", "unreadable"),
-        ("dir-link.md", "not a regular file"),
+        ("empty.txt", "no readable text"),
+        ("blank.md", "no readable text"),
+        ("page.html", "no readable text"),
+        ("dangling.md", "a broken link"),
+        ("dir-link.md", "a link to a folder"),
+        ("image.png", "unsupported file type (.png)"),
     ];
     for (path, reason) in expect {
         let got = reasons
@@ -270,10 +271,15 @@ fn corpus_errors() {
         Err(CorpusError::Empty(_))
     ));
     write(empty.path(), "README.md", "# Only a provenance note\n");
-    write(empty.path(), "data.csv", "a,b\n");
     assert!(matches!(
         open(empty.path(), state.path()),
         Err(CorpusError::Empty(_))
+    ));
+    // An unsupported file is listed as skipped, so nothing usable is left.
+    write(empty.path(), "data.bin", "a,b\n");
+    assert!(matches!(
+        open(empty.path(), state.path()),
+        Err(CorpusError::NoUsableDocuments(_))
     ));
 
     let missing = state.path().join("no-such-corpus");

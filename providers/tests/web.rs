@@ -420,17 +420,21 @@ fn tiny_pdf(text: &str) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pdf_text_is_read_in_a_contained_task() {
-    let text =
-        deepr_providers::web::pdf_text(tiny_pdf("The journal is written before the commit."))
-            .await
-            .expect("pdf text");
-    assert!(text.contains("journal"), "{text:?}");
+    use deepr_documents::Format;
+    use deepr_providers::reading::read_off_runtime;
+    let doc = read_off_runtime(
+        tiny_pdf("The journal is written before the commit."),
+        Format::Pdf,
+    )
+    .await
+    .expect("pdf text");
+    assert!(doc.text.contains("journal"), "{:?}", doc.text);
     for hostile in [
         b"%PDF-1.4\n1 0 obj << garbage".to_vec(),
         b"%PDF-".to_vec(),
         vec![0xff; 4096],
     ] {
-        let result = deepr_providers::web::pdf_text(hostile).await;
+        let result = read_off_runtime(hostile, Format::Pdf).await;
         assert!(
             result.is_err(),
             "a broken PDF is an error, never a panic or a hang"

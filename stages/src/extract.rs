@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use deepr_orchestrator::terms::content_terms;
 use deepr_orchestrator::{LedgerEntry, TextArchive, Tier};
-use deepr_tasks::extract::{Candidate, Extract, Input};
+use deepr_tasks::extract::{Candidate, Extract, Input, SourceNote};
 use deepr_tasks::extract_free::{self as free, ExtractFree};
 
 use crate::llm::{call_task, Models, TaskCall};
@@ -17,7 +17,40 @@ use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 /// 2: candidates quoted with the sentence they lean on carry `sentence_end`.
 /// 3: a round's candidates are partitioned across its subquestions ([`partition`]).
 /// 4: the partition assigns greedily (only a sentence already given away blocks one).
-pub const STAGE_VERSION: u32 = 4;
+/// 5: a model extractor reads its own pool (see [`candidates_for`]); candidates carry
+/// their heading path and their source's date and status.
+pub const STAGE_VERSION: u32 = 5;
+
+/// Candidates a model extractor is shown per subquestion unless configured otherwise.
+pub const DEFAULT_MODEL_POOL: usize = 40;
+
+/// What subquestion `own`'s extractor reads. The offline heuristic gets its share of
+/// the round's best [`crate::score::MAX_CANDIDATES`] per subquestion ([`partition`]):
+/// its relevance sense is word overlap, so the partition keeps it from quoting one
+/// sentence in two sections. A model reads up to `model_pool` of its own subquestion's
+/// candidates in rank order, uncut: it judges relevance itself, and a filter tuned for
+/// the heuristic must not decide what it may read.
+pub fn candidates_for(
+    round: &[ScoreOut],
+    own: usize,
+    model_reads: bool,
+    model_pool: usize,
+) -> ScoreOut {
+    if model_reads {
+        let mut mine = round.get(own).cloned().unwrap_or_default();
+        mine.candidates.truncate(model_pool.max(1));
+        return mine;
+    }
+    let heuristic: Vec<ScoreOut> = round
+        .iter()
+        .map(|scored| {
+            let mut cut = scored.clone();
+            cut.candidates.truncate(crate::score::MAX_CANDIDATES);
+            cut
+        })
+        .collect();
+    partition(&heuristic, own)
+}
 
 /// Subquestion `own`'s share of its round's candidate sentences: every candidate of the
 /// round, best place first (a tie goes to the earlier subquestion), goes to its
@@ -84,10 +117,10 @@ pub async fn run(
     archive: &dyn TextArchive,
     models: Models<'_>,
 ) -> (ExtractOut, Vec<LedgerEntry>) {
-    let titles: BTreeMap<&str, &str> = scored
+    let docs: BTreeMap<&str, &deepr_orchestrator::DocMeta> = scored
         .sources
         .iter()
-        .map(|s| (s.doc.content_sha256.as_str(), s.doc.title.as_str()))
+        .map(|s| (s.doc.content_sha256.as_str(), &s.doc))
         .collect();
     let mut candidates = Vec::new();
     for candidate in &scored.candidates {
@@ -97,16 +130,24 @@ pub async fn run(
         let Some(sentence) = text.quote(candidate.sentence, candidate.sentence_end) else {
             continue;
         };
+        let doc = docs.get(candidate.content_sha256.as_str());
+        let start = text
+            .sentences
+            .get(candidate.sentence as usize)
+            .map_or(0, |s| s.start);
         candidates.push(Candidate {
             id: candidate.cid.clone(),
             text: deepr_tasks::one_line(sentence),
             weight: candidate.weight,
             doc: candidate.content_sha256.clone(),
-            title: titles
-                .get(candidate.content_sha256.as_str())
-                .copied()
-                .unwrap_or("")
-                .to_string(),
+            title: doc.map(|d| d.title.clone()).unwrap_or_default(),
+            source: SourceNote {
+                headings: doc
+                    .map(|d| d.outline.heading_path(&text.text, start))
+                    .unwrap_or_default(),
+                date: doc.and_then(|d| d.date.clone()),
+                status: doc.and_then(|d| d.outline.status.clone()),
+            },
         });
     }
     if candidates.is_empty() {

@@ -93,6 +93,7 @@ mod tests {
                     content_sha256: format!("sha-{}", hit.doc_key),
                     date: None,
                     authority: 1.0,
+                    outline: Default::default(),
                 }),
                 detail: None,
             }

@@ -319,6 +319,7 @@ mod tests {
             weight,
             doc: doc.into(),
             title: String::new(),
+            source: Default::default(),
         };
         Input {
             subquestion: "q".into(),

@@ -156,13 +156,14 @@ pub async fn run_research(
             let p = providers.clone();
             let (ft, sq, t) = (ft_id.clone(), sq_id.clone(), topic.clone());
             let previous_extracts = extract_ids_so_far.clone();
+            let keep = crate::score::MAX_CANDIDATES.max(config.model_pool);
             let mut score_deps = vec![ft_id.clone(), sq_id.clone()];
             score_deps.extend(previous_extracts.iter().cloned());
             dag.add(
                 spec(
                     sc_id.clone(),
                     "score",
-                    crate::score::node_key(providers.embedder.as_deref()),
+                    crate::score::node_key(providers.embedder.as_deref(), keep),
                     move |ctx| async move {
                         let fetched: FetchOut = read(&ctx.inputs, &ft)?;
                         let plan: SubqueryOut = read(&ctx.inputs, &sq)?;
@@ -179,6 +180,7 @@ pub async fn run_research(
                             &exclude,
                             p.archive.as_ref(),
                             p.embedder.as_deref(),
+                            keep,
                         )
                         .await;
                         finish(out, vec![])
@@ -199,17 +201,23 @@ pub async fn run_research(
                 score_ids.clone()
             };
             let (s, d, deps) = (subq.clone(), depth.clone(), sc_all.clone());
+            // Who reads the candidates decides how many: see `extract::candidates_for`.
+            let model_reads = !providers
+                .cheap
+                .model_id_for("extract")
+                .starts_with("offline:");
+            let pool = config.model_pool;
             let extract_prompt = if free {
                 &providers.prompts.extract_free
             } else {
                 &providers.prompts.extract
             };
             dag.add(
-                spec(ex_id.clone(), "extract", json!({"v": crate::extract::STAGE_VERSION, "max": crate::extract::max_claims(&depth), "free": free, "llm": prompt_key(extract_prompt, providers.cheap_models())}), move |ctx| async move {
+                spec(ex_id.clone(), "extract", json!({"v": crate::extract::STAGE_VERSION, "max": crate::extract::max_claims(&depth), "free": free, "pool": if model_reads { pool } else { 0 }, "llm": prompt_key(extract_prompt, providers.cheap_models())}), move |ctx| async move {
                     // Each sentence goes to the one subquestion of the round that ranks it
                     // best (free-quote reads whole pages, not candidates: its own score only).
                     let mut round_scores = sc_all.iter().map(|id| read(&ctx.inputs, id)).collect::<Result<Vec<ScoreOut>, String>>()?;
-                    let scored = if free { round_scores.swap_remove(0) } else { crate::extract::partition(&round_scores, own) };
+                    let scored = if free { round_scores.swap_remove(0) } else { crate::extract::candidates_for(&round_scores, own, model_reads, pool) };
                     let max = crate::extract::max_claims(&d);
                     let (out, calls) = if free {
                         crate::extract::run_free(&ctx.node_id, &p.prompts.extract_free, &s, &scored, max, p.archive.as_ref(), p.cheap_models()).await

@@ -95,6 +95,11 @@ pub struct ResearchConfig {
     /// batches, votes); 1 runs them one after another. It changes timing only, never an
     /// output, so it is in no node key.
     pub io_concurrency: usize,
+    /// Candidates a model extractor is shown per subquestion: ranked, but neither cut
+    /// to the heuristic's [`crate::score::MAX_CANDIDATES`] nor partitioned across the
+    /// round's subquestions (that suits the offline extractor, not a reader that can
+    /// judge relevance itself). [`crate::extract::DEFAULT_MODEL_POOL`] by default.
+    pub model_pool: usize,
 }
 
 #[derive(Clone)]

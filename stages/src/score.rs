@@ -24,10 +24,17 @@ use crate::types::{Candidate, FetchOut, Rerank, ScoreOut, ScoredSource, Sentence
 /// 3: a sentence that leans on the one before it is a candidate spanning both.
 /// 4: the figure bonus reads whole-number words only (as before the grounding rule
 /// widened `numbers`).
-pub const STAGE_VERSION: u32 = 4;
+/// 5: whole blocks (list items, table rows) are units without a final period;
+/// heading terms count at half weight; stale documents' sentences weigh less.
+pub const STAGE_VERSION: u32 = 5;
+/// Weight of a question term found only in the headings above a sentence.
+const HEADING_TERM_WEIGHT: f64 = 0.5;
+/// Weight factor of a sentence from an archived or superseded document.
+const STALE_WEIGHT: f64 = 0.3;
 /// Weight of a topic term that is not a term of the subquestion.
 const TOPIC_TERM_WEIGHT: f64 = 0.5;
-/// Candidate sentences shown to the extractor per subquestion.
+/// Candidate sentences the heuristic extractor reads per subquestion (a model reads
+/// its own pool: `ResearchConfig::model_pool`).
 pub const MAX_CANDIDATES: usize = 30;
 /// Lexical candidates the embedding model re-ranks per subquestion.
 pub const RERANK_POOL: usize = 45;
@@ -48,6 +55,7 @@ pub async fn run(
     exclude: &BTreeSet<SentenceRef>,
     archive: &dyn TextArchive,
     embedder: Option<&dyn SentenceEmbedder>,
+    keep: usize,
 ) -> ScoreOut {
     let (sources, scored) = lexical(fetched, ranking_question, topic, queries, exclude, archive);
     let (scored, rerank) = match embedder {
@@ -56,7 +64,7 @@ pub async fn run(
     };
     let candidates = scored
         .into_iter()
-        .take(MAX_CANDIDATES)
+        .take(keep)
         .enumerate()
         .map(
             |(i, (weight, content_sha256, sentence, sentence_end))| Candidate {
@@ -206,6 +214,7 @@ fn lexical(
         let rank_share = if max_rrf > 0.0 { rrf / max_rrf } else { 0.0 };
         let relevance = 0.5 * rank_share + 0.5 * term_share;
         let recency = match (year(doc.date.as_deref()), newest_year) {
+            _ if doc.outline.is_stale() => 0.0,
             (Some(y), Some(newest)) => (1.0 - f64::from(newest.saturating_sub(y)) / 10.0).max(0.0),
             _ => 0.5,
         };
@@ -272,8 +281,13 @@ fn lexical(
                 continue;
             };
             let chars = body.chars().count();
+            let outline = &source.doc.outline;
+            // A list item or a table row is a unit of its own even without a final
+            // period: a whole block that is not a heading.
+            let block_unit = is_whole_block(&text.text, sentence.start, sentence.end)
+                && !outline.is_heading_at(sentence.start);
             if !(MIN_SENTENCE_CHARS..=MAX_SENTENCE_CHARS).contains(&chars)
-                || !ends_like_sentence(body)
+                || !(ends_like_sentence(body) || block_unit)
             {
                 continue;
             }
@@ -302,10 +316,24 @@ fn lexical(
             else {
                 continue;
             };
+            // The headings above a unit say what it is about ("Revenue" above a list
+            // item): their terms count at half weight.
+            let path_terms: BTreeSet<String> = outline
+                .heading_path(&text.text, sentence.start)
+                .iter()
+                .flat_map(|h| content_terms(h))
+                .collect();
             let matched: f64 = weighted
                 .iter()
-                .filter(|(t, _)| terms.contains(*t))
-                .map(|(_, w)| w)
+                .map(|(t, w)| {
+                    if terms.contains(t) {
+                        *w
+                    } else if path_terms.contains(t) {
+                        HEADING_TERM_WEIGHT * w
+                    } else {
+                        0.0
+                    }
+                })
                 .sum();
             if matched <= 0.0 {
                 continue;
@@ -314,8 +342,16 @@ fn lexical(
             // A small bonus for stating a figure: a word that is a number ("4096",
             // "1,000", "3.5"), not the grounding rule's wider reading ("8KB", "v3").
             let informative = if states_a_figure(body) { 0.1 } else { 0.0 };
-            let weight =
-                round4((share + informative) * (0.5 + source.score) * pointer_penalty(body));
+            // A document that says a newer one replaces it (archived, superseded) is
+            // still read, but its sentences come after the current versions'.
+            let stale = if outline.is_stale() {
+                STALE_WEIGHT
+            } else {
+                1.0
+            };
+            let weight = round4(
+                (share + informative) * (0.5 + source.score) * pointer_penalty(body) * stale,
+            );
             scored.push((
                 weight,
                 source.doc.content_sha256.clone(),
@@ -383,8 +419,8 @@ pub fn ranking_line(reranks: &[Option<Rerank>]) -> Option<String> {
 
 /// The score node's key: its version and limits, and the re-ranking model when there
 /// is one (absent otherwise, so runs without a model keep their keys).
-pub fn node_key(embedder: Option<&dyn SentenceEmbedder>) -> serde_json::Value {
-    let mut key = serde_json::json!({"v": STAGE_VERSION, "max": MAX_CANDIDATES});
+pub fn node_key(embedder: Option<&dyn SentenceEmbedder>, keep: usize) -> serde_json::Value {
+    let mut key = serde_json::json!({"v": STAGE_VERSION, "max": keep});
     if let Some(embedder) = embedder {
         key["embed"] = serde_json::json!({
             "model": embedder.model_id(),
@@ -423,6 +459,15 @@ fn pointer_penalty(text: &str) -> f64 {
     } else {
         1.0
     }
+}
+
+/// Whether bytes `start..end` of `text` are a whole block: blocks of an archived text
+/// are separated by blank lines.
+fn is_whole_block(text: &str, start: usize, end: usize) -> bool {
+    let before = text.get(..start).unwrap_or("");
+    let after = text.get(end..).unwrap_or("");
+    (before.is_empty() || before.ends_with("\n\n"))
+        && (after.trim().is_empty() || after.starts_with("\n\n"))
 }
 
 fn ends_like_sentence(text: &str) -> bool {
@@ -502,6 +547,7 @@ mod tests {
             content_sha256: text.content_sha256.clone(),
             date: None,
             authority: 0.5,
+            outline: Default::default(),
         };
         let archive = Archive(BTreeMap::from([(text.content_sha256.clone(), text)]));
         (
@@ -527,6 +573,7 @@ mod tests {
             &BTreeSet::new(),
             &archive,
             None,
+            MAX_CANDIDATES,
         )
         .await;
         assert_eq!(lexical.rerank, None);
@@ -550,6 +597,7 @@ mod tests {
             &BTreeSet::new(),
             &archive,
             Some(&meaning),
+            MAX_CANDIDATES,
         )
         .await;
         assert_eq!(reranked.candidates[0].sentence, 1, "{reranked:?}");
@@ -586,6 +634,7 @@ mod tests {
             &BTreeSet::new(),
             &archive,
             None,
+            MAX_CANDIDATES,
         )
         .await;
         let meaning = Meaning {
@@ -600,6 +649,7 @@ mod tests {
             &BTreeSet::new(),
             &archive,
             Some(&meaning),
+            MAX_CANDIDATES,
         )
         .await;
         assert!(

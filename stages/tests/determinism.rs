@@ -175,6 +175,7 @@ async fn run_scheduled(
         strategy: schedule.strategy,
         search_fingerprint: "fixture".into(),
         io_concurrency: schedule.io,
+        model_pool: deepr_stages::extract::DEFAULT_MODEL_POOL,
     };
     let store = SledStore::open(&state.join("runs").join(run))
         .await

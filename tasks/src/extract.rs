@@ -24,6 +24,54 @@ pub struct Candidate {
     pub doc: String,
     /// Its document's title (untrusted).
     pub title: String,
+    /// Where in its document it stands and how current the document is.
+    #[serde(default)]
+    pub source: SourceNote,
+}
+
+/// What a reader is told beside a quoted unit: the headings above it, its document's
+/// date, and whether a newer version replaces the document.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceNote {
+    /// The headings above the unit, outermost first (page text: untrusted).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headings: Vec<String>,
+    /// The document's own date (`YYYY-MM-DD` or `YYYY-MM`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// `draft`, `archived` or `superseded`; absent for a current document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+}
+
+impl SourceNote {
+    /// Whether the document says a newer version replaces it.
+    pub fn is_stale(&self) -> bool {
+        matches!(self.status.as_deref(), Some("archived" | "superseded"))
+    }
+
+    /// `[from "Title › Heading", 2026-04-14, superseded]`, with the untrusted title and
+    /// headings quoted as data.
+    pub fn render(&self, title: &str) -> String {
+        let mut path: Vec<&str> = Vec::new();
+        if !title.trim().is_empty() {
+            path.push(title.trim());
+        }
+        path.extend(
+            self.headings
+                .iter()
+                .map(|h| h.as_str())
+                .filter(|h| *h != title.trim()),
+        );
+        let mut parts = Vec::new();
+        if !path.is_empty() {
+            parts.push(format!("from {}", quoted(&path.join(" › "))));
+        }
+        parts.push(self.date.clone().unwrap_or_else(|| "undated".into()));
+        parts.push(self.status.clone().unwrap_or_else(|| "current".into()));
+        format!("[{}]", parts.join(", "))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -58,7 +106,14 @@ impl ModelTask for Extract {
         let candidates = input
             .candidates
             .iter()
-            .map(|c| format!("{}: {}", c.id, quoted(&c.text)))
+            .map(|c| {
+                format!(
+                    "{}: {} {}",
+                    c.id,
+                    quoted(&c.text),
+                    c.source.render(&c.title)
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n");
         vec![
@@ -114,6 +169,7 @@ mod tests {
                 weight: 1.0,
                 doc: "d".into(),
                 title: "t".into(),
+                source: Default::default(),
             }],
         }
     }

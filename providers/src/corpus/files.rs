@@ -3,7 +3,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use deepr_evidence::DocKind;
+use deepr_documents::Format;
 
 use super::*;
 
@@ -86,11 +86,16 @@ pub(super) fn relpath_of(root: &Path, path: &Path) -> Result<String, String> {
     }
 }
 
-/// Every document-like file under `root`, depth-first in file-name order. Problems
-/// found while walking are appended to `skipped`.
-pub(super) fn walk_corpus(root: &Path, skipped: &mut Vec<(String, String)>) -> Vec<Candidate> {
+/// Every document-like file under `root`, depth-first in file-name order. Everything
+/// else the walk meets — an unsupported type, a link leaving the folder (unless
+/// `follow_links`), an unreadable entry — is appended to `skipped` with its reason.
+pub(super) fn walk_corpus(
+    root: &Path,
+    follow_links: bool,
+    skipped: &mut Vec<(String, String)>,
+) -> Vec<Candidate> {
     let walker = walkdir::WalkDir::new(root)
-        .follow_links(false)
+        .follow_links(follow_links)
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|entry| entry.depth() == 0 || !is_hidden(entry.file_name()));
@@ -103,10 +108,11 @@ pub(super) fn walk_corpus(root: &Path, skipped: &mut Vec<(String, String)>) -> V
                     .path()
                     .map(|p| relpath_of(root, p).unwrap_or_else(|lossy| lossy))
                     .unwrap_or_default();
-                let reason = err
-                    .io_error()
-                    .map(|e| format!("unreadable: {e}"))
-                    .unwrap_or_else(|| format!("unreadable: {err}"));
+                let reason = match (err.loop_ancestor(), err.io_error()) {
+                    (Some(_), _) => "a link that loops back to a folder above it".to_string(),
+                    (None, Some(e)) => format!("unreadable: {e}"),
+                    (None, None) => format!("unreadable: {err}"),
+                };
                 skipped.push((rel, reason));
                 continue;
             }
@@ -115,16 +121,22 @@ pub(super) fn walk_corpus(root: &Path, skipped: &mut Vec<(String, String)>) -> V
             continue;
         }
         let path = entry.path();
-        let Some(kind) = path
-            .extension()
-            .and_then(|ext| ext.to_str())
-            .and_then(DocKind::from_extension)
-        else {
-            continue;
-        };
+        let rel = || relpath_of(root, path).unwrap_or_else(|lossy| lossy);
         if entry.depth() == 1 && entry.file_name() == "README.md" {
             continue;
         }
+        if entry.path_is_symlink() && !follow_links {
+            if let Some(reason) = link_problem(root, path) {
+                skipped.push((rel(), reason));
+                continue;
+            }
+        }
+        let extension = path.extension().and_then(|ext| ext.to_str());
+        let Some(kind) = extension.and_then(Format::from_extension) else {
+            let what = extension.map_or("no extension".to_string(), |e| format!(".{e}"));
+            skipped.push((rel(), format!("unsupported file type ({what})")));
+            continue;
+        };
         match relpath_of(root, path) {
             Ok(relpath) => out.push(Candidate {
                 relpath,
@@ -138,6 +150,25 @@ pub(super) fn walk_corpus(root: &Path, skipped: &mut Vec<(String, String)>) -> V
         }
     }
     out
+}
+
+/// Why a symbolic link inside the corpus is not read without `--follow-links`: it is
+/// broken, leads outside the corpus folder, or leads to a folder.
+fn link_problem(root: &Path, link: &Path) -> Option<String> {
+    let target = match std::fs::canonicalize(link) {
+        Ok(target) => target,
+        Err(e) => return Some(format!("a broken link: {e}")),
+    };
+    if !target.starts_with(root) {
+        return Some(format!(
+            "a link to {} outside the corpus folder; pass --follow-links to read it",
+            target.display()
+        ));
+    }
+    if target.is_dir() {
+        return Some("a link to a folder; pass --follow-links to read inside it".into());
+    }
+    None
 }
 
 /// The bytes of a document file, or why it cannot be used.

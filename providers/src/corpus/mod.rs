@@ -1,4 +1,5 @@
-//! Local corpus search: a folder of `.md`, `.txt` and `.html` files, indexed with
+//! Local corpus search: a folder of documents in any format `deepr-documents` reads
+//! (Markdown, text, HTML, PDF, DOCX, PPTX, XLSX/ODS/CSV, ODT/ODP, EPUB), indexed with
 //! tantivy and served through the orchestrator's `SearchProvider` and `Fetcher` (`adapters.rs`).
 //!
 //! # Layout
@@ -24,9 +25,10 @@
 //!
 //! # Bad files
 //!
-//! Binary files, invalid UTF-8, unreadable or empty files, pages without main text and
-//! files over [`MAX_FILE_BYTES`] are skipped with a reason ([`IndexReport::skipped`]);
-//! they never fail the open. Hidden files and folders, and `README.md` at the corpus
+//! Unsupported types, encrypted or scanned PDFs, malformed or too complex files (each
+//! reader is bounded in time and memory), unreadable or empty files, links leaving the
+//! folder (unless followed) and files over [`MAX_FILE_BYTES`] are skipped with a reason
+//! ([`IndexReport::skipped`]); they never fail the open. Hidden files and folders, and `README.md` at the corpus
 //! root (the provenance note of a bundled corpus), are not documents.
 //!
 //! # Ranking
@@ -40,7 +42,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use deepr_checkpoints::FileArchive;
-use deepr_evidence::{extract_text, DocKind};
+use deepr_documents::Format;
 use deepr_orchestrator::{DocMeta, SearchHit};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
@@ -102,7 +104,7 @@ pub enum CorpusError {
     #[error("cannot read corpus folder {0}: {1}; check that it exists and is readable")]
     Unreadable(PathBuf, String),
     #[error(
-        "corpus folder {0} holds no .md, .txt or .html files; add documents or pass another folder"
+        "corpus folder {0} holds no documents deepr reads; add documents or pass another folder"
     )]
     Empty(PathBuf),
     #[error("no file in corpus folder {0} could be read as a text document (all were skipped); fix or replace them")]
@@ -135,7 +137,7 @@ impl std::fmt::Debug for CorpusIndex {
 struct Candidate {
     relpath: String,
     path: PathBuf,
-    kind: DocKind,
+    kind: Format,
 }
 
 fn io_error(what: &str, path: &Path, err: impl std::fmt::Display) -> CorpusError {
@@ -183,6 +185,17 @@ impl CorpusIndex {
         state_dir: &Path,
         archive: &FileArchive,
     ) -> Result<(Self, IndexReport), CorpusError> {
+        Self::open_with(corpus_dir, state_dir, archive, false)
+    }
+
+    /// [`open`](Self::open), reading through symbolic links that leave the corpus
+    /// folder when `follow_links` (the user asked with `--follow-links`).
+    pub fn open_with(
+        corpus_dir: &Path,
+        state_dir: &Path,
+        archive: &FileArchive,
+        follow_links: bool,
+    ) -> Result<(Self, IndexReport), CorpusError> {
         let root = canonical_corpus_root(corpus_dir)?;
         let key = hex::encode(&blake3::hash(root.as_os_str().as_encoded_bytes()).as_bytes()[..8]);
         let index_dir = state_dir.join("corpus").join(&key);
@@ -210,7 +223,7 @@ impl CorpusIndex {
             .map_err(|e| io_error("cannot lock the corpus index", &lock_path, e))?;
 
         let mut report = IndexReport::default();
-        let candidates = walk_corpus(&root, &mut report.skipped);
+        let candidates = walk_corpus(&root, follow_links, &mut report.skipped);
         if candidates.is_empty() && report.skipped.is_empty() {
             return Err(CorpusError::Empty(root));
         }
@@ -241,13 +254,14 @@ impl CorpusIndex {
                     continue;
                 }
             }
-            let extracted = match extract_text(&bytes, candidate.kind) {
+            let mut extracted = match crate::reading::read_bounded(bytes, candidate.kind) {
                 Ok(extracted) => extracted,
                 Err(err) => {
                     report.skipped.push((candidate.relpath, err.to_string()));
                     continue;
                 }
             };
+            extracted.apply_path(&candidate.relpath);
             let content_sha256 = archive
                 .put(&extracted.text)
                 .map_err(|e| io_error("cannot archive the text of", &candidate.path, e))?;
@@ -270,6 +284,7 @@ impl CorpusIndex {
                 ManifestEntry {
                     raw_blake3,
                     content_sha256,
+                    outline: crate::reading::outline_of(&extracted),
                     title: extracted.title,
                     date: extracted.date,
                     kind: candidate.kind,
@@ -442,5 +457,6 @@ fn doc_meta(doc_key: &str, entry: &ManifestEntry) -> DocMeta {
         content_sha256: entry.content_sha256.clone(),
         date: entry.date.clone(),
         authority: CORPUS_AUTHORITY,
+        outline: entry.outline.clone(),
     }
 }

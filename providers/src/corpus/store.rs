@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use deepr_evidence::DocKind;
+use deepr_documents::Format;
+use deepr_orchestrator::Outline;
 use serde::{Deserialize, Serialize};
 use tantivy::collector::Count;
 use tantivy::indexer::NoMergePolicy;
@@ -20,8 +21,8 @@ use super::*;
 /// analyzer output). A folder with another version is rebuilt.
 pub(super) fn schema_version() -> String {
     format!(
-        "deepr.corpus.v1+{TOKENIZER_NAME}.{ANALYZER_VERSION}+extract.{}",
-        deepr_evidence::EXTRACTOR_VERSION
+        "deepr.corpus.v2+{TOKENIZER_NAME}.{ANALYZER_VERSION}+reader.{}",
+        deepr_documents::READER_VERSION
     )
 }
 
@@ -34,7 +35,10 @@ pub(super) struct ManifestEntry {
     pub(super) content_sha256: String,
     pub(super) title: String,
     pub(super) date: Option<String>,
-    pub(super) kind: DocKind,
+    pub(super) kind: Format,
+    /// Status, headings and places, as the reader found them.
+    #[serde(default, skip_serializing_if = "Outline::is_empty")]
+    pub(super) outline: Outline,
 }
 
 #[derive(Debug, Serialize, Deserialize)]

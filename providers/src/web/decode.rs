@@ -1,7 +1,5 @@
-//! Page bodies to text: charset detection for text and HTML, and PDF text in a
-//! bounded, panic-contained blocking task.
-
-use std::time::Duration;
+//! Page bodies to text: charset detection for text and HTML (binary formats go to
+//! `crate::reading` as they are).
 
 /// Decode a body: charset from the Content-Type header, a BOM, an HTML meta tag, then
 /// sniffing (chardetng).
@@ -33,29 +31,6 @@ pub fn decode(body: &[u8], content_type: &str) -> String {
     });
     let (text, _, _) = encoding.decode(body);
     text.into_owned()
-}
-
-/// Seconds a PDF may take to turn into text.
-pub const PDF_TIMEOUT: Duration = Duration::from_secs(20);
-
-/// PDF → text in a blocking task, bounded in time, with panics contained (PDF parsers
-/// meet hostile files).
-pub async fn pdf_text(bytes: Vec<u8>) -> Result<String, String> {
-    let task = tokio::task::spawn_blocking(move || {
-        std::panic::catch_unwind(move || pdf_extract::extract_text_from_mem(&bytes))
-    });
-    match tokio::time::timeout(PDF_TIMEOUT, task).await {
-        Err(_) => Err(format!(
-            "PDF text took longer than {} s",
-            PDF_TIMEOUT.as_secs()
-        )),
-        Ok(Err(_)) | Ok(Ok(Err(_))) => {
-            Err("the PDF could not be parsed (the parser failed)".into())
-        }
-        Ok(Ok(Ok(Err(e)))) => Err(format!("the PDF could not be read: {e}")),
-        Ok(Ok(Ok(Ok(text)))) if text.trim().is_empty() => Err("the PDF has no text layer".into()),
-        Ok(Ok(Ok(Ok(text)))) => Ok(text),
-    }
 }
 
 #[cfg(test)]

@@ -9,16 +9,17 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use deepr_checkpoints::FileArchive;
+use deepr_documents::Format;
 use deepr_evidence::report::CallStatus;
-use deepr_evidence::{extract_text, DocKind};
 use deepr_orchestrator::{DocMeta, FetchOutcome, Fetcher, SearchHit};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use super::cache::{definitive, WebCache};
-use super::decode::{decode, pdf_text};
+use super::decode::decode;
 use crate::http::HttpClient;
+use crate::reading::{format_of_page, outline_of, read_off_runtime};
 
 fn validators_key(url: &str, extractor_version: u32) -> String {
     blake3::hash(format!("deepr.validators.v2\0{extractor_version}\0{url}").as_bytes())
@@ -63,7 +64,7 @@ impl WebFetcher {
     /// the archived text, which must come from the extractor in use, so text from an
     /// older extractor is never served again.
     fn validators_key(url: &str) -> String {
-        validators_key(url, deepr_evidence::EXTRACTOR_VERSION)
+        validators_key(url, deepr_documents::READER_VERSION)
     }
 
     /// ETag / Last-Modified (and the page's archived text) from an earlier fetch.
@@ -234,26 +235,22 @@ impl WebFetcher {
                 };
             }
         }
-        let is_pdf =
-            page.content_type.starts_with("application/pdf") || page.body.starts_with(b"%PDF-");
-        let (kind, text) = if is_pdf {
-            match pdf_text(page.body.clone()).await {
-                Ok(text) => (DocKind::Text, text),
-                Err(why) => return fail(CallStatus::BadResponse, why),
-            }
-        } else if page.content_type.contains("html") {
-            (DocKind::Html, decode(&page.body, &page.content_type))
-        } else if page.content_type.starts_with("text/plain") || page.content_type.is_empty() {
-            (DocKind::Text, decode(&page.body, &page.content_type))
-        } else {
+        let Some(format) = format_of_page(&page.content_type, &hit.locator, &page.body) else {
             return fail(
                 CallStatus::Skipped,
-                format!("{} is not a readable text type", page.content_type),
+                format!("{} is not a readable document type", page.content_type),
             );
         };
-        let extracted = match extract_text(text.as_bytes(), kind) {
+        // Text formats are decoded by their declared or sniffed charset first.
+        let bytes = match format {
+            Format::Html | Format::Text | Format::Markdown | Format::Csv => {
+                decode(&page.body, &page.content_type).into_bytes()
+            }
+            _ => page.body.clone(),
+        };
+        let extracted = match read_off_runtime(bytes, format).await {
             Ok(extracted) => extracted,
-            Err(why) => return fail(CallStatus::BadResponse, format!("no readable text: {why}")),
+            Err(why) => return fail(CallStatus::BadResponse, format!("not read: {why}")),
         };
         let sha = match self.archive.put(&extracted.text) {
             Ok(sha) => sha,
@@ -267,15 +264,16 @@ impl WebFetcher {
         let title = if extracted.title.is_empty() {
             hit.title.clone()
         } else {
-            extracted.title
+            extracted.title.clone()
         };
         let doc = DocMeta {
             doc_key: hit.doc_key.clone(),
             locator: hit.locator.clone(),
             title,
             content_sha256: sha,
-            date: extracted.date,
+            date: extracted.date.clone(),
             authority: 0.6,
+            outline: outline_of(&extracted),
         };
         if page.etag.is_some() || page.last_modified.is_some() {
             self.remember_validators(&hit.locator, &page, &doc);
@@ -298,7 +296,7 @@ mod tests {
         assert_ne!(validators_key(url, 2), validators_key(url, 3));
         assert_eq!(
             WebFetcher::validators_key(url),
-            validators_key(url, deepr_evidence::EXTRACTOR_VERSION)
+            validators_key(url, deepr_documents::READER_VERSION)
         );
     }
 

@@ -1,0 +1,297 @@
+//! A document's date and status.
+//!
+//! Dates come from the content — the format's metadata (HTML meta tags, PDF Info,
+//! `docProps/core.xml`, EPUB OPF), else a date the text marks as its own ("last
+//! modified on …", "Prepared by …, 2026-04-14"), else a date in its first line — never
+//! from file modification times (a checkout sets them to the moment of the clone, so
+//! reports would depend on the clock), and never an unmarked date from the body (a
+//! release date is not the page's date).
+//!
+//! The status — current, draft, archived, superseded — comes from the text's head
+//! ("SUPERSEDED", "Status: Draft") and from the path (`archive/`, `old/`, `draft`,
+//! `v0.9`): stale documents are still read, and everything downstream is told.
+
+use crate::model::{DocStatus, Document};
+
+/// Phrases that introduce the date a page was written or last changed.
+const DATE_MARKERS: &[&str] = &[
+    "last modified",
+    "last updated",
+    "updated on",
+    "updated:",
+    "published",
+    "modified on",
+    "date:",
+    "prepared",
+    "as of",
+    "effective",
+    "issued",
+];
+
+/// The date a text states for itself: a date right after a marker such as "last
+/// modified on" (the last such marker wins: footers follow headers), else a date in the
+/// text's first 200 bytes (a dated header line). Other dates in the body — release
+/// dates, history — are not the page's date, so none is better than a wrong one.
+pub fn content_date(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let mut found = None;
+    for marker in DATE_MARKERS {
+        for (at, _) in lower.match_indices(marker) {
+            let start = at + marker.len();
+            let end = (start + 80).min(text.len());
+            if let Some(window) = text.get(start..end) {
+                if let Some(date) = find_iso_date(window) {
+                    if found.as_ref().is_none_or(|(pos, _)| start > *pos) {
+                        found = Some((start, date));
+                    }
+                }
+            }
+        }
+    }
+    if let Some((_, date)) = found {
+        return Some(date);
+    }
+    let head_end = (0..=200.min(text.len()))
+        .rev()
+        .find(|i| text.is_char_boundary(*i))
+        .unwrap_or(0);
+    find_iso_date(&text[..head_end])
+}
+
+/// The first plausible `YYYY-MM-DD` date in the text (years 1900–2199).
+pub fn find_iso_date(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    if bytes.len() < 10 {
+        return None;
+    }
+    for i in 0..=bytes.len() - 10 {
+        let window = &bytes[i..i + 10];
+        let digits_at = |r: std::ops::Range<usize>| window[r].iter().all(u8::is_ascii_digit);
+        if digits_at(0..4)
+            && window[4] == b'-'
+            && digits_at(5..7)
+            && window[7] == b'-'
+            && digits_at(8..10)
+        {
+            let before_ok = i == 0 || !bytes[i - 1].is_ascii_digit();
+            let after_ok = bytes.get(i + 10).is_none_or(|b| !b.is_ascii_digit());
+            let year: u32 = text[i..i + 4].parse().ok()?;
+            let month: u32 = text[i + 5..i + 7].parse().ok()?;
+            let day: u32 = text[i + 8..i + 10].parse().ok()?;
+            if before_ok
+                && after_ok
+                && (1900..2200).contains(&year)
+                && (1..=12).contains(&month)
+                && (1..=31).contains(&day)
+            {
+                return Some(text[i..i + 10].to_string());
+            }
+        }
+    }
+    None
+}
+
+/// How far into a document its own status line may be (bytes).
+const STATUS_HEAD_BYTES: usize = 1_000;
+
+/// The status a text gives itself: "superseded" (any case) or "DRAFT" (capitals) in
+/// its head, or a `Status:` line anywhere that says so. A body that merely mentions an
+/// older plan ("this supersedes…") is still current.
+pub fn text_status(text: &str) -> Option<DocStatus> {
+    let head_end = (0..=STATUS_HEAD_BYTES.min(text.len()))
+        .rev()
+        .find(|i| text.is_char_boundary(*i))
+        .unwrap_or(0);
+    let head = &text[..head_end];
+    let head_lower = head.to_lowercase();
+    let status_lines: Vec<String> = text
+        .lines()
+        .map(|l| l.trim().to_lowercase())
+        .filter(|l| l.starts_with("status:") || l.starts_with("document status:"))
+        .collect();
+    let says = |word: &str| status_lines.iter().any(|l| l.contains(word));
+    if head_lower.contains("superseded") || says("superseded") || says("obsolete") {
+        return Some(DocStatus::Superseded);
+    }
+    if says("archived") {
+        return Some(DocStatus::Archived);
+    }
+    let draft_word = head
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| w == "DRAFT");
+    if draft_word || says("draft") {
+        return Some(DocStatus::Draft);
+    }
+    None
+}
+
+/// Folder names that hold documents kept for the record.
+const ARCHIVE_FOLDERS: &[&str] = &[
+    "archive",
+    "archives",
+    "archived",
+    "old",
+    "obsolete",
+    "deprecated",
+    "previous",
+    "superseded",
+    "historical",
+];
+
+/// The status a corpus-relative path gives a document: an archive folder, a name that
+/// says superseded, old or draft, or a pre-release version (`v0.9`).
+pub fn path_status(relpath: &str) -> Option<DocStatus> {
+    let lower = relpath.to_lowercase();
+    let mut parts: Vec<&str> = lower.split('/').collect();
+    let file = parts.pop().unwrap_or("");
+    if parts.iter().any(|p| ARCHIVE_FOLDERS.contains(p)) {
+        return Some(DocStatus::Archived);
+    }
+    let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
+    let words: Vec<&str> = stem
+        .split(|c: char| !c.is_alphanumeric() && c != '.')
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words
+        .iter()
+        .any(|w| matches!(*w, "superseded" | "obsolete" | "old" | "outdated"))
+    {
+        return Some(DocStatus::Superseded);
+    }
+    let pre_release = words.iter().any(|w| {
+        w.strip_prefix("v0.")
+            .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit()))
+    });
+    if parts.contains(&"drafts")
+        || words.iter().any(|w| *w == "draft" || *w == "wip")
+        || pre_release
+    {
+        return Some(DocStatus::Draft);
+    }
+    None
+}
+
+/// `YYYY-MM-DD` from a PDF date (`D:20260414093000+02'00'`) or an ISO timestamp
+/// (`2026-04-14T09:30:00Z`, as `docProps/core.xml` and OPF write them).
+pub fn metadata_date(value: &str) -> Option<String> {
+    let value = value.trim();
+    if let Some(digits) = value
+        .strip_prefix("D:")
+        .or_else(|| value.strip_prefix("d:"))
+    {
+        let digits: String = digits.chars().take(8).collect();
+        if digits.len() == 8 && digits.chars().all(|c| c.is_ascii_digit()) {
+            return find_iso_date(&format!(
+                "{}-{}-{}",
+                &digits[..4],
+                &digits[4..6],
+                &digits[6..]
+            ));
+        }
+        return None;
+    }
+    find_iso_date(value.get(..10.min(value.len())).unwrap_or(""))
+}
+
+impl Document {
+    /// What the path adds: its status when the text and metadata said nothing
+    /// stronger (a superseded text in a current folder stays superseded).
+    pub fn apply_path(&mut self, relpath: &str) {
+        if let Some(status) = path_status(relpath) {
+            self.status = self.status.max(status);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_come_from_content() {
+        assert_eq!(
+            find_iso_date("updated 2024-01-15."),
+            Some("2024-01-15".into())
+        );
+        assert_eq!(find_iso_date("v12024-01-159"), None);
+        assert_eq!(find_iso_date("2024-13-01"), None);
+        assert_eq!(find_iso_date("é2024-02-03"), Some("2024-02-03".into()));
+    }
+
+    #[test]
+    fn the_page_date_is_the_marked_one_not_the_first_mentioned() {
+        let page = "Version 3.7.9 (2011-11-01) changed this.\n... body ...\nThis page last modified on 2022-10-04 12:00";
+        let padded = format!("{}{page}", "x".repeat(300));
+        assert_eq!(content_date(&padded), Some("2022-10-04".into()));
+        assert_eq!(
+            content_date("Legacy notes, 2019-05-02\nbody"),
+            Some("2019-05-02".into())
+        );
+        let unmarked = format!("{} released 2011-11-01", "x".repeat(300));
+        assert_eq!(
+            content_date(&unmarked),
+            None,
+            "an unmarked date deep in the body is not the page date"
+        );
+        assert_eq!(
+            content_date("Updated: 2020-01-01 ... last updated 2023-05-06"),
+            Some("2023-05-06".into())
+        );
+    }
+
+    #[test]
+    fn statuses_from_text_and_path() {
+        assert_eq!(
+            text_status("Concept one-pager\nNOTE: early concept figures - superseded by the 2026 product brief."),
+            Some(DocStatus::Superseded)
+        );
+        assert_eq!(
+            text_status("DRAFT - not for circulation\nbody"),
+            Some(DocStatus::Draft)
+        );
+        assert_eq!(
+            text_status("Report\nStatus: Archived"),
+            Some(DocStatus::Archived)
+        );
+        assert_eq!(
+            text_status("This plan supersedes the old one. A draft horse."),
+            None
+        );
+        assert_eq!(
+            path_status("ops/archive/q1-2025-report.pdf"),
+            Some(DocStatus::Archived)
+        );
+        assert_eq!(
+            path_status("product/concept-one-pager-v0.9.md"),
+            Some(DocStatus::Draft)
+        );
+        assert_eq!(
+            path_status("finance/budget-draft.docx"),
+            Some(DocStatus::Draft)
+        );
+        assert_eq!(
+            path_status("finance/plan-superseded.md"),
+            Some(DocStatus::Superseded)
+        );
+        assert_eq!(path_status("finance/oldham-office.md"), None);
+        assert_eq!(path_status("product/v1.2-notes.md"), None);
+    }
+
+    #[test]
+    fn metadata_dates() {
+        assert_eq!(
+            metadata_date("D:20260414093000+02'00'"),
+            Some("2026-04-14".into())
+        );
+        assert_eq!(
+            metadata_date("2026-04-14T09:30:00Z"),
+            Some("2026-04-14".into())
+        );
+        assert_eq!(metadata_date("D:2026"), None);
+        assert_eq!(metadata_date("yesterday"), None);
+        assert_eq!(
+            content_date("Q1 report\nPrepared by Jane Okafor, Head of Finance, 2026-04-14\n"),
+            Some("2026-04-14".into())
+        );
+    }
+}

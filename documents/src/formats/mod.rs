@@ -1,0 +1,52 @@
+//! One reader per format, behind [`read`]; what every reader shares: UTF-8 text files,
+//! the date and status a finished document takes from its own text.
+
+mod epub;
+mod html;
+mod markdown;
+mod odf;
+mod ooxml;
+mod pdf;
+mod sheet;
+mod text;
+mod zipped;
+
+use crate::dates::{content_date, text_status};
+use crate::{Document, Format, Limits, ReadError};
+
+pub(crate) fn read(bytes: &[u8], format: Format, limits: &Limits) -> Result<Document, ReadError> {
+    let mut doc = match format {
+        Format::Html => html::read(utf8_text(bytes)?, limits)?,
+        Format::Markdown => markdown::read(utf8_text(bytes)?, limits)?,
+        Format::Text => text::read(utf8_text(bytes)?, limits)?,
+        Format::Csv => sheet::read_csv(utf8_text(bytes)?, limits)?,
+        Format::Pdf => pdf::read(bytes, limits)?,
+        Format::Docx => ooxml::read_docx(bytes, limits)?,
+        Format::Pptx => ooxml::read_pptx(bytes, limits)?,
+        Format::Xlsx | Format::Ods => sheet::read_workbook(bytes, format, limits)?,
+        Format::Odt | Format::Odp => odf::read(bytes, format, limits)?,
+        Format::Epub => epub::read(bytes, limits)?,
+    };
+    if doc.date.is_none() {
+        doc.date = content_date(&doc.text);
+    }
+    if let Some(status) = text_status(&doc.text) {
+        doc.status = doc.status.max(status);
+    }
+    Ok(doc)
+}
+
+/// The text of a text file: no NUL bytes in its head, valid UTF-8, a BOM dropped, not
+/// blank.
+pub(crate) fn utf8_text(bytes: &[u8]) -> Result<&str, ReadError> {
+    let sniff = &bytes[..bytes.len().min(8192)];
+    if sniff.contains(&0) {
+        return Err(ReadError::Binary);
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| ReadError::InvalidUtf8(e.valid_up_to()))?;
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Err(ReadError::NoText);
+    }
+    Ok(text)
+}

@@ -1,0 +1,237 @@
+//! Spreadsheets: XLSX and ODS through calamine, CSV through the csv crate. Each sheet
+//! opens with its name as a heading; its first non-empty row is the header and every
+//! later row is one block of header-labelled cells on `sheet=Name!row=N` (CSV:
+//! `row=N`), so a figure in a budget row is an evidence unit that says what it is.
+//!
+//! The container is inflated once within the limits before calamine sees it (calamine
+//! inflates without a cap), and a sheet larger than the block limit is refused before
+//! its rows are rendered.
+
+use std::io::Cursor;
+
+use calamine::{Data, Reader};
+
+use super::zipped::Container;
+use crate::{Builder, DocStatus, Document, Format, Limits, Place, ReadError};
+
+pub(super) fn read_workbook(
+    bytes: &[u8],
+    format: Format,
+    limits: &Limits,
+) -> Result<Document, ReadError> {
+    let mut container = Container::open(bytes, format, limits)?;
+    container.check_all()?;
+    let (mut builder, date) = match format {
+        Format::Ods => super::odf::metadata(&mut container, format, limits)?,
+        _ => super::ooxml::core_properties(&mut container, format, limits)?,
+    };
+    let mut workbook =
+        calamine::open_workbook_auto_from_rs(Cursor::new(bytes)).map_err(|e| match e {
+            calamine::Error::Ods(calamine::OdsError::Password) => ReadError::Encrypted,
+            other => ReadError::malformed(format, other),
+        })?;
+    for name in workbook.sheet_names() {
+        let range = workbook
+            .worksheet_range(&name)
+            .map_err(|e| ReadError::malformed(format, format!("sheet {name}: {e}")))?;
+        let (height, width) = range.get_size();
+        if height.saturating_mul(width.max(1)) > limits.max_blocks.saturating_mul(64) {
+            return Err(ReadError::TooComplex(format!(
+                "sheet {name} has {height} rows × {width} columns"
+            )));
+        }
+        let first_row = range.start().map_or(0, |(row, _)| row);
+        let rows = range.rows().enumerate().map(|(i, cells)| {
+            let number = first_row
+                .saturating_add(u32::try_from(i).unwrap_or(u32::MAX))
+                .saturating_add(1);
+            (number, cells.iter().map(cell_text).collect::<Vec<String>>())
+        });
+        sheet(&mut builder, &name, rows, |number| Place::Row {
+            sheet: name.clone(),
+            row: number,
+        })?;
+    }
+    builder.finish(date, DocStatus::Current)
+}
+
+pub(super) fn read_csv(text: &str, limits: &Limits) -> Result<Document, ReadError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| ReadError::malformed(Format::Csv, e))?;
+        if rows.len() >= limits.max_blocks {
+            return Err(ReadError::TooComplex(format!(
+                "more than {} rows",
+                limits.max_blocks
+            )));
+        }
+        // The record's line in the file (the csv crate's own count skips blank lines).
+        let byte = record.position().map_or(0, |p| p.byte());
+        let mut byte = usize::try_from(byte).unwrap_or(usize::MAX).min(text.len());
+        // A record's position is where the reader stood: before any blank lines.
+        while matches!(text.as_bytes().get(byte), Some(b'\n' | b'\r')) {
+            byte += 1;
+        }
+        let line = text.as_bytes()[..byte]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1;
+        let number = u32::try_from(line).unwrap_or(u32::MAX);
+        rows.push((
+            number,
+            record.iter().map(str::to_string).collect::<Vec<String>>(),
+        ));
+    }
+    let mut builder = Builder::new(*limits);
+    sheet(&mut builder, "", rows.into_iter(), Place::Record)?;
+    builder.finish(None, DocStatus::Current)
+}
+
+/// A cell as text: integers without `.0`, everything else as calamine shows it.
+fn cell_text(cell: &Data) -> String {
+    match cell {
+        Data::Float(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{}", *f as i64),
+        other => other.to_string(),
+    }
+}
+
+/// One sheet: its name as a heading, its first non-empty row as the header, every
+/// later non-empty row a labelled block at its place.
+fn sheet(
+    builder: &mut Builder,
+    name: &str,
+    rows: impl Iterator<Item = (u32, Vec<String>)>,
+    place: impl Fn(u32) -> Place,
+) -> Result<(), ReadError> {
+    builder.reset_headings();
+    if !name.trim().is_empty() {
+        builder.heading(2, name)?;
+    }
+    let mut header: Option<(u32, Vec<String>)> = None;
+    let mut written = 0usize;
+    for (number, cells) in rows {
+        if cells.iter().all(|c| c.trim().is_empty()) {
+            continue;
+        }
+        let Some((_, labels)) = &header else {
+            header = Some((number, cells));
+            continue;
+        };
+        builder.place(place(number));
+        builder.row(Some(labels), &cells)?;
+        written += 1;
+    }
+    // A sheet of one row has no header to label: the row itself is the content.
+    if let (Some((number, only)), 0) = (header, written) {
+        builder.place(place(number));
+        builder.row(None, &only)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::super::epub::tests::zip;
+    use super::*;
+
+    /// A minimal XLSX: one sheet per entry, every cell an inline string (numbers as
+    /// numbers when they parse).
+    pub(crate) fn xlsx(sheets: &[(&str, Vec<Vec<&str>>)], modified: &str) -> Vec<u8> {
+        let mut parts: Vec<(String, String)> = Vec::new();
+        let mut workbook_sheets = String::new();
+        let mut rels = String::new();
+        let mut overrides = String::new();
+        for (i, (name, rows)) in sheets.iter().enumerate() {
+            let n = i + 1;
+            workbook_sheets.push_str(&format!(
+                r#"<sheet name="{name}" sheetId="{n}" r:id="rId{n}"/>"#
+            ));
+            rels.push_str(&format!(r#"<Relationship Id="rId{n}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet{n}.xml"/>"#));
+            overrides.push_str(&format!(r#"<Override PartName="/xl/worksheets/sheet{n}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>"#));
+            let mut data = String::new();
+            for (r, row) in rows.iter().enumerate() {
+                data.push_str(&format!(r#"<row r="{}">"#, r + 1));
+                for (c, value) in row.iter().enumerate() {
+                    let col = char::from(b'A' + u8::try_from(c).unwrap());
+                    let at = format!("{col}{}", r + 1);
+                    if value.is_empty() {
+                        continue;
+                    }
+                    if value.parse::<f64>().is_ok() {
+                        data.push_str(&format!(r#"<c r="{at}"><v>{value}</v></c>"#));
+                    } else {
+                        let escaped = value.replace('&', "&amp;").replace('<', "&lt;");
+                        data.push_str(&format!(
+                            r#"<c r="{at}" t="inlineStr"><is><t>{escaped}</t></is></c>"#
+                        ));
+                    }
+                }
+                data.push_str("</row>");
+            }
+            parts.push((
+                format!("xl/worksheets/sheet{n}.xml"),
+                format!(r#"<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>{data}</sheetData></worksheet>"#),
+            ));
+        }
+        parts.push(("[Content_Types].xml".into(), format!(r#"<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>{overrides}</Types>"#)));
+        parts.push(("_rels/.rels".into(), r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>"#.into()));
+        parts.push(("xl/workbook.xml".into(), format!(r#"<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>{workbook_sheets}</sheets></workbook>"#)));
+        parts.push(("xl/_rels/workbook.xml.rels".into(), format!(r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">{rels}</Relationships>"#)));
+        parts.push(("docProps/core.xml".into(), format!(r#"<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/"><dc:title>Budget</dc:title><dcterms:modified>{modified}</dcterms:modified></cp:coreProperties>"#)));
+        let borrowed: Vec<(&str, &str)> = parts
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        zip(&borrowed)
+    }
+
+    #[test]
+    fn xlsx_rows_are_labelled_by_their_header() {
+        let bytes = xlsx(
+            &[(
+                "Summary",
+                vec![
+                    vec!["Metric", "Value", "Owner"],
+                    vec![],
+                    vec!["FY2026 revenue target", "$68M", "Priya Raman"],
+                    vec!["Headcount plan", "365", ""],
+                ],
+            )],
+            "2026-04-09T18:30:00Z",
+        );
+        let doc = read_workbook(&bytes, Format::Xlsx, &Limits::default()).unwrap();
+        assert_eq!(
+            doc.text,
+            "Summary\n\nMetric: FY2026 revenue target · Value: $68M · Owner: Priya Raman\n\nMetric: Headcount plan · Value: 365"
+        );
+        let at = doc.text.find("Metric: Headcount").unwrap();
+        assert_eq!(doc.fragment_at(at).as_deref(), Some("sheet=Summary!row=4"));
+        assert_eq!(doc.heading_path(at), ["Summary"]);
+        assert_eq!(doc.date.as_deref(), Some("2026-04-09"));
+    }
+
+    #[test]
+    fn csv_rows_and_bad_input() {
+        let doc = read_csv(
+            "Quarter,Revenue\nQ1 2026,14.2\n\nQ2 2026,15.8\n",
+            &Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            doc.text,
+            "Quarter: Q1 2026 · Revenue: 14.2\n\nQuarter: Q2 2026 · Revenue: 15.8"
+        );
+        let at = doc.text.find("Q2").unwrap();
+        assert_eq!(doc.fragment_at(at).as_deref(), Some("row=4"));
+        let limits = Limits::default();
+        for junk in [&b"PK\x03\x04junk"[..], b"", &[0xff; 32]] {
+            assert!(read_workbook(junk, Format::Xlsx, &limits).is_err());
+            assert!(read_workbook(junk, Format::Ods, &limits).is_err());
+        }
+    }
+}

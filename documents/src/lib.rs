@@ -1,0 +1,188 @@
+//! Every format people keep knowledge in, read into one document model.
+//!
+//! A reader turns a file's bytes into [`Document`]: blocks (headings, paragraphs, list
+//! items, table rows labelled by their header, captions, code, sheet rows) rendered
+//! into the **archived text** quotes are cut from, with each block's heading path and
+//! place (page, slide, sheet row) kept beside it. Formats: HTML (dom_smoothie's main
+//! text, then its structure), Markdown (pulldown-cmark, rendered without markup),
+//! plain text, PDF (the text layer, page by page), DOCX, PPTX (slides and notes),
+//! XLSX/ODS (calamine), CSV, ODT/ODP and EPUB.
+//!
+//! Every reader is bounded ([`Limits`]: text size, block count, inflated size of each
+//! compressed part and of a whole container, element nesting) and [`read_bounded`]
+//! adds a time bound and contains panics, so a hostile file ends as a [`ReadError`]
+//! with its reason — never a panic, a stall or a silent skip. Dates and statuses
+//! (current, draft, archived, superseded) come from metadata, the text and the path
+//! ([`dates`]).
+//!
+//! This crate does no I/O: callers hand it bytes.
+
+pub mod dates;
+mod formats;
+pub mod model;
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+pub use dates::{content_date, find_iso_date, metadata_date, path_status, text_status};
+pub use model::{fold, labelled_row, BlockMark, Builder, DocStatus, Document, Limits, Place};
+
+/// Version of every reader's output (text, marks, title, date, status). Bump it
+/// whenever any reader's output can change: stored indexes, validators and
+/// checkpoints built by another version are then rebuilt instead of reused.
+pub const READER_VERSION: u32 = 3;
+
+/// The formats deepr reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Html,
+    Markdown,
+    Text,
+    Pdf,
+    Docx,
+    Pptx,
+    Xlsx,
+    Ods,
+    Csv,
+    Odt,
+    Odp,
+    Epub,
+}
+
+/// Every format, for listings and tests.
+pub const FORMATS: [Format; 12] = [
+    Format::Html,
+    Format::Markdown,
+    Format::Text,
+    Format::Pdf,
+    Format::Docx,
+    Format::Pptx,
+    Format::Xlsx,
+    Format::Ods,
+    Format::Csv,
+    Format::Odt,
+    Format::Odp,
+    Format::Epub,
+];
+
+impl Format {
+    /// Format from a file extension (case-insensitive); `None` for unsupported files.
+    pub fn from_extension(ext: &str) -> Option<Self> {
+        Some(match ext.to_ascii_lowercase().as_str() {
+            "html" | "htm" | "xhtml" => Self::Html,
+            "md" | "markdown" => Self::Markdown,
+            "txt" | "text" => Self::Text,
+            "pdf" => Self::Pdf,
+            "docx" => Self::Docx,
+            "pptx" => Self::Pptx,
+            "xlsx" | "xlsm" => Self::Xlsx,
+            "ods" => Self::Ods,
+            "csv" => Self::Csv,
+            "odt" => Self::Odt,
+            "odp" => Self::Odp,
+            "epub" => Self::Epub,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Html => "html",
+            Self::Markdown => "markdown",
+            Self::Text => "text",
+            Self::Pdf => "pdf",
+            Self::Docx => "docx",
+            Self::Pptx => "pptx",
+            Self::Xlsx => "xlsx",
+            Self::Ods => "ods",
+            Self::Csv => "csv",
+            Self::Odt => "odt",
+            Self::Odp => "odp",
+            Self::Epub => "epub",
+        }
+    }
+}
+
+/// Why a document could not be read. Each is reported per file and never aborts a run.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    #[error("unsupported file type{0}")]
+    Unsupported(String),
+    #[error("binary content (NUL bytes), not a text document")]
+    Binary,
+    #[error("invalid UTF-8 at byte {0}")]
+    InvalidUtf8(usize),
+    #[error("encrypted (password-protected); save an unprotected copy to read it")]
+    Encrypted,
+    #[error("no text layer (a scanned or image-only PDF); run OCR on it first")]
+    NoTextLayer,
+    #[error("too large: {0}")]
+    TooLarge(String),
+    #[error("too complex: {0}")]
+    TooComplex(String),
+    #[error("malformed {format}: {detail}")]
+    Malformed {
+        format: &'static str,
+        detail: String,
+    },
+    #[error("no readable text found")]
+    NoText,
+    #[error("too complex: reading took longer than {0} s")]
+    TimedOut(u64),
+    #[error("the {0} reader failed on this file (a parser bug, contained)")]
+    ReaderPanicked(&'static str),
+}
+
+impl ReadError {
+    pub(crate) fn malformed(format: Format, detail: impl std::fmt::Display) -> Self {
+        Self::Malformed {
+            format: format.as_str(),
+            detail: detail.to_string(),
+        }
+    }
+}
+
+/// How long [`read_bounded`] lets one document take by default.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Read a document. Dates and statuses from the text and the format's metadata are
+/// set; the caller adds what the path says ([`Document::apply_path`]).
+pub fn read(bytes: &[u8], format: Format, limits: &Limits) -> Result<Document, ReadError> {
+    formats::read(bytes, format, limits)
+}
+
+/// [`read`] on its own thread, within `timeout`, with panics contained. A reader that
+/// runs out of time is left to finish on its thread; its result is discarded.
+pub fn read_bounded(
+    bytes: Vec<u8>,
+    format: Format,
+    limits: Limits,
+    timeout: Duration,
+) -> Result<Document, ReadError> {
+    let (send, receive) = std::sync::mpsc::sync_channel(1);
+    let spawned = std::thread::Builder::new()
+        .name(format!("read-{}", format.as_str()))
+        .spawn(move || {
+            let result = std::panic::catch_unwind(|| read(&bytes, format, &limits))
+                .unwrap_or(Err(ReadError::ReaderPanicked(format.as_str())));
+            let _ = send.send(result);
+        });
+    if spawned.is_err() {
+        // No thread to spare: read here, still with panics contained.
+        return Err(ReadError::TooComplex(
+            "no reader thread could be started".into(),
+        ));
+    }
+    match receive.recv_timeout(timeout) {
+        Ok(result) => result,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            Err(ReadError::TimedOut(timeout.as_secs()))
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            Err(ReadError::ReaderPanicked(format.as_str()))
+        }
+    }
+}
