@@ -16,9 +16,19 @@ pub struct DoctorArgs {
     pub probe: bool,
     #[command(flatten)]
     pub urls: crate::SourceUrlArgs,
+    /// Read this corpus folder as a run would and list every file it cannot read,
+    /// with the reason, before any run.
+    #[arg(long, value_name = "DIR")]
+    pub corpus: Option<std::path::PathBuf>,
+    /// With --corpus: read through links that leave the folder, as `run --follow-links`.
+    #[arg(long, requires = "corpus")]
+    pub follow_links: bool,
 }
 
-pub fn execute(_globals: &Globals, args: &DoctorArgs) -> Result<u8, Failure> {
+pub fn execute(globals: &Globals, args: &DoctorArgs) -> Result<u8, Failure> {
+    if let Some(corpus) = &args.corpus {
+        return corpus_files(globals, corpus, args.follow_links);
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -92,4 +102,31 @@ pub fn execute(_globals: &Globals, args: &DoctorArgs) -> Result<u8, Failure> {
         Err(Failure::Run(why)) => outln!("re-ranker: unusable: {why:#}"),
     }
     Ok(if usable > 0 { 0 } else { 1 })
+}
+
+/// `doctor --corpus DIR`: index the folder as a run would (the index is kept for the
+/// run) and list what was read and every file that was not, with its reason. Exit 0
+/// when every file was read, 1 when some were not, 2 when the folder is unusable.
+fn corpus_files(
+    globals: &Globals,
+    corpus: &std::path::Path,
+    follow_links: bool,
+) -> Result<u8, Failure> {
+    let state_dir = crate::state::resolve(globals.state_dir.as_deref())?;
+    crate::state::prepare(&state_dir)?;
+    let archive =
+        deepr_checkpoints::FileArchive::open(&state_dir).map_err(|e| Failure::Run(e.into()))?;
+    let (_, report) =
+        deepr_providers::CorpusIndex::open_with(corpus, &state_dir, &archive, follow_links)
+            .map_err(|e| crate::usage(e.to_string()))?;
+    let read = report.extracted.len() + report.reused.len();
+    outln!(
+        "corpus {}: {read} files read, {} not read",
+        corpus.display(),
+        report.skipped.len()
+    );
+    for (path, reason) in &report.skipped {
+        outln!("not read: {path} — {reason}");
+    }
+    Ok(u8::from(!report.skipped.is_empty()))
 }

@@ -94,13 +94,17 @@ enum Command {
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
     /// Topics, one per line (`#` comments and blank lines ignored).
-    #[arg(long, value_name = "FILE", required_unless_present = "qa")]
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["qa", "facts"])]
     pub topics: Option<PathBuf>,
     /// Questions with official answers (benches/data/sqlite_faq.json): research each
     /// question and score how much of its answer the report's quotes cover, beside a
     /// BM25 sentence-retrieval baseline.
     #[arg(long, value_name = "FILE", conflicts_with = "topics")]
     pub qa: Option<PathBuf>,
+    /// Fact checkpoints (TOML: a brief, and per checkpoint the values its report must
+    /// state and the stale values it must not): fact coverage per strategy.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["topics", "qa"])]
+    pub facts: Option<PathBuf>,
     /// With --qa: only the first N questions.
     #[arg(long, value_name = "N")]
     pub qa_limit: Option<usize>,
@@ -310,6 +314,14 @@ pub struct RunArgs {
     /// address (repeatable). Nothing else on a private network is ever fetched.
     #[arg(long = "allow-host", value_name = "HOST[:PORT]")]
     pub allow_hosts: Vec<String>,
+    /// Read files in the corpus through symbolic links that lead outside its folder
+    /// (by default such files are listed as not read).
+    #[arg(long)]
+    pub follow_links: bool,
+    /// Candidate sentences a model extractor reads per subquestion (1–200; the offline
+    /// heuristic reads its own smaller share).
+    #[arg(long, value_name = "N", default_value_t = deepr_stages::extract::DEFAULT_MODEL_POOL, value_parser = parse_model_pool)]
+    pub model_pool: usize,
     /// Report path (default: a slug of the topic in the current folder); report.json is written beside it.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -470,5 +482,13 @@ fn cli_globals(cli: &Cli) -> Globals {
         json: cli.json,
         config: cli.config.clone(),
         db: cli.db.clone(),
+    }
+}
+
+/// `--model-pool N`: a whole number from 1 to 200.
+fn parse_model_pool(value: &str) -> Result<usize, String> {
+    match value.trim().parse::<usize>() {
+        Ok(n) if (1..=200).contains(&n) => Ok(n),
+        _ => Err(format!("{value:?} is not a whole number from 1 to 200")),
     }
 }

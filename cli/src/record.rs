@@ -105,6 +105,16 @@ pub struct RunRecord {
     /// Independent calls one step keeps in flight (1 = sequential).
     #[serde(default = "default_io_concurrency")]
     pub io_concurrency: usize,
+    /// Read corpus files through links that leave the corpus folder (`--follow-links`).
+    #[serde(default)]
+    pub follow_links: bool,
+    /// Candidates a model extractor reads per subquestion (`--model-pool`).
+    #[serde(default = "default_model_pool")]
+    pub model_pool: usize,
+}
+
+fn default_model_pool() -> usize {
+    deepr_stages::extract::DEFAULT_MODEL_POOL
 }
 
 fn default_io_concurrency() -> usize {

@@ -164,6 +164,8 @@ fn new_record(settings: &crate::settings::Settings, args: &RunArgs) -> Result<Ru
         fetch_latency_ms: 0,
         simulation: settings.simulation.clone(),
         io_concurrency: settings.io_concurrency,
+        follow_links: args.follow_links,
+        model_pool: args.model_pool,
         formats: {
             let mut formats: Vec<String> = args
                 .formats

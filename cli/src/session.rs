@@ -176,20 +176,22 @@ pub async fn session(
     }
     let archive = Arc::new(archive);
     let opened = match &record.corpus {
-        Some(corpus) => match CorpusIndex::open(corpus, state_dir, &archive) {
-            Ok(opened) => Some(opened),
-            Err(error) => {
-                if first {
-                    // A corpus that cannot be used is bad input: the run never started, so
-                    // its just-created folder goes (no other run is touched).
-                    drop(store);
-                    let _ = std::fs::remove_dir_all(&dir);
-                } else {
-                    set_state(&dir, record, RunState::Failed, Some(error.to_string()));
+        Some(corpus) => {
+            match CorpusIndex::open_with(corpus, state_dir, &archive, record.follow_links) {
+                Ok(opened) => Some(opened),
+                Err(error) => {
+                    if first {
+                        // A corpus that cannot be used is bad input: the run never started, so
+                        // its just-created folder goes (no other run is touched).
+                        drop(store);
+                        let _ = std::fs::remove_dir_all(&dir);
+                    } else {
+                        set_state(&dir, record, RunState::Failed, Some(error.to_string()));
+                    }
+                    return Err(usage(error.to_string()));
                 }
-                return Err(usage(error.to_string()));
             }
-        },
+        }
         None => None,
     };
     for notice in &options.notices {
@@ -213,7 +215,19 @@ pub async fn session(
         errln!("deepr: run {} — {}", record.run_id, record.topic);
     }
     let mut index = None;
+    let mut corpus_files = None;
     if let (Some((opened, report)), Some(corpus)) = (opened, &record.corpus) {
+        corpus_files = Some(deepr_evidence::report::CorpusFiles {
+            read: report.extracted.len() + report.reused.len(),
+            skipped: report
+                .skipped
+                .iter()
+                .map(|(path, reason)| deepr_evidence::report::SkippedFile {
+                    path: path.clone(),
+                    reason: reason.clone(),
+                })
+                .collect(),
+        });
         reporter.say(&format!(
             "deepr: corpus {}: {} documents ({} indexed now, {} reused), {} skipped",
             corpus.display(),
@@ -270,7 +284,8 @@ pub async fn session(
         strategy: record.strategy,
         search_fingerprint,
         io_concurrency: options.io_concurrency.unwrap_or(record.io_concurrency),
-        model_pool: deepr_stages::extract::DEFAULT_MODEL_POOL,
+        model_pool: record.model_pool,
+        corpus_files,
     };
 
     if !first {

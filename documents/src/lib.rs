@@ -20,6 +20,8 @@
 pub mod dates;
 mod formats;
 pub mod model;
+#[cfg(any(test, feature = "writers"))]
+pub mod writers;
 
 use std::time::Duration;
 

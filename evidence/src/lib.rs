@@ -3,12 +3,13 @@
 //!
 //! * [`normalise`] — the one text-comparison function (extraction, verification and
 //!   tests all use it; nothing else compares text).
-//! (Reading documents into archived text is `deepr-documents`' job.)
 //! * [`sentences`] — splits archived text into sentences addressed by
 //!   (document, index) with byte offsets, stable across runs and machines.
 //! * [`hash`] — content and quote hashes used in reports (SHA-256) and internal keys.
 //! * [`report`] — the `deepr.report.v1` contract (report.json) as serde types.
 //! * [`verify`] — the verification gate's core: is a cited quote in its source?
+//!
+//! Reading documents into archived text is `deepr-documents`' job.
 //!
 //! This crate does no I/O: callers hand it bytes and strings.
 

@@ -37,6 +37,10 @@ pub struct Report {
     /// read as empty).
     #[serde(default)]
     pub article: Article,
+    /// The corpus files read and not read (absent without a corpus, and in reports
+    /// written before it was added).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corpus_files: Option<CorpusFiles>,
 }
 
 /// The report as prose. Every sentence cites `claims[].id`s; its quotes are those
@@ -154,6 +158,29 @@ pub struct Source {
     pub score: f64,
     /// How the source was obtained (`ok`, or a failure status).
     pub status: String,
+    /// The document's own date, if it states one (`YYYY-MM-DD` or `YYYY-MM`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// `draft`, `archived` or `superseded` when the document says a newer version
+    /// replaces it or it is not final; absent for a current document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+}
+
+/// What a run read of its corpus folder: how many files, and every file it did not
+/// read with the reason (nothing is skipped silently).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CorpusFiles {
+    /// Files read as documents.
+    pub read: usize,
+    /// Files not read: (corpus-relative path, reason), in walk order.
+    pub skipped: Vec<SkippedFile>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedFile {
+    pub path: String,
+    pub reason: String,
 }
 
 /// The outcome of one provider call.

@@ -1,6 +1,8 @@
-//! Decompose: subquestions from the topic's own clauses, then from the headings of the
-//! documents the scout found (most topic-related first), then generic probes of the
-//! topic's key terms — so two topics over one corpus get different plans.
+//! Decompose: a brief's parts first (`deepr_tasks::brief`: at least one subquestion per
+//! part, named after the part's subject, the brief's subject added — never a copied
+//! instruction), else the topic's own clauses; then headings of the documents the
+//! scout found (most topic-related first), then generic probes of the topic's key
+//! terms — so two topics over one corpus get different plans.
 
 use std::collections::BTreeSet;
 
@@ -12,7 +14,8 @@ use crate::Heuristic;
 impl Heuristic for Decompose {
     /// 2: a heading becomes a subquestion only when it shares a topic term that is not
     /// in most headings (a corpus-wide word such as the product's name says nothing).
-    const VERSION: u32 = 2;
+    /// 3: a brief's parts are planned first, one or more subquestions each.
+    const VERSION: u32 = 3;
 
     fn answer(input: &Input) -> Answer {
         let topic = input.topic.as_str();
@@ -29,10 +32,19 @@ impl Heuristic for Decompose {
             questions.push(q);
         };
 
-        let clauses = topic_clauses(topic);
-        for clause in &clauses {
-            push(as_question(clause), &mut questions);
-        }
+        let brief = deepr_tasks::brief::parse_brief(topic);
+        let clauses = if brief.parts.len() >= 2 {
+            for question in part_questions(&brief, target) {
+                push(question, &mut questions);
+            }
+            brief.parts.clone()
+        } else {
+            let clauses = topic_clauses(topic);
+            for clause in &clauses {
+                push(as_question(clause), &mut questions);
+            }
+            clauses
+        };
         let focus = clauses
             .first()
             .map(|c| strip_question_words(c))
@@ -101,6 +113,71 @@ impl Heuristic for Decompose {
             subquestions: questions,
         }
     }
+}
+
+/// One subquestion per part of a brief, named after the part's subject with the
+/// brief's subject added; when the plan has room (`target`), a part joining two
+/// subjects ("funding history and financial trajectory") gets one for each.
+fn part_questions(brief: &deepr_tasks::brief::Brief, target: usize) -> Vec<String> {
+    let subjects: Vec<String> = brief.parts.iter().map(|p| subject_of(p)).collect();
+    let pairs: Vec<Option<(String, String)>> = subjects.iter().map(|s| split_pair(s)).collect();
+    let room = target.saturating_sub(subjects.len());
+    let mut split_left = room;
+    let entity = brief.entities.first();
+    let ask = |subject: &str| match entity {
+        Some(entity) => format!("What does the documentation say about “{subject}” for {entity}?"),
+        None => format!("What does the documentation say about “{subject}”?"),
+    };
+    let mut out = Vec::new();
+    for (subject, pair) in subjects.iter().zip(pairs) {
+        match pair {
+            Some((first, second)) if split_left > 0 => {
+                split_left -= 1;
+                out.push(ask(&first));
+                out.push(ask(&second));
+            }
+            _ => out.push(ask(subject)),
+        }
+    }
+    out
+}
+
+/// A part's subject: without the possessive that stands for the brief's subject
+/// ("the company's", "its"), capitalised.
+fn subject_of(part: &str) -> String {
+    let mut text = part.trim().to_string();
+    let lowered = text.to_lowercase();
+    for prefix in [
+        "the company's ",
+        "the company’s ",
+        "its ",
+        "their ",
+        "the ",
+        "our ",
+    ] {
+        if lowered.starts_with(prefix) {
+            text = text[prefix.len()..].to_string();
+            break;
+        }
+    }
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => text,
+    }
+}
+
+/// "Funding history and current financial trajectory" → both subjects, when the part
+/// joins exactly two (no commas, one "and", words on both sides).
+fn split_pair(subject: &str) -> Option<(String, String)> {
+    if subject.contains(',') || subject.matches(" and ").count() != 1 {
+        return None;
+    }
+    let (first, second) = subject.split_once(" and ")?;
+    if content_terms(first).is_empty() || content_terms(second).is_empty() {
+        return None;
+    }
+    Some((subject_of(first), subject_of(second)))
 }
 
 /// Split a topic into clauses at question marks, semicolons and ", and" joins.
@@ -184,6 +261,45 @@ mod tests {
             headings: headings.iter().map(|h| h.to_string()).collect(),
         })
         .subquestions
+    }
+
+    #[test]
+    fn a_brief_is_planned_by_its_parts_in_order() {
+        let brief = "You are preparing a due-diligence brief on Kestrelmoor Robotics, Inc., a Dayton-based robotics company. Write a brief covering: (1) the company's funding history and current financial trajectory, (2) its product line and roadmap including pricing, (3) operational performance and key risks, and (4) how it is positioned against Swiftlane Robotics, MediRover and Corvid Logistics. Be specific about numbers, dates and names, and cite your sources.";
+        let headings = ["Kestrelmoor Brand Guidelines (excerpt)", "Annual leave"];
+        let questions = plan(brief, 5, 10, 7, &headings);
+        let subjects: Vec<&str> = questions
+            .iter()
+            .map(|q| {
+                q.split('“')
+                    .nth(1)
+                    .and_then(|r| r.split('”').next())
+                    .unwrap_or(q)
+            })
+            .collect();
+        assert_eq!(
+            subjects,
+            [
+                "Funding history",
+                "Current financial trajectory",
+                "Product line",
+                "Roadmap including pricing",
+                "Operational performance",
+                "Key risks",
+                "How it is positioned against Swiftlane Robotics, MediRover and Corvid Logistics",
+            ]
+        );
+        assert!(
+            questions
+                .iter()
+                .all(|q| q.contains("for Kestrelmoor Robotics?")),
+            "{questions:?}"
+        );
+        assert!(!questions
+            .iter()
+            .any(|q| q.contains("Cite") || q.contains("Brand")));
+        // A smaller plan keeps one subquestion per part.
+        assert_eq!(plan(brief, 3, 5, 4, &headings).len(), 4);
     }
 
     #[test]

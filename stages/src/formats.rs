@@ -402,6 +402,7 @@ mod tests {
             coverage: vec![],
             usage: Usage::default(),
             article: Default::default(),
+            corpus_files: None,
         }
     }
 

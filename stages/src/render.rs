@@ -8,7 +8,7 @@
 //! line); `normalise(QUOTE)` equals `normalise` of the exact slice, which is what
 //! `deepr verify` compares. report.json carries the exact slice.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use deepr_evidence::report::{
@@ -98,6 +98,8 @@ pub fn build_report(
                 content_sha256: s.doc.content_sha256.clone(),
                 score: s.score,
                 status: "ok".into(),
+                date: s.doc.date.clone(),
+                version: s.doc.outline.status.clone(),
             })
         })
         .collect();
@@ -129,6 +131,7 @@ pub fn build_report(
         coverage: result.coverage.clone(),
         usage,
         article: crate::article::build_article(result),
+        corpus_files: config.corpus_files.clone(),
     }
 }
 
@@ -218,6 +221,67 @@ fn prose(paragraph: &Paragraph, claims: &BTreeMap<&str, &Claim>, notes: &mut Foo
         .join(" ")
 }
 
+/// The newest date among the sources a conflict's claims cite, when they differ (an
+/// old-versus-new disagreement).
+fn newest_date(
+    report: &Report,
+    conflict: &deepr_evidence::report::Conflict,
+    claims: &BTreeMap<&str, &Claim>,
+) -> Option<String> {
+    let dates: BTreeSet<&str> = conflict
+        .claims
+        .iter()
+        .filter_map(|id| claims.get(id.as_str()))
+        .flat_map(|claim| &claim.citations)
+        .filter_map(|c| report.sources.iter().find(|s| s.id == c.source))
+        .filter_map(|s| s.date.as_deref())
+        .collect();
+    (dates.len() > 1)
+        .then(|| dates.last().map(|d| d.to_string()))
+        .flatten()
+}
+
+/// `S2 (2026-04-14, newer)`: a source id with its date and version, the newest of a
+/// disagreement marked.
+fn dated_source(report: &Report, id: &str, newest: Option<&str>) -> String {
+    let Some(source) = report.sources.iter().find(|s| s.id == id) else {
+        return id.to_string();
+    };
+    let mut notes: Vec<String> = source
+        .date
+        .iter()
+        .chain(&source.version)
+        .map(|n| md_text(n))
+        .collect();
+    if newest.is_some() && source.date.as_deref() == newest {
+        notes.push("newer".into());
+    }
+    if notes.is_empty() {
+        id.to_string()
+    } else {
+        format!("{id} ({})", notes.join(", "))
+    }
+}
+
+/// The corpus files line of References, and every file not read with its reason.
+fn corpus_files(out: &mut String, files: Option<&deepr_evidence::report::CorpusFiles>) {
+    let Some(files) = files else { return };
+    let _ = writeln!(
+        out,
+        "\nCorpus: {} files read, {} not read.",
+        files.read,
+        files.skipped.len()
+    );
+    for file in &files.skipped {
+        let _ = writeln!(
+            out,
+            "- not read: `{}` — {}",
+            file.path.replace('`', "'"),
+            md_text(&file.reason)
+        );
+    }
+}
+
 pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDetails) -> String {
     let mut out = String::new();
     let mut notes = Footnotes::default();
@@ -270,10 +334,14 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
             md_text(&conflict.summary),
             conflict.subquestion
         );
+        let newest = newest_date(report, conflict, &claims);
         for id in &conflict.claims {
             if let Some(claim) = claims.get(id.as_str()) {
-                let sources: Vec<&str> =
-                    claim.citations.iter().map(|c| c.source.as_str()).collect();
+                let sources: Vec<String> = claim
+                    .citations
+                    .iter()
+                    .map(|c| dated_source(report, &c.source, newest.as_deref()))
+                    .collect();
                 let _ = writeln!(
                     out,
                     "  - {} — {}{}",
@@ -310,16 +378,23 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
         let _ = writeln!(out, "{}\n", md_text(&line));
     }
     for source in &report.sources {
+        let dated: String = [&source.date, &source.version]
+            .into_iter()
+            .flatten()
+            .map(|part| format!("{}, ", md_text(part)))
+            .collect();
         let _ = writeln!(
             out,
-            "- **{}** {} — `{}` (score {:.2}, {})",
+            "- **{}** {} — `{}` ({}score {:.2}, {})",
             source.id,
             md_text(&source.title),
             source.locator.replace('`', "'"),
+            dated,
             source.score,
             source.status
         );
     }
+    corpus_files(&mut out, report.corpus_files.as_ref());
     let _ = writeln!(
         out,
         "\n### Search coverage\n\n| provider | query | status | hits |\n|---|---|---|---|"
@@ -530,6 +605,7 @@ mod tests {
             coverage: vec![],
             usage: Usage::default(),
             article: Default::default(),
+            corpus_files: None,
         };
         let result = ResearchResult {
             subquestions: vec![Subq {

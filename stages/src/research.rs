@@ -100,6 +100,9 @@ pub struct ResearchConfig {
     /// round's subquestions (that suits the offline extractor, not a reader that can
     /// judge relevance itself). [`crate::extract::DEFAULT_MODEL_POOL`] by default.
     pub model_pool: usize,
+    /// The corpus files read and not read, for the report's References (`None`
+    /// without a corpus).
+    pub corpus_files: Option<deepr_evidence::report::CorpusFiles>,
 }
 
 #[derive(Clone)]

@@ -25,7 +25,8 @@ use crate::types::{Candidate, FetchOut, Rerank, ScoreOut, ScoredSource, Sentence
 /// 4: the figure bonus reads whole-number words only (as before the grounding rule
 /// widened `numbers`).
 /// 5: whole blocks (list items, table rows) are units without a final period;
-/// heading terms count at half weight; stale documents' sentences weigh less.
+/// heading terms count at half weight for list items and table rows; stale
+/// documents' sentences weigh less.
 pub const STAGE_VERSION: u32 = 5;
 /// Weight of a question term found only in the headings above a sentence.
 const HEADING_TERM_WEIGHT: f64 = 0.5;
@@ -46,7 +47,9 @@ const MAX_SENTENCE_CHARS: usize = 600;
 type Lexical = (Vec<ScoredSource>, Vec<(f64, String, u32, Option<u32>)>);
 
 /// Scores sources and candidate sentences; re-ranks the candidates by meaning when
-/// `embedder` is given (an embedding failure is recorded and the lexical order kept).
+/// `embedder` is given (an embedding failure is recorded and the lexical order kept);
+/// the best `keep` candidates are kept.
+#[allow(clippy::too_many_arguments)]
 pub async fn run(
     fetched: &FetchOut,
     ranking_question: &str,
@@ -264,7 +267,9 @@ fn lexical(
     };
     let mut weighted: BTreeMap<String, f64> =
         question_terms.iter().map(|t| (t.clone(), idf(t))).collect();
-    for term in content_terms(topic) {
+    // A brief's writing instructions ("be specific about numbers, dates and names")
+    // say nothing about relevance: only its subject counts.
+    for term in content_terms(&deepr_tasks::brief::subject_text(topic)) {
         weighted
             .entry(term.clone())
             .or_insert_with(|| TOPIC_TERM_WEIGHT * idf(&term));
@@ -316,13 +321,19 @@ fn lexical(
             else {
                 continue;
             };
-            // The headings above a unit say what it is about ("Revenue" above a list
-            // item): their terms count at half weight.
-            let path_terms: BTreeSet<String> = outline
-                .heading_path(&text.text, sentence.start)
-                .iter()
-                .flat_map(|h| content_terms(h))
-                .collect();
+            // The headings above a list item or table row say what it is about
+            // ("Revenue" above "Quarterly revenue: $14.2M"): their terms count at half
+            // weight. A prose sentence speaks for itself.
+            let fragment = block_unit && (!ends_like_sentence(body) || body.contains(" · "));
+            let path_terms: BTreeSet<String> = if fragment {
+                outline
+                    .heading_path(&text.text, sentence.start)
+                    .iter()
+                    .flat_map(|h| content_terms(h))
+                    .collect()
+            } else {
+                BTreeSet::new()
+            };
             let matched: f64 = weighted
                 .iter()
                 .map(|(t, w)| {

@@ -20,6 +20,7 @@ const MAX_LINES: usize = 500;
 
 const CRATES: &[&str] = &[
     "evidence",
+    "documents",
     "orchestrator",
     "prompts",
     "tasks",

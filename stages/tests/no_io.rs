@@ -48,6 +48,7 @@ const CLOCK_FILE: &str = "orchestrator/src/clock.rs";
 /// The crates whose production code must do no I/O.
 const PURE_CRATES: &[&str] = &[
     "stages",
+    "documents",
     "orchestrator",
     "evidence",
     "prompts",

@@ -45,32 +45,64 @@ pub struct SourceNote {
     pub status: Option<String>,
 }
 
+/// Candidates grouped by document (in order of each document's best candidate, then
+/// rank order within it): a line naming the document, its date and status once, a
+/// line for the headings when they change, then `cN: "sentence"` lines. Saying where
+/// a sentence stands costs a few tokens per document, not per sentence.
+pub fn render_candidates(candidates: &[Candidate]) -> String {
+    let mut documents: Vec<&str> = Vec::new();
+    for c in candidates {
+        if !documents.contains(&c.doc.as_str()) {
+            documents.push(&c.doc);
+        }
+    }
+    let mut lines = Vec::new();
+    for doc in documents {
+        let mut under: Option<&[String]> = None;
+        for c in candidates.iter().filter(|c| c.doc == doc) {
+            if under.is_none() {
+                lines.push(c.source.document_line(&c.title));
+            }
+            let headings = c.source.headings_below(&c.title);
+            if under != Some(headings) && !headings.is_empty() {
+                lines.push(format!("  under {}:", quoted(&headings.join(" › "))));
+            }
+            under = Some(headings);
+            lines.push(format!("  {}: {}", c.id, quoted(&c.text)));
+        }
+    }
+    lines.join("\n")
+}
+
 impl SourceNote {
     /// Whether the document says a newer version replaces it.
     pub fn is_stale(&self) -> bool {
         matches!(self.status.as_deref(), Some("archived" | "superseded"))
     }
 
-    /// `[from "Title › Heading", 2026-04-14, superseded]`, with the untrusted title and
-    /// headings quoted as data.
-    pub fn render(&self, title: &str) -> String {
-        let mut path: Vec<&str> = Vec::new();
-        if !title.trim().is_empty() {
-            path.push(title.trim());
+    /// `Document "Title" (2026-04-14, superseded):` — the untrusted title quoted as
+    /// data; what is unknown (no date) or usual (current) is left out.
+    pub fn document_line(&self, title: &str) -> String {
+        let notes: Vec<&str> = self
+            .date
+            .iter()
+            .chain(&self.status)
+            .map(String::as_str)
+            .collect();
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", notes.join(", "))
+        };
+        format!("Document {}{notes}:", quoted(title.trim()))
+    }
+
+    /// The headings above the unit without a first heading that repeats the title.
+    pub fn headings_below(&self, title: &str) -> &[String] {
+        match self.headings.split_first() {
+            Some((first, rest)) if first.trim() == title.trim() => rest,
+            _ => &self.headings,
         }
-        path.extend(
-            self.headings
-                .iter()
-                .map(|h| h.as_str())
-                .filter(|h| *h != title.trim()),
-        );
-        let mut parts = Vec::new();
-        if !path.is_empty() {
-            parts.push(format!("from {}", quoted(&path.join(" › "))));
-        }
-        parts.push(self.date.clone().unwrap_or_else(|| "undated".into()));
-        parts.push(self.status.clone().unwrap_or_else(|| "current".into()));
-        format!("[{}]", parts.join(", "))
     }
 }
 
@@ -103,19 +135,7 @@ impl ModelTask for Extract {
     }
 
     fn values(input: &Input) -> Vec<(&'static str, String)> {
-        let candidates = input
-            .candidates
-            .iter()
-            .map(|c| {
-                format!(
-                    "{}: {} {}",
-                    c.id,
-                    quoted(&c.text),
-                    c.source.render(&c.title)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
+        let candidates = render_candidates(&input.candidates);
         vec![
             ("subquestion", quoted(&input.subquestion)),
             ("candidates", candidates),

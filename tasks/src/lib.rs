@@ -18,6 +18,7 @@ use deepr_prompts::{Prompt, PromptSet};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+pub mod brief;
 pub mod conflict;
 pub mod decompose;
 pub mod deepen;

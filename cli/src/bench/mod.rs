@@ -20,6 +20,7 @@ use crate::record::{now_secs, read_run_file, run_dir, RunRecord, RunState, RECOR
 use crate::session::{self, SessionOptions, Start};
 use crate::{config, usage, BenchArgs, DepthArg, Failure, Globals};
 
+pub mod facts;
 mod fleet;
 mod qa;
 mod quality;
@@ -42,6 +43,9 @@ pub struct BenchFile {
     /// With `--qa`: quality against the official answers, beside BM25 baselines.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qa: Option<Vec<QaRow>>,
+    /// With `--facts`: fact coverage per strategy, and every checkpoint's row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facts: Option<facts::FactsSummaryFile>,
     /// Columns that cannot fail with this bench's model (the offline model), and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by_construction: Option<ByConstruction>,
@@ -97,10 +101,15 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         Some(path) => Some(read_qa(path, args.qa_limit)?),
         None => None,
     };
-    let topics = match (&qa, &args.topics) {
-        (Some(items), _) => items.iter().map(|i| i.question.clone()).collect(),
-        (None, Some(path)) => read_topics(path)?,
-        (None, None) => return Err(usage("pass --topics FILE or --qa FILE")),
+    let fact_file = match &args.facts {
+        Some(path) => Some(facts::read_facts(path)?),
+        None => None,
+    };
+    let topics = match (&qa, &fact_file, &args.topics) {
+        (Some(items), _, _) => items.iter().map(|i| i.question.clone()).collect(),
+        (None, Some(file), _) => vec![file.brief.clone()],
+        (None, None, Some(path)) => read_topics(path)?,
+        (None, None, None) => return Err(usage("pass --topics FILE, --qa FILE or --facts FILE")),
     };
     let strategies: Vec<Strategy> = args
         .strategies
@@ -218,11 +227,21 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         crate::util::write_atomically(&out_dir.join("qa.jsonl"), lines.as_bytes())?;
     }
     let qa_rows = qa_table.map(|t| t.rows);
+    let fact_rows = match &fact_file {
+        Some(file) => Some(facts::facts_table(file, &strategies, &out_dir)?),
+        None => None,
+    };
     let bench = BenchFile {
         schema: BENCH_SCHEMA.into(),
         strategies: summary.clone(),
         runs: rows.clone(),
         qa: qa_rows.clone(),
+        facts: fact_rows
+            .clone()
+            .map(|(strategies, checkpoints)| facts::FactsSummaryFile {
+                strategies,
+                checkpoints,
+            }),
         by_construction: offline.then(|| ByConstruction {
             columns: vec!["supported_share".into(), "verbatim_rate".into()],
             why: BY_CONSTRUCTION_NOTE.into(),
@@ -235,6 +254,9 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
     let mut table = markdown(&summary, &rows, topics.len(), offline);
     if let Some(qa_rows) = &qa_rows {
         table.push_str(&qa_markdown(qa_rows));
+    }
+    if let Some((summaries, rows)) = &fact_rows {
+        table.push_str(&facts::facts_markdown(summaries, rows));
     }
     crate::util::write_atomically(&out_dir.join("bench.md"), table.as_bytes())?;
     crate::util::write_atomically(&out_dir.join("bench.svg"), svg(&summary).as_bytes())?;
@@ -394,6 +416,8 @@ pub fn cell_record(
         embed: None,
         simulation: simulation.clone(),
         io_concurrency,
+        follow_links: false,
+        model_pool: deepr_stages::extract::DEFAULT_MODEL_POOL,
     };
     // The means, for readers of older records (checked when the bench started).
     let mean = |latency: Result<deepr_orchestrator::simulate::Latency, Failure>| {

@@ -149,6 +149,7 @@ mod tests {
             coverage: vec![],
             usage: Usage::default(),
             article: Default::default(),
+            corpus_files: None,
         };
         let q = quality(&report, &stats);
         assert_eq!(q.quoted, 4, "e repeats d within its section");

@@ -276,10 +276,13 @@ mod tests {
                 content_sha256: sha.into(),
                 score: 1.0,
                 status: "ok".into(),
+                date: None,
+                version: None,
             }],
             coverage: vec![],
             usage: Usage::default(),
             article: Default::default(),
+            corpus_files: None,
         }
     }
 

@@ -105,24 +105,15 @@ fn package_path(container: &mut Container<'_>, limits: &Limits) -> Result<String
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use std::io::Write;
-
     use super::*;
 
     /// A zip of `(name, text)` parts, deflated.
     pub(crate) fn zip(parts: &[(&str, &str)]) -> Vec<u8> {
-        let mut out = std::io::Cursor::new(Vec::new());
-        {
-            let mut writer = zip::ZipWriter::new(&mut out);
-            let options = zip::write::SimpleFileOptions::default()
-                .compression_method(zip::CompressionMethod::Deflated);
-            for (name, text) in parts {
-                writer.start_file(*name, options).unwrap();
-                writer.write_all(text.as_bytes()).unwrap();
-            }
-            writer.finish().unwrap();
-        }
-        out.into_inner()
+        let owned: Vec<(String, String)> = parts
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .collect();
+        crate::writers::zip(&owned).unwrap()
     }
 
     #[test]

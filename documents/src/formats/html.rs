@@ -229,7 +229,9 @@ impl Walker<'_> {
             self.inline.push(' ');
             return Ok(());
         }
-        if !BLOCK_ELEMENTS.contains(&name.as_str()) || depth > self.builder.limits().max_nesting {
+        if depth > self.builder.limits().max_nesting
+            || (!BLOCK_ELEMENTS.contains(&name.as_str()) && !holds_blocks(node))
+        {
             self.inline.push_str(&inline_text(node));
             return Ok(());
         }
@@ -331,7 +333,7 @@ fn split_item<'a>(item: &NodeRef<'a>) -> (String, Vec<NodeRef<'a>>) {
 /// cell texts and whether every cell is a `th`.
 fn table_rows(table: &NodeRef<'_>) -> Vec<(Vec<String>, bool)> {
     let mut rows = Vec::new();
-    let mut sections = vec![table.clone()];
+    let mut sections = vec![*table];
     while let Some(section) = sections.pop() {
         for child in section.children().into_iter().rev() {
             match name_of(&child).as_str() {
@@ -366,10 +368,29 @@ fn row_cells(row: &NodeRef<'_>) -> (Vec<String>, bool) {
     (cells, header_row)
 }
 
+/// Whether an inline element (`<font>`, `<a>`, `<span>`) wraps block content — a
+/// table, a list, paragraphs — whose structure must not be flattened.
+fn holds_blocks(node: &NodeRef<'_>) -> bool {
+    let mut stack: Vec<NodeRef<'_>> = node.children();
+    while let Some(current) = stack.pop() {
+        if !current.is_element() {
+            continue;
+        }
+        let name = name_of(&current);
+        if BLOCK_ELEMENTS.contains(&name.as_str()) && name != "br" {
+            return true;
+        }
+        if !SKIPPED_ELEMENTS.contains(&name.as_str()) {
+            stack.extend(current.children());
+        }
+    }
+    false
+}
+
 /// The text of a node without scripts and styles, with `<br>` as a space.
 fn inline_text(node: &NodeRef<'_>) -> String {
     let mut out = String::new();
-    let mut stack = vec![node.clone()];
+    let mut stack = vec![*node];
     while let Some(current) = stack.pop() {
         if current.is_text() {
             out.push_str(&current.text());
@@ -412,6 +433,8 @@ mod tests {
             <tr><td>18<td>1<td>File format write version. 1 for legacy; 2 for WAL.
             <tr><td>19<td>1<td>File format read version. 1 for legacy; 2 for WAL.</table>
             <p>Key figures for the <b>quarter</b>:</p>
+            <center><i>Funding rounds</i><br><table><tr><th>Round<th>Amount<tr><td>Series C<td>$48M</table></center>
+            <font size=2><ul><li>Wrapped in a font tag</ul></font>
             <ul><li><strong>Quarterly revenue: $14.2M</strong> (prior year: $10.3M, +38% YoY)<li>Fleet: 1,240 units
             <ol><li>nested one</ol></ul></body></html>"
         );

@@ -126,12 +126,9 @@ impl Reader {
                 self.flush()?;
                 self.pending = Pending::Heading(heading_level(level));
             }
-            Tag::Paragraph => {
-                // A loose list item's paragraphs belong to the item.
-                if !matches!(self.pending, Pending::Item(_)) {
-                    self.flush()?;
-                }
-            }
+            // A loose list item's paragraphs belong to the item.
+            Tag::Paragraph if matches!(self.pending, Pending::Item(_)) => {}
+            Tag::Paragraph => self.flush()?,
             Tag::CodeBlock(_) => {
                 self.flush()?;
                 self.pending = Pending::Code;

@@ -107,79 +107,29 @@ fn pdf_date(value: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use pdf_extract::content::{Content, Operation};
-    use pdf_extract::{dictionary, Stream};
+    use crate::writers::{blocks, write_pdf, Meta};
 
-    /// A PDF with one page per entry, each line of a page drawn on its own line in
-    /// Helvetica, and an Info dictionary (title, modification date).
-    pub(crate) fn pdf(pages: &[&str], title: &str, mod_date: &str) -> Vec<u8> {
-        let mut doc = Pdf::with_version("1.5");
-        let pages_id = doc.new_object_id();
-        let font_id = doc.add_object(dictionary! {
-            "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
-            "Encoding" => "WinAnsiEncoding",
-        });
-        let resources_id = doc.add_object(dictionary! {
-            "Font" => dictionary! { "F1" => font_id },
-        });
-        let mut kids = Vec::new();
-        for page in pages {
-            let mut operations = vec![
-                Operation::new("BT", vec![]),
-                Operation::new("Tf", vec!["F1".into(), 11.into()]),
-                Operation::new("TL", vec![14.into()]),
-                Operation::new("Td", vec![50.into(), 780.into()]),
-            ];
-            for line in page.lines() {
-                let latin1: Vec<u8> = line
-                    .chars()
-                    .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
-                    .collect();
-                operations.push(Operation::new(
-                    "Tj",
-                    vec![Object::String(latin1, pdf_extract::StringFormat::Literal)],
-                ));
-                operations.push(Operation::new("T*", vec![]));
-            }
-            operations.push(Operation::new("ET", vec![]));
-            let content = Content { operations };
-            let content_id = doc.add_object(Stream::new(dictionary! {}, content.encode().unwrap()));
-            let page_id = doc.add_object(dictionary! {
-                "Type" => "Page", "Parent" => pages_id, "Contents" => content_id,
-                "MediaBox" => vec![0.into(), 0.into(), 612.into(), 842.into()],
-            });
-            kids.push(page_id.into());
-        }
-        let count = kids.len() as i64;
-        doc.objects.insert(
-            pages_id,
-            Object::Dictionary(dictionary! {
-                "Type" => "Pages", "Kids" => kids, "Count" => count, "Resources" => resources_id,
-            }),
-        );
-        let catalog_id = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
-        doc.trailer.set("Root", catalog_id);
-        let info_id = doc.add_object(dictionary! {
-            "Title" => Object::string_literal(title),
-            "ModDate" => Object::string_literal(mod_date),
-        });
-        doc.trailer.set("Info", info_id);
-        let mut out = Vec::new();
-        doc.save_to(&mut out).unwrap();
-        out
+    fn pdf(pages: &[&str], title: &str, modified: &str) -> Vec<u8> {
+        let meta = Meta {
+            title: title.into(),
+            modified: modified.into(),
+            ..Meta::default()
+        };
+        let pages: Vec<_> = pages.iter().map(|p| blocks(p)).collect();
+        write_pdf(&meta, &pages).unwrap()
     }
 
     #[test]
     fn pages_lines_lists_and_metadata() {
         let bytes = pdf(
             &[
-                "Board update\n\nRevenue grew this quarter.\n- Quarterly revenue: $14.2M",
-                "Funding\n\nWe raised $48M in October.",
+                "# Board update\n\nRevenue grew this quarter.\n- Quarterly revenue: $14.2M",
+                "## Funding\n\nWe raised $48M in October.",
             ],
             "Q1 Board Update",
-            "D:20260414093000Z",
+            "2026-04-14T09:30:00Z",
         );
         let doc = read(&bytes, &Limits::default()).unwrap();
         assert_eq!(doc.title, "Q1 Board Update");
@@ -202,9 +152,9 @@ pub(crate) mod tests {
             read(b"hello", &limits),
             Err(ReadError::Malformed { .. })
         ));
-        let whole = pdf(&["Some text here."], "t", "D:20260101");
+        let whole = pdf(&["Some text here."], "t", "2026-01-01T00:00:00Z");
         assert!(read(&whole[..whole.len() / 3], &limits).is_err());
-        let blank = pdf(&[""], "t", "D:20260101");
+        let blank = pdf(&[""], "t", "2026-01-01T00:00:00Z");
         assert_eq!(read(&blank, &limits), Err(ReadError::NoTextLayer));
     }
 }

@@ -135,59 +135,27 @@ fn sheet(
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::super::epub::tests::zip;
+mod tests {
     use super::*;
+    use crate::writers::{write_xlsx, Meta};
 
-    /// A minimal XLSX: one sheet per entry, every cell an inline string (numbers as
-    /// numbers when they parse).
-    pub(crate) fn xlsx(sheets: &[(&str, Vec<Vec<&str>>)], modified: &str) -> Vec<u8> {
-        let mut parts: Vec<(String, String)> = Vec::new();
-        let mut workbook_sheets = String::new();
-        let mut rels = String::new();
-        let mut overrides = String::new();
-        for (i, (name, rows)) in sheets.iter().enumerate() {
-            let n = i + 1;
-            workbook_sheets.push_str(&format!(
-                r#"<sheet name="{name}" sheetId="{n}" r:id="rId{n}"/>"#
-            ));
-            rels.push_str(&format!(r#"<Relationship Id="rId{n}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet{n}.xml"/>"#));
-            overrides.push_str(&format!(r#"<Override PartName="/xl/worksheets/sheet{n}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>"#));
-            let mut data = String::new();
-            for (r, row) in rows.iter().enumerate() {
-                data.push_str(&format!(r#"<row r="{}">"#, r + 1));
-                for (c, value) in row.iter().enumerate() {
-                    let col = char::from(b'A' + u8::try_from(c).unwrap());
-                    let at = format!("{col}{}", r + 1);
-                    if value.is_empty() {
-                        continue;
-                    }
-                    if value.parse::<f64>().is_ok() {
-                        data.push_str(&format!(r#"<c r="{at}"><v>{value}</v></c>"#));
-                    } else {
-                        let escaped = value.replace('&', "&amp;").replace('<', "&lt;");
-                        data.push_str(&format!(
-                            r#"<c r="{at}" t="inlineStr"><is><t>{escaped}</t></is></c>"#
-                        ));
-                    }
-                }
-                data.push_str("</row>");
-            }
-            parts.push((
-                format!("xl/worksheets/sheet{n}.xml"),
-                format!(r#"<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>{data}</sheetData></worksheet>"#),
-            ));
-        }
-        parts.push(("[Content_Types].xml".into(), format!(r#"<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>{overrides}</Types>"#)));
-        parts.push(("_rels/.rels".into(), r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>"#.into()));
-        parts.push(("xl/workbook.xml".into(), format!(r#"<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>{workbook_sheets}</sheets></workbook>"#)));
-        parts.push(("xl/_rels/workbook.xml.rels".into(), format!(r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">{rels}</Relationships>"#)));
-        parts.push(("docProps/core.xml".into(), format!(r#"<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/"><dc:title>Budget</dc:title><dcterms:modified>{modified}</dcterms:modified></cp:coreProperties>"#)));
-        let borrowed: Vec<(&str, &str)> = parts
+    fn xlsx(sheets: &[(&str, Vec<Vec<&str>>)], modified: &str) -> Vec<u8> {
+        let meta = Meta {
+            modified: modified.into(),
+            ..Meta::default()
+        };
+        let sheets: Vec<(String, Vec<Vec<String>>)> = sheets
             .iter()
-            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .map(|(name, rows)| {
+                (
+                    name.to_string(),
+                    rows.iter()
+                        .map(|r| r.iter().map(|c| c.to_string()).collect())
+                        .collect(),
+                )
+            })
             .collect();
-        zip(&borrowed)
+        write_xlsx(&meta, &sheets).unwrap()
     }
 
     #[test]

@@ -1,0 +1,198 @@
+//! A fictional company's document share (test_data/share: 27 files across department
+//! folders — PDF, DOCX, PPTX, XLSX, CSV, HTML and Markdown generated here from their
+//! text sources — with distractors and stale archived vintages) read end to end, with
+//! one file planted for each reason a file is not read. The fact bench runs on it
+//! offline: every format is read and quoted verbatim, every unread file is listed with
+//! its reason, and the fact coverage and stale values stated are the figures the
+//! benches README records (floors here catch a regression).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)] // test code
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{deepr, root, stderr};
+use deepr_documents::writers::{blocks, share_files, write_pdf, Meta};
+use serde_json::Value;
+
+/// The share's text sources, by path relative to `test_data/share/docs`.
+fn sources(dir: &Path, base: &Path, out: &mut Vec<(String, String)>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("share sources")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            sources(&path, base, out);
+        } else if path.extension().is_some_and(|e| e == "txt") {
+            let rel = path
+                .strip_prefix(base)
+                .expect("under base")
+                .to_str()
+                .expect("utf-8")
+                .to_string();
+            out.push((rel, std::fs::read_to_string(&path).expect("source")));
+        }
+    }
+}
+
+/// The generated share under `dir`, plus one planted file per reason a file is not
+/// read: returns (files generated, planted path → the reason's words).
+fn make_share(dir: &Path, outside: &Path) -> (usize, Vec<(&'static str, &'static str)>) {
+    let base = root().join("test_data/share/docs");
+    let mut found = Vec::new();
+    sources(&base, &base, &mut found);
+    let files = share_files(&found).expect("sources render");
+    for (rel, bytes) in &files {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, bytes).expect("write");
+    }
+    let write = |rel: &str, bytes: &[u8]| std::fs::write(dir.join(rel), bytes).expect("plant");
+    // A password-protected Office file is an OLE container, not a zip.
+    write(
+        "finance/board-pack-protected.docx",
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\0\0protected",
+    );
+    let memo = std::fs::read(dir.join("finance/q1-2026-cfo-memo.docx")).expect("memo");
+    write("finance/cfo-memo-copy.docx", &memo[..memo.len() / 2]);
+    let scan = write_pdf(&Meta::default(), &[blocks("")]).expect("pdf");
+    write("ops/site-survey-scan.pdf", &scan);
+    write("marketing/logo.png", b"\x89PNG\r\n\x1a\n");
+    std::fs::write(
+        outside,
+        "# Vault\n\nThe vault code is 4471 and must never be quoted.\n",
+    )
+    .expect("outside");
+    std::os::unix::fs::symlink(outside, dir.join("it/vault-notes.md")).expect("symlink");
+    let big = std::fs::File::create(dir.join("ops/lidar-scan-archive.pdf")).expect("big");
+    big.set_len(21 * 1024 * 1024).expect("sparse file");
+    let planted = vec![
+        ("finance/board-pack-protected.docx", "encrypted"),
+        ("finance/cfo-memo-copy.docx", "malformed docx"),
+        ("ops/site-survey-scan.pdf", "no text layer"),
+        ("marketing/logo.png", "unsupported file type"),
+        ("it/vault-notes.md", "outside the corpus folder"),
+        ("ops/lidar-scan-archive.pdf", "too large"),
+    ];
+    (files.len(), planted)
+}
+
+#[test]
+fn the_share_is_read_in_every_format_and_its_facts_are_benched() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let share = home.path().join("share");
+    let (generated, planted) = make_share(&share, &home.path().join("outside-secret.md"));
+    assert!(generated >= 25, "{generated} files");
+    let out = home.path().join("bench");
+    let facts = root().join("test_data/share/facts.toml");
+    let output = deepr(
+        home.path(),
+        &[
+            "--quiet",
+            "bench",
+            "--facts",
+            facts.to_str().expect("utf-8"),
+            "--corpus",
+            share.to_str().expect("utf-8"),
+            "--strategies",
+            "linear",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+
+    // Every planted file is listed with its reason; every generated file was read.
+    let report_json: Value = serde_json::from_slice(
+        &std::fs::read(out.join("reports/t01-linear.json")).expect("report"),
+    )
+    .expect("json");
+    let files = &report_json["corpus_files"];
+    assert_eq!(files["read"].as_u64(), Some(generated as u64), "{files}");
+    let skipped: Vec<(String, String)> = files["skipped"]
+        .as_array()
+        .expect("skipped")
+        .iter()
+        .map(|s| {
+            (
+                s["path"].as_str().unwrap().to_string(),
+                s["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(skipped.len(), planted.len(), "{skipped:?}");
+    for (path, reason) in &planted {
+        let (_, got) = skipped
+            .iter()
+            .find(|(p, _)| p == path)
+            .unwrap_or_else(|| panic!("{path} not listed: {skipped:?}"));
+        assert!(got.contains(reason), "{path}: {got}");
+    }
+    let markdown = std::fs::read_to_string(out.join("reports/t01-linear.md")).expect("report.md");
+    assert!(markdown.contains(&format!(
+        "Corpus: {generated} files read, {} not read.",
+        planted.len()
+    )));
+    assert!(
+        !markdown.contains("4471"),
+        "a file outside the corpus was quoted"
+    );
+
+    // Quotes come from every binary format, and every one verifies.
+    let sources: Vec<&str> = report_json["sources"]
+        .as_array()
+        .expect("sources")
+        .iter()
+        .map(|s| s["locator"].as_str().unwrap())
+        .collect();
+    for ext in [".pdf", ".docx", ".pptx", ".xlsx"] {
+        assert!(
+            sources.iter().any(|s| s.ends_with(ext)),
+            "no {ext} source: {sources:?}"
+        );
+    }
+    let verified = deepr(
+        home.path(),
+        &[
+            "verify",
+            out.join("reports/t01-linear.md").to_str().unwrap(),
+            "--state-dir",
+            out.join("state").to_str().unwrap(),
+        ],
+    );
+    assert!(
+        verified.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verified.stdout)
+    );
+
+    // The fact figures: one row per checkpoint, coverage above the recorded floor,
+    // no stale value stated.
+    let bench: Value =
+        serde_json::from_slice(&std::fs::read(out.join("bench.json")).expect("bench.json"))
+            .expect("json");
+    let summary = &bench["facts"]["strategies"][0];
+    let checkpoints = bench["facts"]["checkpoints"].as_array().expect("rows");
+    assert_eq!(
+        checkpoints.len() as u64,
+        summary["checkpoints"].as_u64().unwrap()
+    );
+    eprintln!("fact coverage: {summary}");
+    assert_eq!(summary["stale_stated"].as_u64(), Some(0), "{checkpoints:?}");
+    let coverage = summary["coverage"].as_f64().unwrap();
+    assert!(
+        coverage >= COVERAGE_FLOOR,
+        "coverage {coverage} fell below {COVERAGE_FLOOR}: {checkpoints:#?}"
+    );
+}
+
+/// The offline coverage measured when this test was written, less a margin: a change
+/// that reads or plans worse fails here (raise it when coverage rises).
+const COVERAGE_FLOOR: f64 = 0.10;
