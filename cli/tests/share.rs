@@ -195,4 +195,4 @@ fn the_share_is_read_in_every_format_and_its_facts_are_benched() {
 
 /// The offline coverage measured when this test was written, less a margin: a change
 /// that reads or plans worse fails here (raise it when coverage rises).
-const COVERAGE_FLOOR: f64 = 0.10;
+const COVERAGE_FLOOR: f64 = 0.15;

@@ -131,10 +131,14 @@ pub async fn run(
             continue;
         };
         let doc = docs.get(candidate.content_sha256.as_str());
-        let start = text
+        let (start, end) = text
             .sentences
             .get(candidate.sentence as usize)
-            .map_or(0, |s| s.start);
+            .map_or((0, 0), |s| (s.start, s.end));
+        // A list item or table row is shown under its headings; a sentence speaks for
+        // itself (and its headings would cost tokens on every candidate).
+        let fragment = candidate.sentence_end.is_none()
+            && crate::score::is_fragment_at(&text.text, start, end);
         candidates.push(Candidate {
             id: candidate.cid.clone(),
             text: deepr_tasks::one_line(sentence),
@@ -143,6 +147,7 @@ pub async fn run(
             title: doc.map(|d| d.title.clone()).unwrap_or_default(),
             source: SourceNote {
                 headings: doc
+                    .filter(|_| fragment)
                     .map(|d| d.outline.heading_path(&text.text, start))
                     .unwrap_or_default(),
                 date: doc.and_then(|d| d.date.clone()),

@@ -8,7 +8,10 @@
 //! line); `normalise(QUOTE)` equals `normalise` of the exact slice, which is what
 //! `deepr verify` compares. report.json carries the exact slice.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+
+pub use crate::escape::md_text;
+use crate::escape::one_line;
 use std::fmt::Write as _;
 
 use deepr_evidence::report::{
@@ -171,37 +174,6 @@ impl Footnotes {
     }
 }
 
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Escape text that came from models or pages so it cannot inject markdown structure
-/// (headings, footnote definitions, HTML).
-pub fn md_text(text: &str) -> String {
-    let line = one_line(text);
-    // Brackets escaped: no footnote reference or definition, link, image or link
-    // reference can be formed.
-    let line = line
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('[', "\\[")
-        .replace(']', "\\]");
-    match line.chars().next() {
-        // A heading, quote, table, list item, or code fence (``` or ~~~).
-        Some('#' | '>' | '|' | '-' | '+' | '*' | '`' | '~') => format!("\\{line}"),
-        _ => {
-            // "12. text" or "12) text" would start an ordered list.
-            let digits = line.chars().take_while(char::is_ascii_digit).count();
-            match line[digits..].chars().next() {
-                Some(mark @ ('.' | ')')) if digits > 0 && line[digits + 1..].starts_with(' ') => {
-                    format!("{}\\{mark}{}", &line[..digits], &line[digits + 1..])
-                }
-                _ => line,
-            }
-        }
-    }
-}
-
 /// A paragraph of prose: each sentence followed by the footnotes of the claims it
 /// cites.
 fn prose(paragraph: &Paragraph, claims: &BTreeMap<&str, &Claim>, notes: &mut Footnotes) -> String {
@@ -219,67 +191,6 @@ fn prose(paragraph: &Paragraph, claims: &BTreeMap<&str, &Claim>, notes: &mut Foo
         })
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// The newest date among the sources a conflict's claims cite, when they differ (an
-/// old-versus-new disagreement).
-fn newest_date(
-    report: &Report,
-    conflict: &deepr_evidence::report::Conflict,
-    claims: &BTreeMap<&str, &Claim>,
-) -> Option<String> {
-    let dates: BTreeSet<&str> = conflict
-        .claims
-        .iter()
-        .filter_map(|id| claims.get(id.as_str()))
-        .flat_map(|claim| &claim.citations)
-        .filter_map(|c| report.sources.iter().find(|s| s.id == c.source))
-        .filter_map(|s| s.date.as_deref())
-        .collect();
-    (dates.len() > 1)
-        .then(|| dates.last().map(|d| d.to_string()))
-        .flatten()
-}
-
-/// `S2 (2026-04-14, newer)`: a source id with its date and version, the newest of a
-/// disagreement marked.
-fn dated_source(report: &Report, id: &str, newest: Option<&str>) -> String {
-    let Some(source) = report.sources.iter().find(|s| s.id == id) else {
-        return id.to_string();
-    };
-    let mut notes: Vec<String> = source
-        .date
-        .iter()
-        .chain(&source.version)
-        .map(|n| md_text(n))
-        .collect();
-    if newest.is_some() && source.date.as_deref() == newest {
-        notes.push("newer".into());
-    }
-    if notes.is_empty() {
-        id.to_string()
-    } else {
-        format!("{id} ({})", notes.join(", "))
-    }
-}
-
-/// The corpus files line of References, and every file not read with its reason.
-fn corpus_files(out: &mut String, files: Option<&deepr_evidence::report::CorpusFiles>) {
-    let Some(files) = files else { return };
-    let _ = writeln!(
-        out,
-        "\nCorpus: {} files read, {} not read.",
-        files.read,
-        files.skipped.len()
-    );
-    for file in &files.skipped {
-        let _ = writeln!(
-            out,
-            "- not read: `{}` — {}",
-            file.path.replace('`', "'"),
-            md_text(&file.reason)
-        );
-    }
 }
 
 pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDetails) -> String {
@@ -334,13 +245,13 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
             md_text(&conflict.summary),
             conflict.subquestion
         );
-        let newest = newest_date(report, conflict, &claims);
+        let newest = crate::references::newest_date(report, conflict, &claims);
         for id in &conflict.claims {
             if let Some(claim) = claims.get(id.as_str()) {
                 let sources: Vec<String> = claim
                     .citations
                     .iter()
-                    .map(|c| dated_source(report, &c.source, newest.as_deref()))
+                    .map(|c| crate::references::dated_source(report, &c.source, newest.as_deref()))
                     .collect();
                 let _ = writeln!(
                     out,
@@ -394,7 +305,7 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
             source.status
         );
     }
-    corpus_files(&mut out, report.corpus_files.as_ref());
+    crate::references::corpus_files(&mut out, report.corpus_files.as_ref());
     let _ = writeln!(
         out,
         "\n### Search coverage\n\n| provider | query | status | hits |\n|---|---|---|---|"

@@ -26,7 +26,8 @@ use crate::types::{Candidate, FetchOut, Rerank, ScoreOut, ScoredSource, Sentence
 /// widened `numbers`).
 /// 5: whole blocks (list items, table rows) are units without a final period;
 /// heading terms count at half weight for list items and table rows; stale
-/// documents' sentences weigh less.
+/// documents' sentences and bylines weigh less; a topic's own terms together weigh at
+/// most as much as the question's.
 pub const STAGE_VERSION: u32 = 5;
 /// Weight of a question term found only in the headings above a sentence.
 const HEADING_TERM_WEIGHT: f64 = 0.5;
@@ -269,10 +270,25 @@ fn lexical(
         question_terms.iter().map(|t| (t.clone(), idf(t))).collect();
     // A brief's writing instructions ("be specific about numbers, dates and names")
     // say nothing about relevance: only its subject counts.
-    for term in content_terms(&deepr_tasks::brief::subject_text(topic)) {
-        weighted
-            .entry(term.clone())
-            .or_insert_with(|| TOPIC_TERM_WEIGHT * idf(&term));
+    let question_weight: f64 = weighted.values().sum();
+    let topic_only: BTreeMap<String, f64> = content_terms(&deepr_tasks::brief::subject_text(topic))
+        .into_iter()
+        .filter(|t| !weighted.contains_key(t))
+        .map(|t| {
+            let w = TOPIC_TERM_WEIGHT * idf(&t);
+            (t, w)
+        })
+        .collect();
+    // A long topic (a brief's context) must not outweigh the subquestion: its own
+    // terms together weigh at most as much as the question's.
+    let topic_sum: f64 = topic_only.values().sum();
+    let scale = if question_weight > 0.0 && topic_sum > question_weight {
+        question_weight / topic_sum
+    } else {
+        1.0
+    };
+    for (term, w) in topic_only {
+        weighted.insert(term, w * scale);
     }
     let total_weight: f64 = weighted.values().sum();
 
@@ -324,7 +340,7 @@ fn lexical(
             // The headings above a list item or table row say what it is about
             // ("Revenue" above "Quarterly revenue: $14.2M"): their terms count at half
             // weight. A prose sentence speaks for itself.
-            let fragment = block_unit && (!ends_like_sentence(body) || body.contains(" · "));
+            let fragment = block_unit && is_fragment(body);
             let path_terms: BTreeSet<String> = if fragment {
                 outline
                     .heading_path(&text.text, sentence.start)
@@ -451,10 +467,24 @@ fn states_a_figure(text: &str) -> bool {
     })
 }
 
-/// Sentences that point elsewhere ("see section 3 above") say little on their own.
+/// Sentences that point elsewhere ("see section 3 above") say little on their own, and
+/// neither do a document's byline and handling lines ("Prepared by …", "Confidential").
 fn pointer_penalty(text: &str) -> f64 {
     let lower = text.to_lowercase();
-    let pointer = lower.starts_with('(')
+    let byline = [
+        "prepared by ",
+        "written by ",
+        "approved by ",
+        "reviewed by ",
+        "published by ",
+        "author:",
+        "authors:",
+        "confidential",
+    ]
+    .iter()
+    .any(|b| lower.starts_with(b));
+    let pointer = byline
+        || lower.starts_with('(')
         || lower.starts_with("see ")
         || [
             "section",
@@ -470,6 +500,18 @@ fn pointer_penalty(text: &str) -> f64 {
     } else {
         1.0
     }
+}
+
+/// Whether a whole-block unit is a fragment — a list item or table row that needs the
+/// headings above it to say what it is about — rather than a sentence that speaks for
+/// itself.
+pub(crate) fn is_fragment(body: &str) -> bool {
+    !ends_like_sentence(body) || body.contains(" · ")
+}
+
+/// Whether the unit at bytes `start..end` of `text` is a fragment (see [`is_fragment`]).
+pub(crate) fn is_fragment_at(text: &str, start: usize, end: usize) -> bool {
+    is_whole_block(text, start, end) && text.get(start..end).is_some_and(is_fragment)
 }
 
 /// Whether bytes `start..end` of `text` are a whole block: blocks of an archived text
