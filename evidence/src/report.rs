@@ -136,6 +136,27 @@ pub struct Citation {
     pub quote: String,
     /// Hex SHA-256 of the UTF-8 bytes of `normalise(quote)`.
     pub quote_sha256: String,
+    /// Where in its file the quote stands, when the format has places: `page=3`,
+    /// `slide=4`, `sheet=Budget!row=12`, `row=7`. Footnotes append it to the locator
+    /// (`report.pdf#page=3`). Added to v1; absent for formats without places.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<String>,
+}
+
+/// A footnote locator split into the source's locator and deepr's place fragment
+/// (`board/update.pdf#page=3` → (`board/update.pdf`, `page=3`)); other fragments stay
+/// part of the locator.
+pub fn split_place(locator: &str) -> (&str, Option<&str>) {
+    match locator.rsplit_once('#') {
+        Some((base, place))
+            if ["page=", "slide=", "sheet=", "row="]
+                .iter()
+                .any(|p| place.starts_with(p)) =>
+        {
+            (base, Some(place))
+        }
+        _ => (locator, None),
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -254,6 +275,28 @@ pub struct Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn places_split_off_footnote_locators() {
+        assert_eq!(
+            split_place("board/update.pdf#page=3"),
+            ("board/update.pdf", Some("page=3"))
+        );
+        assert_eq!(
+            split_place("a.xlsx#sheet=Q1%20Plan!row=12"),
+            ("a.xlsx", Some("sheet=Q1%20Plan!row=12"))
+        );
+        assert_eq!(
+            split_place("deck.pptx#slide=4"),
+            ("deck.pptx", Some("slide=4"))
+        );
+        // Another fragment is part of the locator (a URL's anchor).
+        assert_eq!(
+            split_place("https://a.org/p#intro"),
+            ("https://a.org/p#intro", None)
+        );
+        assert_eq!(split_place("notes.md"), ("notes.md", None));
+    }
 
     #[test]
     fn enums_use_contract_spellings() {

@@ -342,7 +342,9 @@ pub fn markdown_rows(markdown: &str) -> Vec<CitationCheck> {
             row: rows.len() + 1,
             claim,
             source: format!("[^{number}]"),
-            locator: locator.trim().to_string(),
+            // A place fragment (`#page=3`) says where the quote stands; the source is
+            // the locator before it.
+            locator: crate::report::split_place(locator.trim()).0.to_string(),
             quote: quote.to_string(),
             ..Default::default()
         });

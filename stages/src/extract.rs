@@ -408,6 +408,25 @@ mod tests {
     }
 
     #[test]
+    fn a_model_reads_its_own_pool_uncut_and_the_heuristic_its_share() {
+        // 45 candidates for q1, the same best one at the top of q2's list.
+        let mine: Vec<Candidate> = (0..45).map(|i| candidate("a", i, None)).collect();
+        let round = vec![
+            scored(mine),
+            scored(vec![candidate("a", 0, None), candidate("z", 1, None)]),
+        ];
+        // A model: up to its pool, in rank order, nothing given away to q2.
+        let model = candidates_for(&round, 0, true, 40);
+        assert_eq!(model.candidates.len(), 40);
+        assert_eq!(model.candidates[0].cid, "a0");
+        assert_eq!(candidates_for(&round, 1, true, 40).candidates.len(), 2);
+        // The heuristic: its 30, partitioned (a0 ties at rank 1; the earlier q1 keeps it).
+        let heuristic = candidates_for(&round, 0, false, 40);
+        assert_eq!(heuristic.candidates.len(), crate::score::MAX_CANDIDATES);
+        assert_eq!(kept(&candidates_for(&round, 1, false, 40)), ["z1"]);
+    }
+
+    #[test]
     fn only_a_sentence_given_away_blocks_another() {
         // q1 wins b4–b5 (tie at the top, earlier subquestion); q2's b5–b6 overlaps it
         // and goes; b6 alone, third for q1, is then blocked by nothing given away.

@@ -395,6 +395,7 @@ mod tests {
                     sentence_end: None,
                     quote: text.into(),
                     quote_sha256: String::new(),
+                    place: None,
                 }],
             }],
             conflicts: vec![],

@@ -36,6 +36,26 @@ pub struct Completion {
     pub incomplete_reason: Option<String>,
 }
 
+/// Where the quote starting at `sentence` of a source stands in its file (`page=3`),
+/// from the outline its reader kept.
+fn place_of(
+    result: &ResearchResult,
+    archive: &dyn TextArchive,
+    content_sha256: &str,
+    sentence: u32,
+) -> Option<String> {
+    let outline = &result.sources.get(content_sha256)?.doc.outline;
+    if outline.places.is_empty() {
+        return None;
+    }
+    let start = archive
+        .get(content_sha256)?
+        .sentences
+        .get(sentence as usize)?
+        .start;
+    outline.fragment_at(start).map(str::to_string)
+}
+
 /// Source ids by content hash: S1… by (score desc, locator).
 fn source_ids(result: &ResearchResult) -> BTreeMap<String, String> {
     let mut ordered: Vec<_> = result.sources.values().collect();
@@ -85,6 +105,7 @@ pub fn build_report(
                         sentence_end: c.sentence_end,
                         quote_sha256: deepr_evidence::quote_sha256(&quote),
                         quote,
+                        place: place_of(result, archive, &c.content_sha256, c.sentence),
                     })
                 })
                 .collect(),
@@ -343,12 +364,27 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
         }
     }
     let _ = writeln!(out, "\n### Quotes\n");
-    for (n, (source, _, quote)) in notes.order.iter().enumerate() {
+    let places: BTreeMap<(&str, u32), &str> = report
+        .claims
+        .iter()
+        .flat_map(|c| &c.citations)
+        .filter_map(|c| Some(((c.source.as_str(), c.sentence), c.place.as_deref()?)))
+        .collect();
+    for (n, (source, sentence, quote)) in notes.order.iter().enumerate() {
         let locator = locators
             .get(source.as_str())
             .map(|s| s.locator.as_str())
             .unwrap_or(source);
-        let _ = writeln!(out, "[^{}]: \"{}\" — {}", n + 1, one_line(quote), locator);
+        let place = places
+            .get(&(source.as_str(), *sentence))
+            .map(|p| format!("#{}", p.replace(char::is_whitespace, "%20")))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "[^{}]: \"{}\" — {locator}{place}",
+            n + 1,
+            one_line(quote)
+        );
     }
 
     let _ = writeln!(out, "\n## Run details\n");
@@ -509,6 +545,7 @@ mod tests {
                     sentence_end: None,
                     quote: quote.into(),
                     quote_sha256: deepr_evidence::quote_sha256(quote),
+                    place: None,
                 }],
             }],
             conflicts: vec![],

@@ -105,6 +105,7 @@ mod tests {
                 sentence_end: None,
                 quote: quote.into(),
                 quote_sha256: String::new(),
+                place: None,
             }],
         }
     }

@@ -265,6 +265,7 @@ mod tests {
                         sentence_end: None,
                         quote: quote.to_string(),
                         quote_sha256: String::new(),
+                        place: None,
                     }],
                 })
                 .collect(),
