@@ -25,6 +25,7 @@ fuzz_target!(|data: &[u8]| {
                 weight: 1.0,
                 doc: "d".into(),
                 title: String::new(),
+                source: Default::default(),
             })
             .collect(),
     };
