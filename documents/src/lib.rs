@@ -188,3 +188,73 @@ pub fn read_bounded(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> Limits {
+        Limits {
+            max_text_bytes: 1 << 16,
+            max_blocks: 1_000,
+            max_part_bytes: 1 << 18,
+            max_unpacked_bytes: 1 << 19,
+            max_nesting: 64,
+        }
+    }
+
+    proptest::proptest! {
+        /// Any bytes in any format: a document or a typed error, never a panic.
+        #[test]
+        fn any_bytes_in_any_format(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..600)) {
+            for format in FORMATS {
+                let _ = read(&bytes, format, &small());
+            }
+        }
+
+        /// Any text as a text format: what is read is the blocks joined by blank
+        /// lines, never an empty document.
+        #[test]
+        fn any_text_reads_or_says_why(text in "\\PC{0,400}") {
+            for format in [Format::Text, Format::Markdown, Format::Html, Format::Csv] {
+                if let Ok(doc) = read(text.as_bytes(), format, &small()) {
+                    proptest::prop_assert!(!doc.text.trim().is_empty());
+                    proptest::prop_assert!(doc.marks.iter().all(|m| doc.text.is_char_boundary(m.at)));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_bounded_reader_returns_the_readers_verdict() {
+        let deep = "<div>".repeat(100);
+        let limits = Limits {
+            max_nesting: 10,
+            ..Limits::default()
+        };
+        let result = read_bounded(deep.into_bytes(), Format::Html, limits, READ_TIMEOUT);
+        assert!(
+            matches!(result, Err(ReadError::TooComplex(_))),
+            "{result:?}"
+        );
+        let doc = read_bounded(
+            b"# Title\n\nText.".to_vec(),
+            Format::Markdown,
+            Limits::default(),
+            READ_TIMEOUT,
+        );
+        assert_eq!(doc.map(|d| d.text).as_deref(), Ok("Title\n\nText."));
+        // A reader that outlives its time is abandoned with a reason (8 MB of list
+        // items take far longer than a millisecond to read).
+        let long = "- an item of a very long list\n"
+            .repeat(280_000)
+            .into_bytes();
+        let late = read_bounded(
+            long,
+            Format::Markdown,
+            Limits::default(),
+            std::time::Duration::from_millis(1),
+        );
+        assert!(matches!(late, Err(ReadError::TimedOut(_))), "{late:?}");
+    }
+}

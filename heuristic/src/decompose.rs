@@ -155,8 +155,12 @@ fn subject_of(part: &str) -> String {
         "the ",
         "our ",
     ] {
-        if lowered.starts_with(prefix) {
-            text = text[prefix.len()..].to_string();
+        // The prefix's bytes are ASCII; cut the original only on one of its boundaries.
+        if let Some(rest) = text
+            .get(prefix.len()..)
+            .filter(|_| lowered.starts_with(prefix))
+        {
+            text = rest.to_string();
             break;
         }
     }

@@ -159,7 +159,11 @@ fn push_context(sentence: &str, context: &mut Vec<String>, instructions: &mut Ve
             .min()
         {
             if lowered.starts_with("you are") || lowered.starts_with("you're") {
-                context.push(trimmed[at..].to_string());
+                // Offsets of the lower-cased text: taken only where they are also
+                // boundaries of the original.
+                if let Some(subject) = trimmed.get(at..) {
+                    context.push(subject.to_string());
+                }
             }
         }
     } else {
@@ -213,7 +217,7 @@ fn numbered_parts(sentence: &str) -> (String, Vec<String>) {
             .take_while(|b| b.is_ascii_alphanumeric())
             .count();
         let close = start + label_len;
-        let label = &sentence[start..close];
+        let label = sentence.get(start..close).unwrap_or("");
         let is_label = (1..=4).contains(&label_len)
             && (label.bytes().all(|b| b.is_ascii_digit())
                 || (label_len == 1 && label.bytes().all(|b| b.is_ascii_lowercase()))
@@ -352,6 +356,16 @@ mod tests {
             "{}",
             brief.context
         );
+    }
+
+    proptest::proptest! {
+        /// Any text is a brief: parsing never panics, and there is always a part.
+        #[test]
+        fn any_text_parses(text in "\\PC{0,300}") {
+            let brief = parse_brief(&text);
+            proptest::prop_assert!(!brief.parts.is_empty());
+            let _ = subject_text(&text);
+        }
     }
 
     #[test]
