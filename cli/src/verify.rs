@@ -226,7 +226,7 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
                         .block_on(http.get(&row.locator))
                         .map_err(|e| e.to_string())
                         .and_then(|page| {
-                            let format = deepr_providers::reading::format_of_page(
+                            let (format, bytes) = deepr_providers::reading::page_bytes(
                                 &page.content_type,
                                 &row.locator,
                                 &page.body,
@@ -234,7 +234,7 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
                             .ok_or_else(|| {
                                 format!("{} is not a readable document type", page.content_type)
                             })?;
-                            deepr_providers::reading::read_bounded(page.body.clone(), format)
+                            deepr_providers::reading::read_bounded(bytes, format)
                                 .map(|e| e.text)
                                 .map_err(|e| format!("page text unreadable: {e}"))
                         });

@@ -323,16 +323,18 @@ fn hub_cache() -> Option<PathBuf> {
 }
 
 /// What identifies what the search providers search: every corpus document's key,
-/// content hash, title and date (everything a stage reads of a document), and each web
-/// source with its base URL. A change recomputes retrieval and what follows.
+/// content hash, title, date and outline (everything a stage reads of a document), and
+/// each web source with its base URL. A change recomputes retrieval and what follows.
 pub fn search_fingerprint(record: &RunRecord, index: Option<&CorpusIndex>) -> String {
     let mut fingerprint = blake3::Hasher::new();
     for doc in index.map(CorpusIndex::documents).unwrap_or_default() {
+        let outline = serde_json::to_string(&doc.outline).unwrap_or_default();
         for part in [
             doc.doc_key.as_str(),
             &doc.content_sha256,
             &doc.title,
             doc.date.as_deref().unwrap_or(""),
+            &outline,
         ] {
             fingerprint.update(part.as_bytes());
             fingerprint.update(b"\0");

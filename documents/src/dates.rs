@@ -38,7 +38,10 @@ pub fn content_date(text: &str) -> Option<String> {
     for marker in DATE_MARKERS {
         for (at, _) in lower.match_indices(marker) {
             let start = at + marker.len();
-            let end = (start + 80).min(text.len());
+            let mut end = (start + 80).min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
             if let Some(window) = text.get(start..end) {
                 if let Some(date) = find_iso_date(window) {
                     if found.as_ref().is_none_or(|(pos, _)| start > *pos) {

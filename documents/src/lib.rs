@@ -23,6 +23,7 @@ pub mod model;
 #[cfg(any(test, feature = "writers"))]
 pub mod writers;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -147,6 +148,12 @@ impl ReadError {
     }
 }
 
+/// Reader threads [`read_bounded`] lets run at once, abandoned ones included.
+pub const MAX_READERS: usize = 32;
+
+/// Reader threads running now.
+static READERS: AtomicUsize = AtomicUsize::new(0);
+
 /// How long [`read_bounded`] lets one document take by default.
 pub const READ_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -164,16 +171,26 @@ pub fn read_bounded(
     limits: Limits,
     timeout: Duration,
 ) -> Result<Document, ReadError> {
+    // Readers that ran out of time keep their threads until they finish (each within
+    // its limits); past MAX_READERS at once, more files are refused rather than
+    // letting hostile files pile up work.
+    if READERS.fetch_add(1, Ordering::SeqCst) >= MAX_READERS {
+        READERS.fetch_sub(1, Ordering::SeqCst);
+        return Err(ReadError::TooComplex(format!(
+            "{MAX_READERS} readers are still busy with earlier files; try again later"
+        )));
+    }
     let (send, receive) = std::sync::mpsc::sync_channel(1);
     let spawned = std::thread::Builder::new()
         .name(format!("read-{}", format.as_str()))
         .spawn(move || {
             let result = std::panic::catch_unwind(|| read(&bytes, format, &limits))
                 .unwrap_or(Err(ReadError::ReaderPanicked(format.as_str())));
+            READERS.fetch_sub(1, Ordering::SeqCst);
             let _ = send.send(result);
         });
     if spawned.is_err() {
-        // No thread to spare: read here, still with panics contained.
+        READERS.fetch_sub(1, Ordering::SeqCst);
         return Err(ReadError::TooComplex(
             "no reader thread could be started".into(),
         ));

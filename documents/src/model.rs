@@ -46,8 +46,8 @@ pub enum Place {
         sheet: String,
         row: u32,
     },
-    /// A CSV file's 1-based record (line) number.
-    Record(u32),
+    /// A CSV record by the 1-based line it starts on.
+    Line(u32),
 }
 
 impl Place {
@@ -57,7 +57,7 @@ impl Place {
             Self::Page(n) => format!("page={n}"),
             Self::Slide(n) => format!("slide={n}"),
             Self::Row { sheet, row } => format!("sheet={sheet}!row={row}"),
-            Self::Record(n) => format!("row={n}"),
+            Self::Line(n) => format!("row={n}"),
         }
     }
 }
@@ -67,15 +67,15 @@ impl Place {
 pub struct BlockMark {
     /// Byte offset of the block's first character in the archived text.
     pub at: usize,
-    /// The headings above the block, outermost first (a heading block's own path ends
-    /// with its parent).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub path: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub place: Option<Place>,
     /// The heading level, if the block is a heading.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heading: Option<u8>,
+    /// The block starts afresh: no heading before it is above it (a new slide, sheet
+    /// or chapter).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fresh: bool,
 }
 
 /// Whether a document is the current version of what it says.
@@ -127,9 +127,24 @@ impl Document {
         after.checked_sub(1).and_then(|i| self.marks.get(i))
     }
 
-    /// The headings above the text at `offset`, outermost first.
-    pub fn heading_path(&self, offset: usize) -> &[String] {
-        self.mark_at(offset).map_or(&[], |m| m.path.as_slice())
+    /// The headings above the text at `offset`, outermost first (a heading's own path
+    /// ends with its parent). Computed from the heading marks, so a document keeps one
+    /// copy of each heading, however many blocks sit under it.
+    pub fn heading_path(&self, offset: usize) -> Vec<String> {
+        let mut open: Vec<(u8, &str)> = Vec::new();
+        for mark in self.marks.iter().take_while(|m| m.at <= offset) {
+            if mark.fresh {
+                open.clear();
+            }
+            let Some(level) = mark.heading else { continue };
+            open.retain(|(l, _)| *l < level);
+            let heading = block_text(&self.text, mark.at);
+            if offset < mark.at + heading.len().max(1) {
+                break;
+            }
+            open.push((level, heading));
+        }
+        open.into_iter().map(|(_, h)| h.to_string()).collect()
     }
 
     /// The locator fragment of the text at `offset` (`page=3`), if the format has one.
@@ -173,8 +188,8 @@ pub struct Builder {
     limits: Limits,
     text: String,
     marks: Vec<BlockMark>,
-    /// (level, text) of the open headings.
-    headings: Vec<(u8, String)>,
+    /// The next block starts afresh ([`Builder::reset_headings`]).
+    fresh: bool,
     place: Option<Place>,
     title: Option<String>,
     first_heading: Option<String>,
@@ -186,7 +201,7 @@ impl Builder {
             limits,
             text: String::new(),
             marks: Vec::new(),
-            headings: Vec::new(),
+            fresh: false,
             place: None,
             title: None,
             first_heading: None,
@@ -204,7 +219,7 @@ impl Builder {
 
     /// Headings opened so far are closed (a new slide or sheet starts afresh).
     pub fn reset_headings(&mut self) {
-        self.headings.clear();
+        self.fresh = true;
     }
 
     /// The document's title, if the format states one apart from its headings.
@@ -221,15 +236,13 @@ impl Builder {
         if text.is_empty() {
             return Ok(());
         }
-        self.headings.retain(|(open, _)| *open < level);
         self.push(&text)?;
         if let Some(mark) = self.marks.last_mut() {
             mark.heading = Some(level);
         }
         if self.first_heading.is_none() {
-            self.first_heading = Some(text.clone());
+            self.first_heading = Some(text);
         }
-        self.headings.push((level, text));
         Ok(())
     }
 
@@ -307,9 +320,9 @@ impl Builder {
         }
         self.marks.push(BlockMark {
             at: self.text.len(),
-            path: self.headings.iter().map(|(_, h)| h.clone()).collect(),
             place: self.place.clone(),
             heading: None,
+            fresh: std::mem::take(&mut self.fresh),
         });
         self.text.push_str(block);
         Ok(())

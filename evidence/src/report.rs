@@ -147,16 +147,29 @@ pub struct Citation {
 /// (`board/update.pdf#page=3` → (`board/update.pdf`, `page=3`)); other fragments stay
 /// part of the locator.
 pub fn split_place(locator: &str) -> (&str, Option<&str>) {
-    match locator.rsplit_once('#') {
-        Some((base, place))
-            if ["page=", "slide=", "sheet=", "row="]
-                .iter()
-                .any(|p| place.starts_with(p)) =>
-        {
-            (base, Some(place))
-        }
-        _ => (locator, None),
+    let at = ["#page=", "#slide=", "#sheet=", "#row="]
+        .iter()
+        .filter_map(|p| locator.find(p))
+        .min();
+    match at {
+        Some(at) => (&locator[..at], locator.get(at + 1..)),
+        None => (locator, None),
     }
+}
+
+/// A place as a URL fragment: `%`, `#` and whitespace percent-encoded, so a sheet named
+/// `Q#1 plan` cannot end the fragment or break the footnote.
+pub fn encode_place(place: &str) -> String {
+    let mut out = String::with_capacity(place.len());
+    for c in place.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '#' => out.push_str("%23"),
+            c if c.is_whitespace() => out.push_str("%20"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -185,7 +198,7 @@ pub struct Source {
     /// `draft`, `archived` or `superseded` when the document says a newer version
     /// replaces it or it is not final; absent for a current document.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub version: Option<String>,
+    pub doc_status: Option<String>,
 }
 
 /// What a run read of its corpus folder: how many files, and every file it did not

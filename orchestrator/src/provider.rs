@@ -144,7 +144,8 @@ pub struct Outline {
     /// `draft`, `archived` or `superseded`; `None` for a current (or unmarked) document.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
-    /// (byte offset, level 1–6) of every heading block, in text order.
+    /// (byte offset, level 1–6) of every heading block, in text order; level 0 marks
+    /// a block that closes every heading (a new slide, sheet or chapter).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headings: Vec<(u32, u8)>,
     /// (byte offset, locator fragment such as `page=3`) where the place changes.
@@ -163,30 +164,51 @@ impl Outline {
     }
 
     /// The headings above byte `offset` of `text` (the archived text this outline
-    /// describes), outermost first. A heading block itself is not above its own text.
+    /// describes), outermost first; a heading's own path ends with its parent. For many
+    /// lookups in one text, build [`Outline::heading_index`] once.
     pub fn heading_path(&self, text: &str, offset: usize) -> Vec<String> {
-        let mut open: Vec<(u8, &str)> = Vec::new();
+        self.heading_index(text)
+            .path_at(offset)
+            .iter()
+            .map(|h| h.to_string())
+            .collect()
+    }
+
+    /// The heading paths of `text`, computed once: each lookup is a binary search.
+    pub fn heading_index<'t>(&self, text: &'t str) -> HeadingIndex<'t> {
+        let mut index = HeadingIndex::default();
+        let mut open: Vec<(u8, &'t str)> = Vec::new();
         for &(at, level) in &self.headings {
             let at = at as usize;
-            if at > offset {
-                break;
-            }
             let Some(rest) = text.get(at..) else { break };
             let heading = rest.split("\n\n").next().unwrap_or("");
-            if at <= offset && offset < at + heading.len().max(1) {
-                break;
+            if level > 0 && heading.is_empty() {
+                continue; // not the text this outline describes
             }
-            open.retain(|(l, _)| *l < level);
-            open.push((level, heading));
+            if level == 0 {
+                open.clear();
+            } else {
+                open.retain(|(l, _)| *l < level);
+            }
+            let own: Vec<&'t str> = open.iter().map(|(_, h)| *h).collect();
+            if level > 0 {
+                open.push((level, heading));
+            }
+            index.starts.push(at);
+            index
+                .ends
+                .push(if level > 0 { at + heading.len() } else { at });
+            index.own.push(own);
+            index.after.push(open.iter().map(|(_, h)| *h).collect());
         }
-        open.into_iter().map(|(_, h)| h.to_string()).collect()
+        index
     }
 
     /// Whether a heading block starts at byte `offset`.
     pub fn is_heading_at(&self, offset: usize) -> bool {
         self.headings
             .binary_search_by_key(&offset, |&(at, _)| at as usize)
-            .is_ok()
+            .is_ok_and(|i| self.headings.get(i).is_some_and(|(_, level)| *level > 0))
     }
 
     /// The locator fragment (`page=3`) of the text at byte `offset`, if any.
@@ -198,6 +220,30 @@ impl Outline {
             .checked_sub(1)
             .and_then(|i| self.places.get(i))
             .map(|(_, f)| f.as_str())
+    }
+}
+
+/// Heading paths of one archived text, for many lookups ([`Outline::heading_index`]).
+#[derive(Clone, Debug, Default)]
+pub struct HeadingIndex<'t> {
+    /// Where each heading (or heading reset) starts, and where its block ends.
+    starts: Vec<usize>,
+    ends: Vec<usize>,
+    /// The path above each heading itself, and the path in effect after it.
+    own: Vec<Vec<&'t str>>,
+    after: Vec<Vec<&'t str>>,
+}
+
+impl<'t> HeadingIndex<'t> {
+    /// The headings above byte `offset`, outermost first.
+    pub fn path_at(&self, offset: usize) -> &[&'t str] {
+        let after = self.starts.partition_point(|at| *at <= offset);
+        let Some(k) = after.checked_sub(1) else {
+            return &[];
+        };
+        let inside = self.ends.get(k).is_some_and(|end| offset < *end);
+        let paths = if inside { &self.own } else { &self.after };
+        paths.get(k).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -276,4 +322,29 @@ pub struct EmbedError(pub String);
 pub trait Clock: Send + Sync {
     /// Now, as an RFC 3339 UTC timestamp.
     fn now_rfc3339(&self) -> String;
+}
+
+#[cfg(test)]
+mod outline_tests {
+    use super::*;
+
+    #[test]
+    fn heading_paths_follow_levels_siblings_and_resets() {
+        let text = "A\n\nB\n\nunder B\n\nC\n\nunder C\n\nSlide 2 text";
+        let at = |s: &str| text.find(s).unwrap() as u32;
+        let outline = Outline {
+            headings: vec![(at("A"), 1), (at("B"), 2), (at("C"), 2), (at("Slide 2"), 0)],
+            ..Outline::default()
+        };
+        let path = |s: &str| outline.heading_path(text, text.find(s).unwrap());
+        assert_eq!(path("under B"), ["A", "B"]);
+        // A heading's own path is its parent's, not its sibling's.
+        assert_eq!(path("C\n"), ["A"]);
+        assert_eq!(path("under C"), ["A", "C"]);
+        // A reset (a new slide) closes every heading; it is not a heading itself.
+        assert!(path("Slide 2").is_empty());
+        assert!(!outline.is_heading_at(at("Slide 2") as usize));
+        assert!(outline.is_heading_at(at("C") as usize));
+        assert!(outline.heading_path("", 0).is_empty());
+    }
 }

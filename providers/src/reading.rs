@@ -25,10 +25,15 @@ pub fn outline_of(doc: &Document) -> Outline {
     let status = (doc.status != deepr_documents::DocStatus::Current)
         .then(|| doc.status.as_str().to_string());
     let offset = |at: usize| u32::try_from(at).unwrap_or(u32::MAX);
+    // A block that starts afresh (a new slide or sheet) closes every heading: level 0.
     let headings = doc
         .marks
         .iter()
-        .filter_map(|m| m.heading.map(|level| (offset(m.at), level)))
+        .filter_map(|m| match (m.heading, m.fresh) {
+            (Some(level), _) => Some((offset(m.at), level)),
+            (None, true) => Some((offset(m.at), 0)),
+            (None, false) => None,
+        })
         .collect();
     let mut places: Vec<(u32, String)> = Vec::new();
     for mark in &doc.marks {
@@ -43,6 +48,20 @@ pub fn outline_of(doc: &Document) -> Outline {
         headings,
         places,
     }
+}
+
+/// A fetched page's bytes as its reader takes them, and its format: text formats are
+/// decoded by their declared or sniffed charset first (the fetcher and `deepr verify
+/// --live` read a page alike). `None` for a type deepr does not read.
+pub fn page_bytes(content_type: &str, url: &str, body: &[u8]) -> Option<(Format, Vec<u8>)> {
+    let format = format_of_page(content_type, url, body)?;
+    let bytes = match format {
+        Format::Html | Format::Text | Format::Markdown | Format::Csv => {
+            crate::web::decode(body, content_type).into_bytes()
+        }
+        _ => body.to_vec(),
+    };
+    Some((format, bytes))
 }
 
 /// The format of a fetched page from its content type, else from its URL's extension.

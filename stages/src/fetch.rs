@@ -8,7 +8,8 @@ use deepr_orchestrator::{Fetcher, LedgerEntry};
 use crate::concurrent::in_order;
 use crate::types::{FetchFailure, FetchOut, RetrieveOut};
 
-pub const STAGE_VERSION: u32 = 1;
+/// 2: documents carry the outline their reader found (status, headings, places).
+pub const STAGE_VERSION: u32 = 2;
 /// Documents fetched per subquestion.
 pub const DOCS_PER_SUBQUESTION: usize = 8;
 

@@ -1,4 +1,4 @@
-//! What the report says of its sources beyond their scores: dates and versions beside
+//! What the report says of its sources beyond their scores: dates and document statuses beside
 //! the sources of a disagreement (the newer marked), and the corpus files read and not
 //! read, each with its reason.
 
@@ -29,7 +29,7 @@ pub(crate) fn newest_date(
         .flatten()
 }
 
-/// `S2 (2026-04-14, newer)`: a source id with its date and version, the newest of a
+/// `S2 (2026-04-14, newer)`: a source id with its date and document status, the newest of a
 /// disagreement marked.
 pub(crate) fn dated_source(report: &Report, id: &str, newest: Option<&str>) -> String {
     let Some(source) = report.sources.iter().find(|s| s.id == id) else {
@@ -38,7 +38,7 @@ pub(crate) fn dated_source(report: &Report, id: &str, newest: Option<&str>) -> S
     let mut notes: Vec<String> = source
         .date
         .iter()
-        .chain(&source.version)
+        .chain(&source.doc_status)
         .map(|n| md_text(n))
         .collect();
     if newest.is_some() && source.date.as_deref() == newest {

@@ -123,7 +123,7 @@ pub fn build_report(
                 score: s.score,
                 status: "ok".into(),
                 date: s.doc.date.clone(),
-                version: s.doc.outline.status.clone(),
+                doc_status: s.doc.outline.status.clone(),
             })
         })
         .collect();
@@ -310,7 +310,7 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
         let _ = writeln!(out, "{}\n", md_text(&line));
     }
     for source in &report.sources {
-        let dated: String = [&source.date, &source.version]
+        let dated: String = [&source.date, &source.doc_status]
             .into_iter()
             .flatten()
             .map(|part| format!("{}, ", md_text(part)))
@@ -377,7 +377,7 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
             .unwrap_or(source);
         let place = places
             .get(&(source.as_str(), *sentence))
-            .map(|p| format!("#{}", p.replace(char::is_whitespace, "%20")))
+            .map(|p| format!("#{}", deepr_evidence::report::encode_place(p)))
             .unwrap_or_default();
         let _ = writeln!(
             out,

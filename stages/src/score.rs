@@ -297,6 +297,7 @@ fn lexical(
         let Some(text) = texts.get(&source.doc.content_sha256) else {
             continue;
         };
+        let headings = source.doc.outline.heading_index(&text.text);
         for sentence in text.sentences.iter() {
             let Some(body) = sentence.text(&text.text) else {
                 continue;
@@ -342,8 +343,8 @@ fn lexical(
             // weight. A prose sentence speaks for itself.
             let fragment = block_unit && is_fragment(body);
             let path_terms: BTreeSet<String> = if fragment {
-                outline
-                    .heading_path(&text.text, sentence.start)
+                headings
+                    .path_at(sentence.start)
                     .iter()
                     .flat_map(|h| content_terms(h))
                     .collect()

@@ -3,7 +3,7 @@
 //! the subject and what is known of it). Deterministic, and the one place briefs are
 //! parsed. A one-line question is a brief with one part.
 //!
-//! Parts come from numbered or lettered markers (`(1)`, `1.`, `a)`, `(iv)`), from
+//! Parts come from numbered or lettered markers (`(1)`, `1)`, `a)`, `(iv)`), from
 //! bullet lines, and from "covering: X, Y and Z" enumerations. A sentence that
 //! instructs (cite sources, be specific, audience, tone, length, format, language, a
 //! "you are …" role) is an instruction. Entities are the context's capitalised names,
@@ -152,15 +152,14 @@ fn push_context(sentence: &str, context: &mut Vec<String>, instructions: &mut Ve
     if is_instruction(trimmed) {
         instructions.push(trimmed.to_string());
         // A role line ("You are preparing a brief on X, a …") also names the subject.
-        let lowered = trimmed.to_lowercase();
+        let lowered = trimmed.to_ascii_lowercase();
         if let Some(at) = [" on ", " about ", " of "]
             .iter()
             .filter_map(|w| lowered.find(w).map(|i| i + w.len()))
             .min()
         {
             if lowered.starts_with("you are") || lowered.starts_with("you're") {
-                // Offsets of the lower-cased text: taken only where they are also
-                // boundaries of the original.
+                // ASCII lower-casing keeps byte offsets.
                 if let Some(subject) = trimmed.get(at..) {
                     context.push(subject.to_string());
                 }
@@ -178,8 +177,8 @@ fn is_instruction(sentence: &str) -> bool {
         || lowered.contains("cite sources")
 }
 
-/// Sentences: split after `.`, `?` or `!` followed by a space and a capital letter or
-/// a digit (so "Inc., a company" and "e.g. this" stay whole).
+/// Sentences: split after `.`, `?` or `!` followed by a space and a capital letter (so
+/// "Inc., a company" and "e.g. this" stay whole).
 fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
@@ -214,12 +213,14 @@ fn numbered_parts(sentence: &str) -> (String, Vec<String>) {
         let start = if open { i + 1 } else { i };
         let label_len = bytes[start..]
             .iter()
+            .take(5)
             .take_while(|b| b.is_ascii_alphanumeric())
             .count();
         let close = start + label_len;
         let label = sentence.get(start..close).unwrap_or("");
+        // Two digits at most: "(2024)" is a year, not a part.
         let is_label = (1..=4).contains(&label_len)
-            && (label.bytes().all(|b| b.is_ascii_digit())
+            && ((label_len <= 2 && label.bytes().all(|b| b.is_ascii_digit()))
                 || (label_len == 1 && label.bytes().all(|b| b.is_ascii_lowercase()))
                 || label.bytes().all(|b| b"ivx".contains(&b)));
         let preceded = i == 0 || bytes[i - 1] == b' ';
@@ -247,10 +248,18 @@ fn numbered_parts(sentence: &str) -> (String, Vec<String>) {
 
 /// "… covering: X, Y and Z." → [X, Y, Z].
 fn enumeration(sentence: &str) -> Option<Vec<String>> {
-    let lowered = sentence.to_lowercase();
+    // ASCII lower-casing keeps byte offsets, so they cut the original text.
+    let lowered = sentence.to_ascii_lowercase();
+    let at_word = |i: usize| i == 0 || !lowered.as_bytes()[i - 1].is_ascii_alphanumeric();
     let (at, lead) = ENUMERATION_LEADS
         .iter()
-        .filter_map(|l| lowered.find(l).map(|i| (i, *l)))
+        .filter_map(|l| {
+            lowered
+                .match_indices(l)
+                .map(|(i, _)| i)
+                .find(|i| at_word(*i))
+                .map(|i| (i, *l))
+        })
         .min_by_key(|(i, _)| *i)?;
     let list = sentence.get(at + lead.len()..)?;
     let pieces: Vec<String> = list
@@ -286,15 +295,16 @@ fn clean_part(text: &str) -> String {
 /// sentence's start unless followed by another capitalised word; longest first seen.
 fn entities(context: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     let mut run: Vec<&str> = Vec::new();
     let words: Vec<&str> = context.split_whitespace().collect();
-    let flush = |run: &mut Vec<&str>, out: &mut Vec<String>| {
+    let mut flush = |run: &mut Vec<&str>, out: &mut Vec<String>| {
         let name = run
             .join(" ")
             .trim_end_matches([',', '.', ';', ':'])
             .to_string();
         let long_enough = run.len() >= 2 || (run.len() == 1 && name.chars().count() > 3);
-        if long_enough && !out.contains(&name) && !name.is_empty() {
+        if long_enough && !name.is_empty() && seen.insert(name.clone()) {
             out.push(name);
         }
         run.clear();
@@ -380,6 +390,10 @@ mod tests {
             "Write a report on Postgres covering: vacuum, replication lag and index bloat.",
         );
         assert_eq!(listed.parts, ["vacuum", "replication lag", "index bloat"]);
+        let discovering = parse_brief("We are discovering new markets, partners and risks.");
+        assert_eq!(discovering.parts.len(), 1, "{:?}", discovering.parts);
+        let years = parse_brief("Revenue (2024) and (2025) figures.");
+        assert_eq!(years.parts.len(), 1, "{:?}", years.parts);
         let lettered = parse_brief("Compare a) the rollback journal and b) WAL mode for SQLite.");
         assert_eq!(
             lettered.parts,

@@ -64,8 +64,12 @@ pub fn render_candidates(candidates: &[Candidate]) -> String {
                 lines.push(c.source.document_line(&c.title));
             }
             let headings = c.source.headings_below(&c.title);
-            if under != Some(headings) && !headings.is_empty() {
-                lines.push(format!("  under {}:", quoted(&headings.join(" › "))));
+            if under.is_some_and(|u| u != headings) || (under.is_none() && !headings.is_empty()) {
+                if headings.is_empty() {
+                    lines.push("  (no heading):".to_string());
+                } else {
+                    lines.push(format!("  under {}:", quoted(&headings.join(" › "))));
+                }
             }
             under = Some(headings);
             lines.push(format!("  {}: {}", c.id, quoted(&c.text)));

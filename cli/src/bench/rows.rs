@@ -278,7 +278,7 @@ mod tests {
                 score: 1.0,
                 status: "ok".into(),
                 date: None,
-                version: None,
+                doc_status: None,
             }],
             coverage: vec![],
             usage: Usage::default(),

@@ -134,11 +134,13 @@ pub(crate) fn walk_into(builder: &mut Builder, html: &str) -> Result<(), ReadErr
 }
 
 /// The deepest nesting of elements that need an end tag, stopping early once past
-/// `cap`. Comments, doctypes and raw-text elements are skipped roughly; the count only
-/// has to bound the work, not to be exact.
+/// `cap`. Open elements are kept on a stack and an end tag closes the nearest open
+/// element of its name (one that matches nothing closes nothing, so `<div></b>` cannot
+/// hide depth). A tag's end is looked for only up to the next `<`, so the scan is linear.
+/// Comments are skipped; the count only has to bound the work, not to be exact.
 fn nesting_depth(html: &str, cap: usize) -> usize {
     let bytes = html.as_bytes();
-    let mut depth: usize = 0;
+    let mut open: Vec<Vec<u8>> = Vec::new();
     let mut deepest = 0;
     let mut i = 0;
     while let Some(offset) = memchr_lt(&bytes[i..]) {
@@ -152,26 +154,27 @@ fn nesting_depth(html: &str, cap: usize) -> usize {
             continue;
         }
         let closing = rest.first() == Some(&b'/');
-        let name_start = usize::from(closing);
-        let name: Vec<u8> = rest[name_start..]
+        let name: Vec<u8> = rest[usize::from(closing)..]
             .iter()
             .take_while(|b| b.is_ascii_alphanumeric())
+            .take(32)
             .map(u8::to_ascii_lowercase)
             .collect();
-        if name.is_empty() {
+        if name.is_empty() || NON_NESTING.contains(&String::from_utf8_lossy(&name).as_ref()) {
             continue;
         }
-        let name = String::from_utf8_lossy(&name);
-        if NON_NESTING.contains(&name.as_ref()) {
-            continue;
-        }
-        let tag_end = find(rest, b">").unwrap_or(rest.len());
-        let self_closing = tag_end > 0 && rest.get(tag_end - 1) == Some(&b'/');
+        let tag = &rest[..rest.iter().position(|b| *b == b'<').unwrap_or(rest.len())];
+        let self_closing = tag
+            .iter()
+            .position(|b| *b == b'>')
+            .is_some_and(|end| end > 0 && tag.get(end - 1) == Some(&b'/'));
         if closing {
-            depth = depth.saturating_sub(1);
+            if let Some(at) = open.iter().rposition(|n| *n == name) {
+                open.truncate(at);
+            }
         } else if !self_closing {
-            depth += 1;
-            deepest = deepest.max(depth);
+            open.push(name);
+            deepest = deepest.max(open.len());
             if deepest > cap {
                 return deepest;
             }

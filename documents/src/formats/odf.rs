@@ -224,18 +224,21 @@ fn repeated(node: Node<'_, '_>, attribute: &str) -> usize {
 fn table(b: &mut Builder, table: Node<'_, '_>) -> Result<(), ReadError> {
     let mut rows = Vec::new();
     let mut header_at = None;
-    table_rows(table, false, &mut rows, &mut header_at);
+    let mut budget = b.limits().max_text_bytes;
+    table_rows(table, false, &mut rows, &mut header_at, &mut budget)?;
     emit_table(b, rows, header_at.unwrap_or(0))
 }
 
 /// The non-empty rows under `parent` (through row groups), and where the first header
-/// row is.
+/// row is. Repeated cells and rows count against `budget` (bytes of text) as they are
+/// expanded, so a repeated large cell cannot multiply past the text limit.
 fn table_rows(
     parent: Node<'_, '_>,
     header: bool,
     rows: &mut Vec<Vec<String>>,
     header_at: &mut Option<usize>,
-) {
+    budget: &mut usize,
+) -> Result<(), ReadError> {
     for node in parent.children().filter(Node::is_element) {
         let name = node.tag_name().name();
         if node.tag_name().namespace() != Some(TABLE) {
@@ -248,10 +251,9 @@ fn table_rows(
                 .filter(|c| is(*c, TABLE, "table-cell") || is(*c, TABLE, "covered-table-cell"))
             {
                 let text = all_text(cell);
-                cells.extend(std::iter::repeat_n(
-                    text,
-                    repeated(cell, "number-columns-repeated"),
-                ));
+                let times = repeated(cell, "number-columns-repeated");
+                spend(budget, text.len().saturating_mul(times))?;
+                cells.extend(std::iter::repeat_n(text, times));
             }
             while cells.last().is_some_and(String::is_empty) {
                 cells.pop();
@@ -262,14 +264,29 @@ fn table_rows(
             if header && header_at.is_none() {
                 *header_at = Some(rows.len());
             }
-            rows.extend(std::iter::repeat_n(
-                cells,
-                repeated(node, "number-rows-repeated"),
-            ));
+            let times = repeated(node, "number-rows-repeated");
+            let row_bytes: usize = cells.iter().map(String::len).sum();
+            spend(budget, row_bytes.saturating_mul(times.saturating_sub(1)))?;
+            rows.extend(std::iter::repeat_n(cells, times));
         } else if matches!(name, "table-header-rows" | "table-rows" | "table-row-group") {
-            table_rows(node, header || name == "table-header-rows", rows, header_at);
+            table_rows(
+                node,
+                header || name == "table-header-rows",
+                rows,
+                header_at,
+                budget,
+            )?;
         }
     }
+    Ok(())
+}
+
+/// Take `bytes` from the text budget, or say the table is too large.
+fn spend(budget: &mut usize, bytes: usize) -> Result<(), ReadError> {
+    *budget = budget.checked_sub(bytes).ok_or_else(|| {
+        ReadError::TooLarge("a table's repeated cells exceed the text limit".into())
+    })?;
+    Ok(())
 }
 
 /// An ODP's slides: each page's title, its shapes' text, then its notes.

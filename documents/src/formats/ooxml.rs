@@ -16,7 +16,7 @@
 //!
 //! Both take the title and the date (modified, else created) from `docProps/core.xml`.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use roxmltree::Node;
 
@@ -112,9 +112,9 @@ fn style_level(style: &str) -> Option<u8> {
 fn heading_styles(
     c: &mut Container<'_>,
     limits: &Limits,
-) -> Result<HashMap<String, u8>, ReadError> {
+) -> Result<BTreeMap<String, u8>, ReadError> {
     let Some(xml) = c.read_text("word/styles.xml")? else {
-        return Ok(HashMap::new());
+        return Ok(BTreeMap::new());
     };
     let doc = parse_xml(&xml, Format::Docx, "word/styles.xml", limits)?;
     let level = |s: Node<'_, '_>| {
@@ -146,7 +146,7 @@ fn docx_text(node: Node<'_, '_>, out: &mut String) {
 /// Walks a DOCX body into blocks.
 struct Docx {
     builder: Builder,
-    styles: HashMap<String, u8>,
+    styles: BTreeMap<String, u8>,
     seen_title: bool,
 }
 
@@ -274,10 +274,10 @@ fn relationships(
     c: &mut Container<'_>,
     part: &str,
     limits: &Limits,
-) -> Result<HashMap<String, (String, String)>, ReadError> {
+) -> Result<BTreeMap<String, (String, String)>, ReadError> {
     let (dir, file) = part.rsplit_once('/').unwrap_or(("", part));
     let rels = optional_part(c, &format!("{dir}/_rels/{file}.rels"), limits, |root| {
-        let mut rels = HashMap::new();
+        let mut rels = BTreeMap::new();
         for rel in root.children().filter(|n| is(*n, RELS, "Relationship")) {
             if let (Some(id), Some(target)) = (rel.attribute("Id"), rel.attribute("Target")) {
                 if rel.attribute("TargetMode") != Some("External") {

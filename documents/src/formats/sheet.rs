@@ -21,6 +21,7 @@ pub(super) fn read_workbook(
 ) -> Result<Document, ReadError> {
     let mut container = Container::open(bytes, format, limits)?;
     container.check_all()?;
+    refuse_huge_grids(&mut container, format, limits)?;
     let (mut builder, date) = match format {
         Format::Ods => super::odf::metadata(&mut container, format, limits)?,
         _ => super::ooxml::core_properties(&mut container, format, limits)?,
@@ -61,6 +62,8 @@ pub(super) fn read_csv(text: &str, limits: &Limits) -> Result<Document, ReadErro
         .flexible(true)
         .from_reader(text.as_bytes());
     let mut rows = Vec::new();
+    // Lines counted as the reader moves on: (byte reached, line number there).
+    let mut counted = (0usize, 1usize);
     for record in reader.records() {
         let record = record.map_err(|e| ReadError::malformed(Format::Csv, e))?;
         if rows.len() >= limits.max_blocks {
@@ -76,11 +79,13 @@ pub(super) fn read_csv(text: &str, limits: &Limits) -> Result<Document, ReadErro
         while matches!(text.as_bytes().get(byte), Some(b'\n' | b'\r')) {
             byte += 1;
         }
-        let line = text.as_bytes()[..byte]
+        let from = counted.0.min(byte);
+        let newlines = text.as_bytes()[from..byte]
             .iter()
             .filter(|b| **b == b'\n')
-            .count()
-            + 1;
+            .count();
+        counted = (byte, counted.1 + newlines);
+        let line = counted.1;
         let number = u32::try_from(line).unwrap_or(u32::MAX);
         rows.push((
             number,
@@ -88,8 +93,101 @@ pub(super) fn read_csv(text: &str, limits: &Limits) -> Result<Document, ReadErro
         ));
     }
     let mut builder = Builder::new(*limits);
-    sheet(&mut builder, "", rows.into_iter(), Place::Record)?;
+    sheet(&mut builder, "", rows.into_iter(), Place::Line)?;
     builder.finish(None, DocStatus::Current)
+}
+
+/// Calamine allocates a sheet's whole grid (rows × columns between its first and last
+/// cell) before it can be measured: two cells at A1 and XFD1048576 ask for 17 billion.
+/// So the grid each worksheet's cells span (XLSX), and the cells an ODS repeats, are
+/// measured in the XML first, and a sheet past the limit is refused.
+fn refuse_huge_grids(
+    container: &mut Container<'_>,
+    format: Format,
+    limits: &Limits,
+) -> Result<(), ReadError> {
+    let cap = u64::try_from(limits.max_blocks.saturating_mul(64)).unwrap_or(u64::MAX);
+    let parts: Vec<String> = container
+        .names()
+        .into_iter()
+        .filter(|n| match format {
+            Format::Ods => n == "content.xml",
+            _ => n.starts_with("xl/worksheets/") && n.ends_with(".xml"),
+        })
+        .collect();
+    for part in parts {
+        let Some(xml) = container.read(&part)? else {
+            continue;
+        };
+        let cells = match format {
+            Format::Ods => repeated_cells(&xml),
+            _ => grid_of_cell_refs(&xml),
+        };
+        if cells > cap {
+            return Err(ReadError::TooComplex(format!("{part} spans {cells} cells")));
+        }
+    }
+    Ok(())
+}
+
+/// The cells of the grid an XLSX worksheet's cell references (`<c r="B7"`) span.
+fn grid_of_cell_refs(xml: &[u8]) -> u64 {
+    let (mut rows, mut cols) = ((u64::MAX, 0u64), (u64::MAX, 0u64));
+    let mut rest = xml;
+    while let Some(at) = rest.windows(6).position(|w| w == b"<c r=\"") {
+        rest = &rest[at + 6..];
+        let reference: Vec<u8> = rest
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric())
+            .take(12)
+            .copied()
+            .collect();
+        let letters = reference
+            .iter()
+            .take_while(|b| b.is_ascii_alphabetic())
+            .count();
+        let col = reference[..letters].iter().fold(0u64, |n, b| {
+            n.saturating_mul(26)
+                .saturating_add(u64::from(b.to_ascii_uppercase() - b'A' + 1))
+        });
+        let row = std::str::from_utf8(&reference[letters..])
+            .ok()
+            .and_then(|r| r.parse::<u64>().ok())
+            .unwrap_or(0);
+        rows = (rows.0.min(row), rows.1.max(row));
+        cols = (cols.0.min(col), cols.1.max(col));
+    }
+    if rows.1 == 0 {
+        return 0;
+    }
+    (rows.1 - rows.0.min(rows.1) + 1).saturating_mul(cols.1 - cols.0.min(cols.1) + 1)
+}
+
+/// The most cells one non-empty repeated ODS cell stands for (an empty trailing cell,
+/// `<table:table-cell table:number-columns-repeated="16000"/>`, costs nothing).
+fn repeated_cells(xml: &[u8]) -> u64 {
+    const ATTRIBUTE: &[u8] = b"number-columns-repeated=\"";
+    let mut most = 0;
+    let mut rest = xml;
+    while let Some(at) = rest.windows(ATTRIBUTE.len()).position(|w| w == ATTRIBUTE) {
+        rest = &rest[at + ATTRIBUTE.len()..];
+        let digits: Vec<u8> = rest
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .take(12)
+            .copied()
+            .collect();
+        let times = std::str::from_utf8(&digits)
+            .ok()
+            .and_then(|d| d.parse::<u64>().ok())
+            .unwrap_or(0);
+        let tag_end = rest.iter().position(|b| *b == b'>').unwrap_or(rest.len());
+        let empty = tag_end > 0 && rest.get(tag_end - 1) == Some(&b'/');
+        if !empty {
+            most = most.max(times);
+        }
+    }
+    most
 }
 
 /// A cell as text: integers without `.0`, everything else as calamine shows it.
@@ -108,7 +206,11 @@ fn sheet(
     rows: impl Iterator<Item = (u32, Vec<String>)>,
     place: impl Fn(u32) -> Place,
 ) -> Result<(), ReadError> {
+    let mut rows = rows.peekable();
     builder.reset_headings();
+    if let Some((first, _)) = rows.peek() {
+        builder.place(place(*first));
+    }
     if !name.trim().is_empty() {
         builder.heading(2, name)?;
     }
@@ -181,6 +283,31 @@ mod tests {
         assert_eq!(doc.fragment_at(at).as_deref(), Some("sheet=Summary!row=4"));
         assert_eq!(doc.heading_path(at), ["Summary"]);
         assert_eq!(doc.date.as_deref(), Some("2026-04-09"));
+    }
+
+    #[test]
+    fn huge_grids_are_refused_before_they_are_allocated() {
+        let corner = |sheet_xml: &str| {
+            crate::writers::zip(&[
+                ("xl/workbook.xml".into(), r#"<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>"#.into()),
+                ("xl/_rels/workbook.xml.rels".into(), r#"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>"#.into()),
+                ("xl/worksheets/sheet1.xml".into(), sheet_xml.into()),
+            ])
+            .unwrap()
+        };
+        let far = r#"<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1"><v>1</v></c></row><row r="1048576"><c r="XFD1048576"><v>2</v></c></row></sheetData></worksheet>"#;
+        let result = read_workbook(&corner(far), Format::Xlsx, &Limits::default());
+        assert!(
+            matches!(result, Err(ReadError::TooComplex(_))),
+            "{result:?}"
+        );
+        assert_eq!(grid_of_cell_refs(br#"<c r="B2"/><c r="C4"/>"#), 6);
+        assert_eq!(
+            repeated_cells(
+                br#"<c number-columns-repeated="9000"/><c number-columns-repeated="70"><p>x</p>"#
+            ),
+            70
+        );
     }
 
     #[test]

@@ -81,28 +81,28 @@ fn cells(line: &str) -> Vec<String> {
         .collect()
 }
 
-/// The table starting at line `start` (blank lines between rows allowed): where it
-/// ends and its rows, header first — at least a header and one row of the same width.
+/// The table starting at line `start` (consecutive lines, up to a blank line): where
+/// it ends and its rows, header first — a header of labels and at least one row of the
+/// same width.
 fn table_run(lines: &[&str], start: usize) -> Option<(usize, Vec<Vec<String>>)> {
     let header = cells(lines.get(start)?);
-    if header.len() < 2 || list_marker(lines[start]).is_some() {
+    // A header labels columns: short cells, none ending a sentence ("One.  Two." is
+    // prose typed with two spaces, not a table).
+    let labels = header
+        .iter()
+        .all(|c| c.chars().count() <= 40 && !c.ends_with(['.', '!', '?', ';', ',']));
+    if header.len() < 2 || !labels || list_marker(lines[start]).is_some() {
         return None;
     }
     let mut rows = vec![header];
     let mut end = start + 1;
-    let mut i = start + 1;
-    while i < lines.len() {
-        if lines[i].trim().is_empty() {
-            i += 1;
-            continue;
-        }
-        let row = cells(lines[i]);
-        if row.len() != rows[0].len() {
+    for line in &lines[start + 1..] {
+        let row = cells(line);
+        if line.trim().is_empty() || row.len() != rows[0].len() {
             break;
         }
         rows.push(row);
-        i += 1;
-        end = i;
+        end += 1;
     }
     (rows.len() >= 2).then_some((end, rows))
 }
@@ -161,11 +161,11 @@ mod tests {
 
     #[test]
     fn lines_become_headings_paragraphs_and_items() {
-        let text = "Fleet report\n\nWe run robots in\nthree regions.\n\nKey numbers:\n- Robots deployed: 1,240\n- Uptime 99.2%\n  across sites\n1. First step\n\nRisks\n\nSupply is tight.\nRound    Date    Amount\n\nSeed    Jun 2019    $3.5M\nSeries C\tOct 2025\t$48M\nPrepared by Dana Okafor, CEO, 2026-04-14";
+        let text = "Fleet report\n\nWe run robots in\nthree regions.\n\nKey numbers:\n- Robots deployed: 1,240\n- Uptime 99.2%\n  across sites\n1. First step\n\nRisks\n\nSupply is tight.\nRound    Date    Amount\nSeed    Jun 2019    $3.5M\nSeries C\tOct 2025\t$48M\n\nPrepared by Dana Okafor, CEO, 2026-04-14\n\nOne.  Two.\nThree.  Four.";
         let doc = read(text, &Limits::default()).unwrap();
         assert_eq!(
             doc.text,
-            "Fleet report\n\nWe run robots in three regions.\n\nKey numbers:\n\nRobots deployed: 1,240\n\nUptime 99.2% across sites\n\n1. First step\n\nRisks\n\nSupply is tight.\n\nRound: Seed · Date: Jun 2019 · Amount: $3.5M\n\nRound: Series C · Date: Oct 2025 · Amount: $48M\n\nPrepared by Dana Okafor, CEO, 2026-04-14"
+            "Fleet report\n\nWe run robots in three regions.\n\nKey numbers:\n\nRobots deployed: 1,240\n\nUptime 99.2% across sites\n\n1. First step\n\nRisks\n\nSupply is tight.\n\nRound: Seed · Date: Jun 2019 · Amount: $3.5M\n\nRound: Series C · Date: Oct 2025 · Amount: $48M\n\nPrepared by Dana Okafor, CEO, 2026-04-14\n\nOne. Two. Three. Four."
         );
         let at = doc.text.find("Supply").unwrap();
         assert_eq!(doc.heading_path(at), ["Fleet report", "Risks"]);

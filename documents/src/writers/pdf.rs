@@ -1,7 +1,7 @@
 //! A PDF with a real text layer (lopdf, through pdf-extract's re-export): Helvetica,
 //! one line per `Tj`, paragraphs wrapped at [`WRAP`] characters, a blank line after
-//! each block, list items as `- ` lines, table rows as their cells spaced apart (a PDF
-//! keeps no table structure), and an Info dictionary with the title and dates.
+//! each block, list items as `- ` lines, table rows as lines of their cells set apart by
+//! spaces (a PDF keeps no table structure), and an Info dictionary with the title and dates.
 
 use pdf_extract::content::{Content, Operation};
 use pdf_extract::{dictionary, Document as Pdf, Object, Stream, StringFormat};
@@ -28,13 +28,7 @@ fn page_lines(blocks: &[Block]) -> Vec<String> {
                 lines.extend(wrap(&format!("- {text}"), "  "));
                 continue;
             }
-            Block::Table(rows) => {
-                for row in rows {
-                    lines.push(row.join("    "));
-                    lines.push(String::new());
-                }
-                continue;
-            }
+            Block::Table(rows) => lines.extend(rows.iter().map(|row| row.join("    "))),
             Block::Notes(_) => continue,
         }
         lines.push(String::new());

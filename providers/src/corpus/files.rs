@@ -88,7 +88,8 @@ pub(super) fn relpath_of(root: &Path, path: &Path) -> Result<String, String> {
 
 /// Every document-like file under `root`, depth-first in file-name order. Everything
 /// else the walk meets — an unsupported type, a link leaving the folder (unless
-/// `follow_links`), an unreadable entry — is appended to `skipped` with its reason.
+/// `follow_links`), an unreadable entry — is appended to `skipped` with its reason,
+/// except hidden entries and the root `README.md`, which are not documents.
 pub(super) fn walk_corpus(
     root: &Path,
     follow_links: bool,

@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use deepr_checkpoints::FileArchive;
-use deepr_documents::Format;
 use deepr_evidence::report::CallStatus;
 use deepr_orchestrator::{DocMeta, FetchOutcome, Fetcher, SearchHit};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
@@ -17,9 +16,8 @@ use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use super::cache::{definitive, WebCache};
-use super::decode::decode;
 use crate::http::HttpClient;
-use crate::reading::{format_of_page, outline_of, read_off_runtime};
+use crate::reading::{outline_of, page_bytes, read_off_runtime};
 
 fn validators_key(url: &str, extractor_version: u32) -> String {
     blake3::hash(format!("deepr.validators.v2\0{extractor_version}\0{url}").as_bytes())
@@ -235,18 +233,11 @@ impl WebFetcher {
                 };
             }
         }
-        let Some(format) = format_of_page(&page.content_type, &hit.locator, &page.body) else {
+        let Some((format, bytes)) = page_bytes(&page.content_type, &hit.locator, &page.body) else {
             return fail(
                 CallStatus::Skipped,
                 format!("{} is not a readable document type", page.content_type),
             );
-        };
-        // Text formats are decoded by their declared or sniffed charset first.
-        let bytes = match format {
-            Format::Html | Format::Text | Format::Markdown | Format::Csv => {
-                decode(&page.body, &page.content_type).into_bytes()
-            }
-            _ => page.body.clone(),
         };
         let extracted = match read_off_runtime(bytes, format).await {
             Ok(extracted) => extracted,
