@@ -210,22 +210,12 @@ pub fn read_bounded(
 mod tests {
     use super::*;
 
-    fn small() -> Limits {
-        Limits {
-            max_text_bytes: 1 << 16,
-            max_blocks: 1_000,
-            max_part_bytes: 1 << 18,
-            max_unpacked_bytes: 1 << 19,
-            max_nesting: 64,
-        }
-    }
-
     proptest::proptest! {
         /// Any bytes in any format: a document or a typed error, never a panic.
         #[test]
         fn any_bytes_in_any_format(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..600)) {
             for format in FORMATS {
-                let _ = read(&bytes, format, &small());
+                let _ = read(&bytes, format, &Limits::tight());
             }
         }
 
@@ -234,7 +224,7 @@ mod tests {
         #[test]
         fn any_text_reads_or_says_why(text in "\\PC{0,400}") {
             for format in [Format::Text, Format::Markdown, Format::Html, Format::Csv] {
-                if let Ok(doc) = read(text.as_bytes(), format, &small()) {
+                if let Ok(doc) = read(text.as_bytes(), format, &Limits::tight()) {
                     proptest::prop_assert!(!doc.text.trim().is_empty());
                     proptest::prop_assert!(doc.marks.iter().all(|m| doc.text.is_char_boundary(m.at)));
                 }

@@ -170,6 +170,19 @@ pub struct Limits {
     pub max_nesting: usize,
 }
 
+impl Limits {
+    /// Small limits for fuzzing and property tests: every cap is reached quickly.
+    pub fn tight() -> Self {
+        Self {
+            max_text_bytes: 1 << 20,
+            max_blocks: 10_000,
+            max_part_bytes: 1 << 22,
+            max_unpacked_bytes: 1 << 23,
+            max_nesting: 64,
+        }
+    }
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Self {

@@ -8,13 +8,7 @@ use deepr_documents::{read, Format, Limits};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let limits = Limits {
-        max_text_bytes: 1 << 20,
-        max_blocks: 10_000,
-        max_part_bytes: 1 << 22,
-        max_unpacked_bytes: 1 << 23,
-        max_nesting: 256,
-    };
+    let limits = Limits::tight();
     let formats = [
         Format::Pdf,
         Format::Docx,
