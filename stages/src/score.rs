@@ -28,7 +28,10 @@ use crate::types::{Candidate, FetchOut, Rerank, ScoreOut, ScoredSource, Sentence
 /// heading terms count at half weight for list items and table rows; stale
 /// documents' sentences and bylines weigh less; a topic's own terms together weigh at
 /// most as much as the question's.
-pub const STAGE_VERSION: u32 = 5;
+/// 6: a brief that asks for specifics triples the figure bonus.
+pub const STAGE_VERSION: u32 = 6;
+/// Bonus of a sentence that states a figure.
+const FIGURE_BONUS: f64 = 0.1;
 /// Weight of a question term found only in the headings above a sentence.
 const HEADING_TERM_WEIGHT: f64 = 0.5;
 /// Weight factor of a sentence from an archived or superseded document.
@@ -292,6 +295,13 @@ fn lexical(
     }
     let total_weight: f64 = weighted.values().sum();
 
+    // A brief that asks for specifics (numbers, dates, names) is answered by units that
+    // state figures: their bonus triples.
+    let figure_bonus = if deepr_tasks::brief::parse_brief(topic).asks_for_specifics() {
+        3.0 * FIGURE_BONUS
+    } else {
+        FIGURE_BONUS
+    };
     let mut scored: Vec<(f64, String, u32, Option<u32>)> = Vec::new();
     for source in &sources {
         let Some(text) = texts.get(&source.doc.content_sha256) else {
@@ -369,7 +379,11 @@ fn lexical(
             let share = matched / total_weight.max(f64::MIN_POSITIVE);
             // A small bonus for stating a figure: a word that is a number ("4096",
             // "1,000", "3.5"), not the grounding rule's wider reading ("8KB", "v3").
-            let informative = if states_a_figure(body) { 0.1 } else { 0.0 };
+            let informative = if states_a_figure(body) {
+                figure_bonus
+            } else {
+                0.0
+            };
             // A document that says a newer one replaces it (archived, superseded) is
             // still read, but its sentences come after the current versions'.
             let stale = if outline.is_stale() {

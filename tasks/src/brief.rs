@@ -72,6 +72,21 @@ const ENUMERATION_LEADS: &[&str] = &[
     "about:",
 ];
 
+impl Brief {
+    /// Whether an instruction asks for specifics — numbers, figures, dates, names,
+    /// amounts — which readers can honour by preferring units that state them.
+    pub fn asks_for_specifics(&self) -> bool {
+        self.instructions.iter().any(|i| {
+            let lowered = i.to_lowercase();
+            [
+                "specific", "numbers", "figures", "dates", "amounts", "quantif",
+            ]
+            .iter()
+            .any(|w| lowered.contains(w))
+        })
+    }
+}
+
 /// What a topic is about, for ranking: a brief's context (its subject, without the
 /// parts — each subquestion carries its own — or the writing instructions), else the
 /// topic itself.
@@ -353,6 +368,8 @@ mod tests {
         );
         assert_eq!(brief.instructions.len(), 2, "{:?}", brief.instructions);
         assert!(brief.instructions[1].starts_with("Be specific"));
+        assert!(brief.asks_for_specifics());
+        assert!(!parse_brief("How does WAL work?").asks_for_specifics());
         assert_eq!(
             brief.entities.first().map(String::as_str),
             Some("Kestrelmoor Robotics"),
