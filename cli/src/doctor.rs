@@ -128,5 +128,8 @@ fn corpus_files(
     for (path, reason) in &report.skipped {
         outln!("not read: {path} — {reason}");
     }
+    for (path, what) in &report.partial {
+        outln!("read in part: {path} — {what}");
+    }
     Ok(u8::from(!report.skipped.is_empty()))
 }

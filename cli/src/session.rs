@@ -227,7 +227,18 @@ pub async fn session(
                     reason: reason.clone(),
                 })
                 .collect(),
+            partial: report
+                .partial
+                .iter()
+                .map(|(path, reason)| deepr_evidence::report::SkippedFile {
+                    path: path.clone(),
+                    reason: reason.clone(),
+                })
+                .collect(),
         });
+        for (path, what) in &report.partial {
+            reporter.say(&format!("deepr: read in part {path}: {what}"));
+        }
         reporter.say(&format!(
             "deepr: corpus {}: {} documents ({} indexed now, {} reused), {} skipped",
             corpus.display(),

@@ -118,6 +118,9 @@ pub struct Document {
     /// The document's own date (`YYYY-MM-DD`, or `YYYY-MM`), from its metadata or text.
     pub date: Option<String>,
     pub status: DocStatus,
+    /// Parts of the file that could not be read ("page 7 could not be read"): the rest
+    /// was, and the run says what is missing.
+    pub gaps: Vec<String>,
 }
 
 impl Document {
@@ -203,6 +206,7 @@ pub struct Builder {
     marks: Vec<BlockMark>,
     /// The next block starts afresh ([`Builder::reset_headings`]).
     fresh: bool,
+    gaps: Vec<String>,
     place: Option<Place>,
     title: Option<String>,
     first_heading: Option<String>,
@@ -215,6 +219,7 @@ impl Builder {
             text: String::new(),
             marks: Vec::new(),
             fresh: false,
+            gaps: Vec::new(),
             place: None,
             title: None,
             first_heading: None,
@@ -228,6 +233,11 @@ impl Builder {
     /// Blocks from here on are on this page, slide or sheet row.
     pub fn place(&mut self, place: Place) {
         self.place = Some(place);
+    }
+
+    /// A part of the file that could not be read; the document is read without it.
+    pub fn gap(&mut self, what: String) {
+        self.gaps.push(what);
     }
 
     /// Headings opened so far are closed (a new slide or sheet starts afresh).
@@ -362,6 +372,7 @@ impl Builder {
             marks: self.marks,
             date,
             status,
+            gaps: self.gaps,
         })
     }
 }

@@ -209,6 +209,9 @@ pub struct CorpusFiles {
     pub read: usize,
     /// Files not read: (corpus-relative path, reason), in walk order.
     pub skipped: Vec<SkippedFile>,
+    /// Files read in part: (path, what could not be read).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partial: Vec<SkippedFile>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -68,4 +68,12 @@ pub(crate) fn corpus_files(out: &mut String, files: Option<&deepr_evidence::repo
             md_text(&file.reason)
         );
     }
+    for file in &files.partial {
+        let _ = writeln!(
+            out,
+            "- read in part: `{}` — {}",
+            file.path.replace('`', "'"),
+            md_text(&file.reason)
+        );
+    }
 }

@@ -71,6 +71,7 @@ pub(super) fn read(bytes: &[u8], limits: &Limits) -> Result<Document, ReadError>
         .collect();
     for chapter in chapters {
         let Some(html) = container.read_text(&chapter)? else {
+            builder.gap(format!("chapter {chapter} is missing from the package"));
             continue;
         };
         builder.reset_headings();
@@ -117,6 +118,26 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_missing_chapter_is_a_gap_not_a_silence() {
+        let bytes = zip(&[
+            (
+                "META-INF/container.xml",
+                r#"<container xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="book.opf"/></rootfiles></container>"#,
+            ),
+            (
+                "book.opf",
+                r#"<package xmlns="http://www.idpf.org/2007/opf"><manifest><item id="a" href="one.xhtml"/><item id="b" href="gone.xhtml"/></manifest><spine><itemref idref="a"/><itemref idref="b"/></spine></package>"#,
+            ),
+            (
+                "one.xhtml",
+                "<html><body><p>The only chapter left.</p></body></html>",
+            ),
+        ]);
+        let doc = read(&bytes, &Limits::default()).unwrap();
+        assert_eq!(doc.gaps, ["chapter gone.xhtml is missing from the package"]);
+    }
+
+    #[test]
     fn parts_resolve_relative_to_their_folder() {
         assert_eq!(
             resolve_part("ppt/slides", "../notesSlides/n1.xml"),
@@ -144,6 +165,7 @@ pub(crate) mod tests {
             doc.text,
             "First\n\nAn item without a period\n\nLater\n\nSecond chapter text."
         );
+        assert!(doc.gaps.is_empty());
         assert_eq!(doc.title, "Field Guide");
         assert_eq!(doc.date.as_deref(), Some("2025-11-02"));
         let at = doc.text.find("Second").unwrap();

@@ -44,7 +44,8 @@ pub(super) fn read(bytes: &[u8], limits: &Limits) -> Result<Document, ReadError>
         let mut text = String::new();
         {
             let mut output = PlainTextOutput::new(&mut text);
-            if pdf_extract::output_doc_page(&pdf, &mut output, number).is_err() {
+            if let Err(e) = pdf_extract::output_doc_page(&pdf, &mut output, number) {
+                builder.gap(format!("page {number} could not be read ({e})"));
                 continue;
             }
         }

@@ -91,6 +91,8 @@ pub struct IndexReport {
     pub removed: Vec<String>,
     /// Files that look like documents but were not indexed: `(relpath, reason)`.
     pub skipped: Vec<(String, String)>,
+    /// Documents read in part: `(relpath, what could not be read)`.
+    pub partial: Vec<(String, String)>,
 }
 
 /// Why a corpus could not be opened. Per-file problems are never errors; they are
@@ -248,6 +250,11 @@ impl CorpusIndex {
             if let Some(old) = old_docs.get(&candidate.relpath) {
                 if old.raw_blake3 == raw_blake3 && archive.contains(&old.content_sha256) {
                     if let Some(old) = old_docs.remove(&candidate.relpath) {
+                        if !old.gaps.is_empty() {
+                            report
+                                .partial
+                                .push((candidate.relpath.clone(), old.gaps.join("; ")));
+                        }
                         docs.insert(candidate.relpath.clone(), old);
                     }
                     report.reused.push(candidate.relpath);
@@ -285,11 +292,17 @@ impl CorpusIndex {
                     raw_blake3,
                     content_sha256,
                     outline: crate::reading::outline_of(&extracted),
+                    gaps: extracted.gaps.clone(),
                     title: extracted.title,
                     date: extracted.date,
                     kind: candidate.kind,
                 },
             );
+            if !extracted.gaps.is_empty() {
+                report
+                    .partial
+                    .push((candidate.relpath.clone(), extracted.gaps.join("; ")));
+            }
             report.extracted.push(candidate.relpath);
         }
 

@@ -39,6 +39,9 @@ pub(super) struct ManifestEntry {
     /// Status, headings and places, as the reader found them.
     #[serde(default, skip_serializing_if = "Outline::is_empty")]
     pub(super) outline: Outline,
+    /// Parts of the file its reader could not read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) gaps: Vec<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
