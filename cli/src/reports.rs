@@ -221,3 +221,22 @@ pub fn write_reports(
     ));
     Ok(())
 }
+
+/// What the report says of the corpus: how many files were read, and every file not
+/// read or read in part, with its reason.
+pub fn corpus_files(report: &deepr_providers::IndexReport) -> deepr_evidence::report::CorpusFiles {
+    let listed = |files: &[(String, String)]| {
+        files
+            .iter()
+            .map(|(path, reason)| deepr_evidence::report::SkippedFile {
+                path: path.clone(),
+                reason: reason.clone(),
+            })
+            .collect()
+    };
+    deepr_evidence::report::CorpusFiles {
+        read: report.extracted.len() + report.reused.len(),
+        skipped: listed(&report.skipped),
+        partial: listed(&report.partial),
+    }
+}

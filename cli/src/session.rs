@@ -217,25 +217,7 @@ pub async fn session(
     let mut index = None;
     let mut corpus_files = None;
     if let (Some((opened, report)), Some(corpus)) = (opened, &record.corpus) {
-        corpus_files = Some(deepr_evidence::report::CorpusFiles {
-            read: report.extracted.len() + report.reused.len(),
-            skipped: report
-                .skipped
-                .iter()
-                .map(|(path, reason)| deepr_evidence::report::SkippedFile {
-                    path: path.clone(),
-                    reason: reason.clone(),
-                })
-                .collect(),
-            partial: report
-                .partial
-                .iter()
-                .map(|(path, reason)| deepr_evidence::report::SkippedFile {
-                    path: path.clone(),
-                    reason: reason.clone(),
-                })
-                .collect(),
-        });
+        corpus_files = Some(crate::reports::corpus_files(&report));
         for (path, what) in &report.partial {
             reporter.say(&format!("deepr: read in part {path}: {what}"));
         }

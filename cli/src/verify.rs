@@ -226,7 +226,7 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
                         .block_on(http.get(&row.locator))
                         .map_err(|e| e.to_string())
                         .and_then(|page| {
-                            let (format, bytes) = deepr_providers::reading::page_bytes(
+                            let (format, bytes) = deepr_providers::web::page_bytes(
                                 &page.content_type,
                                 &row.locator,
                                 &page.body,

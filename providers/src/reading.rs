@@ -50,20 +50,6 @@ pub fn outline_of(doc: &Document) -> Outline {
     }
 }
 
-/// A fetched page's bytes as its reader takes them, and its format: text formats are
-/// decoded by their declared or sniffed charset first (the fetcher and `deepr verify
-/// --live` read a page alike). `None` for a type deepr does not read.
-pub fn page_bytes(content_type: &str, url: &str, body: &[u8]) -> Option<(Format, Vec<u8>)> {
-    let format = format_of_page(content_type, url, body)?;
-    let bytes = match format {
-        Format::Html | Format::Text | Format::Markdown | Format::Csv => {
-            crate::web::decode(body, content_type).into_bytes()
-        }
-        _ => body.to_vec(),
-    };
-    Some((format, bytes))
-}
-
 /// The format of a fetched page from its content type, else from its URL's extension.
 pub fn format_of_page(content_type: &str, url: &str, body: &[u8]) -> Option<Format> {
     let content_type = content_type.to_ascii_lowercase();

@@ -138,7 +138,7 @@ pub async fn run(
         // A list item or table row is shown under its headings; a sentence speaks for
         // itself (and its headings would cost tokens on every candidate).
         let fragment = candidate.sentence_end.is_none()
-            && crate::score::is_fragment_at(&text.text, start, end);
+            && crate::units::is_fragment_at(&text.text, start, end);
         candidates.push(Candidate {
             id: candidate.cid.clone(),
             text: deepr_tasks::one_line(sentence),

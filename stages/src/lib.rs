@@ -31,6 +31,7 @@ pub mod score;
 pub mod subquery;
 pub mod synthesize;
 pub mod types;
+mod units;
 pub mod write;
 
 pub use pipeline::run_research;

@@ -7,6 +7,11 @@ use std::fmt::Write as _;
 
 use deepr_evidence::report::{Claim, Report};
 
+use deepr_orchestrator::TextArchive;
+
+use crate::research::ResearchResult;
+use crate::types::Rerank;
+
 use crate::escape::md_text;
 
 /// The newest date among the sources a conflict's claims cite, when they differ (an
@@ -76,4 +81,59 @@ pub(crate) fn corpus_files(out: &mut String, files: Option<&deepr_evidence::repo
             md_text(&file.reason)
         );
     }
+}
+
+/// How candidate sentences were ranked, for the reader: by words alone (no embedding
+/// model), or re-ranked by meaning, and where re-ranking failed.
+pub fn ranking_line(reranks: &[Option<Rerank>]) -> Option<String> {
+    if reranks.is_empty() {
+        return None;
+    }
+    let used: Vec<&Rerank> = reranks.iter().flatten().collect();
+    let Some(first) = used.first() else {
+        return Some(
+            "Ranking: candidate sentences by their words only (BM25 retrieval, rarer question terms weigh more); no sentence-embedding model was found, so none was re-ranked by meaning."
+                .to_string(),
+        );
+    };
+    let pool = used.iter().map(|r| r.sentences).max().unwrap_or(0);
+    let mut line = format!(
+        "Ranking: candidate sentences by their words, then up to {pool} per subquestion re-ranked by meaning with {} (run locally, no tokens).",
+        first.model.clone()
+    );
+    let failed: Vec<&Rerank> = used
+        .iter()
+        .copied()
+        .filter(|r| r.failure.is_some())
+        .collect();
+    if let Some(failure) = failed.first().and_then(|r| r.failure.as_deref()) {
+        let _ = write!(
+            line,
+            " Re-ranking failed for {} of {} subquestions, which kept their word order: {}",
+            failed.len(),
+            reranks.len(),
+            failure
+        );
+    }
+    Some(line)
+}
+
+/// Where the quote starting at `sentence` of a source stands in its file (`page=3`),
+/// from the outline its reader kept.
+pub(crate) fn place_of(
+    result: &ResearchResult,
+    archive: &dyn TextArchive,
+    content_sha256: &str,
+    sentence: u32,
+) -> Option<String> {
+    let outline = &result.sources.get(content_sha256)?.doc.outline;
+    if outline.places.is_empty() {
+        return None;
+    }
+    let start = archive
+        .get(content_sha256)?
+        .sentences
+        .get(sentence as usize)?
+        .start;
+    outline.fragment_at(start).map(str::to_string)
 }

@@ -36,26 +36,6 @@ pub struct Completion {
     pub incomplete_reason: Option<String>,
 }
 
-/// Where the quote starting at `sentence` of a source stands in its file (`page=3`),
-/// from the outline its reader kept.
-fn place_of(
-    result: &ResearchResult,
-    archive: &dyn TextArchive,
-    content_sha256: &str,
-    sentence: u32,
-) -> Option<String> {
-    let outline = &result.sources.get(content_sha256)?.doc.outline;
-    if outline.places.is_empty() {
-        return None;
-    }
-    let start = archive
-        .get(content_sha256)?
-        .sentences
-        .get(sentence as usize)?
-        .start;
-    outline.fragment_at(start).map(str::to_string)
-}
-
 /// Source ids by content hash: S1… by (score desc, locator).
 fn source_ids(result: &ResearchResult) -> BTreeMap<String, String> {
     let mut ordered: Vec<_> = result.sources.values().collect();
@@ -105,7 +85,12 @@ pub fn build_report(
                         sentence_end: c.sentence_end,
                         quote_sha256: deepr_evidence::quote_sha256(&quote),
                         quote,
-                        place: place_of(result, archive, &c.content_sha256, c.sentence),
+                        place: crate::references::place_of(
+                            result,
+                            archive,
+                            &c.content_sha256,
+                            c.sentence,
+                        ),
                     })
                 })
                 .collect(),
@@ -306,7 +291,7 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
         report.sources.len(),
         crate::article::body_words(article),
     );
-    if let Some(line) = crate::score::ranking_line(&result.reranks) {
+    if let Some(line) = crate::references::ranking_line(&result.reranks) {
         let _ = writeln!(out, "{}\n", md_text(&line));
     }
     for source in &report.sources {

@@ -12,12 +12,14 @@
 //! answer worded unlike the question can still be shown.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 
-use deepr_orchestrator::terms::{content_terms, words};
-use deepr_orchestrator::{SentenceEmbedder, TextArchive};
+use deepr_orchestrator::terms::content_terms;
+use deepr_orchestrator::{ArchivedText, SentenceEmbedder, TextArchive};
 
 use crate::types::{Candidate, FetchOut, Rerank, ScoreOut, ScoredSource, SentenceRef};
+use crate::units::{
+    ends_like_sentence, is_fragment, is_whole_block, pointer_penalty, states_a_figure,
+};
 
 /// 2: sentence relevance weighs question terms by their rarity among the fetched
 /// sentences, and counts the topic's own terms at half weight.
@@ -188,6 +190,121 @@ fn lexical(
     for query in queries {
         query_terms.extend(content_terms(query));
     }
+    let (sources, texts) = score_sources(fetched, &query_terms, archive);
+
+    // The rarer a question term among the fetched sentences, the more it says about
+    // relevance ("journal" more than "sqlite"): idf = ln(1 + N / df).
+    // Each sentence's terms, computed once: for the document frequencies here and for
+    // scoring the candidates below.
+    let sentence_terms: BTreeMap<(&str, u32), BTreeSet<String>> = texts
+        .iter()
+        .flat_map(|(sha, text)| {
+            text.sentences.iter().filter_map(move |sentence| {
+                let body = sentence.text(&text.text)?;
+                Some((
+                    (sha.as_str(), sentence.index),
+                    content_terms(body).into_iter().collect(),
+                ))
+            })
+        })
+        .collect();
+    let sentence_count = sentence_terms.len();
+    let mut df: BTreeMap<&str, usize> = BTreeMap::new();
+    for terms in sentence_terms.values() {
+        for term in terms {
+            *df.entry(term.as_str()).or_default() += 1;
+        }
+    }
+    let idf = |term: &str| -> f64 {
+        let n = df.get(term).copied().unwrap_or(0).max(1) as f64;
+        (1.0 + sentence_count.max(1) as f64 / n).ln()
+    };
+    let brief = deepr_tasks::brief::parse_brief(topic);
+    let weighted = term_weights(&question_terms, brief.subject(topic), &idf);
+    let total_weight: f64 = weighted.values().sum();
+
+    // A brief that asks for specifics (numbers, dates, names) is answered by units that
+    // state figures: their bonus triples.
+    let figure_bonus = if brief.asks_for_specifics() {
+        3.0 * FIGURE_BONUS
+    } else {
+        FIGURE_BONUS
+    };
+    let weights = Weights {
+        terms: &weighted,
+        total: total_weight,
+        figure_bonus,
+    };
+    let mut scored: Vec<(f64, String, u32, Option<u32>)> = Vec::new();
+    for source in &sources {
+        if let Some(text) = texts.get(&source.doc.content_sha256) {
+            scored.extend(units_of(source, text, &sentence_terms, &weights, exclude));
+        }
+    }
+    scored.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then_with(|| a.1.cmp(&b.1))
+            .then(a.2.cmp(&b.2))
+            .then(a.3.cmp(&b.3))
+    });
+    // A sentence quoted with its neighbour and the neighbour alone are one candidate.
+    let mut covered: BTreeSet<(String, u32)> = BTreeSet::new();
+    scored.retain(|(_, sha, first, last)| {
+        let sentences: Vec<u32> = (*first..=last.unwrap_or(*first)).collect();
+        if sentences
+            .iter()
+            .any(|i| covered.contains(&(sha.clone(), *i)))
+        {
+            return false;
+        }
+        covered.extend(sentences.into_iter().map(|i| (sha.clone(), i)));
+        true
+    });
+    (sources, scored)
+}
+
+/// Each question term weighted by its rarity (`idf`), and the topic's own terms at
+/// [`TOPIC_TERM_WEIGHT`], scaled so that together they weigh at most as much as the
+/// question's.
+fn term_weights(
+    question_terms: &BTreeSet<String>,
+    subject: &str,
+    idf: &dyn Fn(&str) -> f64,
+) -> BTreeMap<String, f64> {
+    let mut weighted: BTreeMap<String, f64> =
+        question_terms.iter().map(|t| (t.clone(), idf(t))).collect();
+    // A brief's writing instructions ("be specific about numbers, dates and names")
+    // say nothing about relevance: only its subject counts.
+    let question_weight: f64 = weighted.values().sum();
+    let topic_only: BTreeMap<String, f64> = content_terms(subject)
+        .into_iter()
+        .filter(|t| !weighted.contains_key(t))
+        .map(|t| {
+            let w = TOPIC_TERM_WEIGHT * idf(&t);
+            (t, w)
+        })
+        .collect();
+    // A long topic (a brief's context) must not outweigh the subquestion: its own
+    // terms together weigh at most as much as the question's.
+    let topic_sum: f64 = topic_only.values().sum();
+    let scale = if question_weight > 0.0 && topic_sum > question_weight {
+        question_weight / topic_sum
+    } else {
+        1.0
+    };
+    for (term, w) in topic_only {
+        weighted.insert(term, w * scale);
+    }
+    weighted
+}
+
+/// Each fetched document's score (relevance, authority, recency), best first, and its
+/// archived text.
+fn score_sources(
+    fetched: &FetchOut,
+    query_terms: &BTreeSet<String>,
+    archive: &dyn TextArchive,
+) -> (Vec<ScoredSource>, BTreeMap<String, ArchivedText>) {
     let max_rrf = fetched
         .docs
         .iter()
@@ -241,222 +358,120 @@ fn lexical(
             .total_cmp(&a.score)
             .then_with(|| a.doc.doc_key.cmp(&b.doc.doc_key))
     });
-
-    // The rarer a question term among the fetched sentences, the more it says about
-    // relevance ("journal" more than "sqlite"): idf = ln(1 + N / df).
-    // Each sentence's terms, computed once: for the document frequencies here and for
-    // scoring the candidates below.
-    let sentence_terms: BTreeMap<(&str, u32), BTreeSet<String>> = texts
-        .iter()
-        .flat_map(|(sha, text)| {
-            text.sentences.iter().filter_map(move |sentence| {
-                let body = sentence.text(&text.text)?;
-                Some((
-                    (sha.as_str(), sentence.index),
-                    content_terms(body).into_iter().collect(),
-                ))
-            })
-        })
-        .collect();
-    let sentence_count = sentence_terms.len();
-    let mut df: BTreeMap<&str, usize> = BTreeMap::new();
-    for terms in sentence_terms.values() {
-        for term in terms {
-            *df.entry(term.as_str()).or_default() += 1;
-        }
-    }
-    let idf = |term: &str| -> f64 {
-        let n = df.get(term).copied().unwrap_or(0).max(1) as f64;
-        (1.0 + sentence_count.max(1) as f64 / n).ln()
-    };
-    let mut weighted: BTreeMap<String, f64> =
-        question_terms.iter().map(|t| (t.clone(), idf(t))).collect();
-    // A brief's writing instructions ("be specific about numbers, dates and names")
-    // say nothing about relevance: only its subject counts.
-    let question_weight: f64 = weighted.values().sum();
-    let topic_only: BTreeMap<String, f64> = content_terms(&deepr_tasks::brief::subject_text(topic))
-        .into_iter()
-        .filter(|t| !weighted.contains_key(t))
-        .map(|t| {
-            let w = TOPIC_TERM_WEIGHT * idf(&t);
-            (t, w)
-        })
-        .collect();
-    // A long topic (a brief's context) must not outweigh the subquestion: its own
-    // terms together weigh at most as much as the question's.
-    let topic_sum: f64 = topic_only.values().sum();
-    let scale = if question_weight > 0.0 && topic_sum > question_weight {
-        question_weight / topic_sum
-    } else {
-        1.0
-    };
-    for (term, w) in topic_only {
-        weighted.insert(term, w * scale);
-    }
-    let total_weight: f64 = weighted.values().sum();
-
-    // A brief that asks for specifics (numbers, dates, names) is answered by units that
-    // state figures: their bonus triples.
-    let figure_bonus = if deepr_tasks::brief::parse_brief(topic).asks_for_specifics() {
-        3.0 * FIGURE_BONUS
-    } else {
-        FIGURE_BONUS
-    };
-    let mut scored: Vec<(f64, String, u32, Option<u32>)> = Vec::new();
-    for source in &sources {
-        let Some(text) = texts.get(&source.doc.content_sha256) else {
-            continue;
-        };
-        let headings = source.doc.outline.heading_index(&text.text);
-        for sentence in text.sentences.iter() {
-            let Some(body) = sentence.text(&text.text) else {
-                continue;
-            };
-            let chars = body.chars().count();
-            let outline = &source.doc.outline;
-            // A list item or a table row is a unit of its own even without a final
-            // period: a whole block that is not a heading.
-            let block_unit = is_whole_block(&text.text, sentence.start, sentence.end)
-                && !outline.is_heading_at(sentence.start);
-            if !(MIN_SENTENCE_CHARS..=MAX_SENTENCE_CHARS).contains(&chars)
-                || !(ends_like_sentence(body) || block_unit)
-            {
-                continue;
-            }
-            // A sentence that leans on the one before it is quoted with it.
-            let (first, last) =
-                deepr_evidence::context_span(&text.text, &text.sentences, sentence.index as usize);
-            let sentence_end = (last != first).then_some(last);
-            let reference = SentenceRef {
-                content_sha256: source.doc.content_sha256.clone(),
-                sentence: first,
-                sentence_end,
-                written_quote: None,
-            };
-            // Already cited in an earlier round, alone or inside a span: not again.
-            let cited = |i: u32| {
-                exclude.iter().any(|e| {
-                    e.content_sha256 == reference.content_sha256
-                        && (e.sentence..=e.sentence_end.unwrap_or(e.sentence)).contains(&i)
-                })
-            };
-            if (first..=last).any(cited) {
-                continue;
-            }
-            let Some(terms) =
-                sentence_terms.get(&(source.doc.content_sha256.as_str(), sentence.index))
-            else {
-                continue;
-            };
-            // The headings above a list item or table row say what it is about
-            // ("Revenue" above "Quarterly revenue: $14.2M"): their terms count at half
-            // weight. A prose sentence speaks for itself.
-            let fragment = block_unit && is_fragment(body);
-            let path_terms: BTreeSet<String> = if fragment {
-                headings
-                    .path_at(sentence.start)
-                    .iter()
-                    .flat_map(|h| content_terms(h))
-                    .collect()
-            } else {
-                BTreeSet::new()
-            };
-            let matched: f64 = weighted
-                .iter()
-                .map(|(t, w)| {
-                    if terms.contains(t) {
-                        *w
-                    } else if path_terms.contains(t) {
-                        HEADING_TERM_WEIGHT * w
-                    } else {
-                        0.0
-                    }
-                })
-                .sum();
-            if matched <= 0.0 {
-                continue;
-            }
-            let share = matched / total_weight.max(f64::MIN_POSITIVE);
-            // A small bonus for stating a figure: a word that is a number ("4096",
-            // "1,000", "3.5"), not the grounding rule's wider reading ("8KB", "v3").
-            let informative = if states_a_figure(body) {
-                figure_bonus
-            } else {
-                0.0
-            };
-            // A document that says a newer one replaces it (archived, superseded) is
-            // still read, but its sentences come after the current versions'.
-            let stale = if outline.is_stale() {
-                STALE_WEIGHT
-            } else {
-                1.0
-            };
-            let weight = round4(
-                (share + informative) * (0.5 + source.score) * pointer_penalty(body) * stale,
-            );
-            scored.push((
-                weight,
-                source.doc.content_sha256.clone(),
-                first,
-                sentence_end,
-            ));
-        }
-    }
-    scored.sort_by(|a, b| {
-        b.0.total_cmp(&a.0)
-            .then_with(|| a.1.cmp(&b.1))
-            .then(a.2.cmp(&b.2))
-            .then(a.3.cmp(&b.3))
-    });
-    // A sentence quoted with its neighbour and the neighbour alone are one candidate.
-    let mut covered: BTreeSet<(String, u32)> = BTreeSet::new();
-    scored.retain(|(_, sha, first, last)| {
-        let sentences: Vec<u32> = (*first..=last.unwrap_or(*first)).collect();
-        if sentences
-            .iter()
-            .any(|i| covered.contains(&(sha.clone(), *i)))
-        {
-            return false;
-        }
-        covered.extend(sentences.into_iter().map(|i| (sha.clone(), i)));
-        true
-    });
-    (sources, scored)
+    (sources, texts)
 }
 
-/// How candidate sentences were ranked, for the reader: by words alone (no embedding
-/// model), or re-ranked by meaning, and where re-ranking failed.
-pub fn ranking_line(reranks: &[Option<Rerank>]) -> Option<String> {
-    if reranks.is_empty() {
-        return None;
+/// How much the question's terms weigh, and the bonus of a unit that states a figure.
+struct Weights<'w> {
+    terms: &'w BTreeMap<String, f64>,
+    total: f64,
+    figure_bonus: f64,
+}
+
+/// The candidate units of one source's text with their weights: sentences and
+/// fragments of a usable length that match the question, not cited before.
+fn units_of(
+    source: &ScoredSource,
+    text: &ArchivedText,
+    sentence_terms: &BTreeMap<(&str, u32), BTreeSet<String>>,
+    weights: &Weights<'_>,
+    exclude: &BTreeSet<SentenceRef>,
+) -> Vec<(f64, String, u32, Option<u32>)> {
+    let mut out = Vec::new();
+    let headings = source.doc.outline.heading_index(&text.text);
+    for sentence in text.sentences.iter() {
+        let Some(body) = sentence.text(&text.text) else {
+            continue;
+        };
+        let chars = body.chars().count();
+        let outline = &source.doc.outline;
+        // A list item or a table row is a unit of its own even without a final
+        // period: a whole block that is not a heading.
+        let block_unit = is_whole_block(&text.text, sentence.start, sentence.end)
+            && !outline.is_heading_at(sentence.start);
+        if !(MIN_SENTENCE_CHARS..=MAX_SENTENCE_CHARS).contains(&chars)
+            || !(ends_like_sentence(body) || block_unit)
+        {
+            continue;
+        }
+        // A sentence that leans on the one before it is quoted with it.
+        let (first, last) =
+            deepr_evidence::context_span(&text.text, &text.sentences, sentence.index as usize);
+        let sentence_end = (last != first).then_some(last);
+        let reference = SentenceRef {
+            content_sha256: source.doc.content_sha256.clone(),
+            sentence: first,
+            sentence_end,
+            written_quote: None,
+        };
+        // Already cited in an earlier round, alone or inside a span: not again.
+        let cited = |i: u32| {
+            exclude.iter().any(|e| {
+                e.content_sha256 == reference.content_sha256
+                    && (e.sentence..=e.sentence_end.unwrap_or(e.sentence)).contains(&i)
+            })
+        };
+        if (first..=last).any(cited) {
+            continue;
+        }
+        let Some(terms) = sentence_terms.get(&(source.doc.content_sha256.as_str(), sentence.index))
+        else {
+            continue;
+        };
+        // The headings above a list item or table row say what it is about
+        // ("Revenue" above "Quarterly revenue: $14.2M"): their terms count at half
+        // weight. A prose sentence speaks for itself.
+        let fragment = block_unit && is_fragment(body);
+        let path_terms: BTreeSet<String> = if fragment {
+            headings
+                .path_at(sentence.start)
+                .iter()
+                .flat_map(|h| content_terms(h))
+                .collect()
+        } else {
+            BTreeSet::new()
+        };
+        let matched: f64 = weights
+            .terms
+            .iter()
+            .map(|(t, w)| {
+                if terms.contains(t) {
+                    *w
+                } else if path_terms.contains(t) {
+                    HEADING_TERM_WEIGHT * w
+                } else {
+                    0.0
+                }
+            })
+            .sum();
+        if matched <= 0.0 {
+            continue;
+        }
+        let share = matched / weights.total.max(f64::MIN_POSITIVE);
+        // A small bonus for stating a figure: a word that is a number ("4096",
+        // "1,000", "3.5"), not the grounding rule's wider reading ("8KB", "v3").
+        let informative = if states_a_figure(body) {
+            weights.figure_bonus
+        } else {
+            0.0
+        };
+        // A document that says a newer one replaces it (archived, superseded) is
+        // still read, but its sentences come after the current versions'.
+        let stale = if outline.is_stale() {
+            STALE_WEIGHT
+        } else {
+            1.0
+        };
+        let weight =
+            round4((share + informative) * (0.5 + source.score) * pointer_penalty(body) * stale);
+        out.push((
+            weight,
+            source.doc.content_sha256.clone(),
+            first,
+            sentence_end,
+        ));
     }
-    let used: Vec<&Rerank> = reranks.iter().flatten().collect();
-    let Some(first) = used.first() else {
-        return Some(
-            "Ranking: candidate sentences by their words only (BM25 retrieval, rarer question terms weigh more); no sentence-embedding model was found, so none was re-ranked by meaning."
-                .to_string(),
-        );
-    };
-    let pool = used.iter().map(|r| r.sentences).max().unwrap_or(0);
-    let mut line = format!(
-        "Ranking: candidate sentences by their words, then up to {pool} per subquestion re-ranked by meaning with {} (run locally, no tokens).",
-        first.model.clone()
-    );
-    let failed: Vec<&Rerank> = used
-        .iter()
-        .copied()
-        .filter(|r| r.failure.is_some())
-        .collect();
-    if let Some(failure) = failed.first().and_then(|r| r.failure.as_deref()) {
-        let _ = write!(
-            line,
-            " Re-ranking failed for {} of {} subquestions, which kept their word order: {}",
-            failed.len(),
-            reranks.len(),
-            failure
-        );
-    }
-    Some(line)
+    out
 }
 
 /// The score node's key: its version and limits, and the re-ranking model when there
@@ -471,76 +486,6 @@ pub fn node_key(embedder: Option<&dyn SentenceEmbedder>, keep: usize) -> serde_j
         });
     }
     key
-}
-
-/// Does the sentence state a figure: a word made only of digits and separators?
-fn states_a_figure(text: &str) -> bool {
-    words(text).iter().any(|w| {
-        w.starts_with(|c: char| c.is_ascii_digit())
-            && w.chars()
-                .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
-    })
-}
-
-/// Sentences that point elsewhere ("see section 3 above") say little on their own, and
-/// neither do a document's byline and handling lines ("Prepared by …", "Confidential").
-fn pointer_penalty(text: &str) -> f64 {
-    let lower = text.to_lowercase();
-    let byline = [
-        "prepared by ",
-        "written by ",
-        "approved by ",
-        "reviewed by ",
-        "published by ",
-        "author:",
-        "authors:",
-        "confidential",
-    ]
-    .iter()
-    .any(|b| lower.starts_with(b));
-    let pointer = byline
-        || lower.starts_with('(')
-        || lower.starts_with("see ")
-        || [
-            "section",
-            " above",
-            " below",
-            "this document",
-            "this article",
-        ]
-        .iter()
-        .any(|p| lower.contains(p));
-    if pointer {
-        0.4
-    } else {
-        1.0
-    }
-}
-
-/// Whether a whole-block unit is a fragment — a list item or table row that needs the
-/// headings above it to say what it is about — rather than a sentence that speaks for
-/// itself.
-pub(crate) fn is_fragment(body: &str) -> bool {
-    !ends_like_sentence(body) || body.contains(" · ")
-}
-
-/// Whether the unit at bytes `start..end` of `text` is a fragment (see [`is_fragment`]).
-pub(crate) fn is_fragment_at(text: &str, start: usize, end: usize) -> bool {
-    is_whole_block(text, start, end) && text.get(start..end).is_some_and(is_fragment)
-}
-
-/// Whether bytes `start..end` of `text` are a whole block: blocks of an archived text
-/// are separated by blank lines.
-fn is_whole_block(text: &str, start: usize, end: usize) -> bool {
-    let before = text.get(..start).unwrap_or("");
-    let after = text.get(end..).unwrap_or("");
-    (before.is_empty() || before.ends_with("\n\n"))
-        && (after.trim().is_empty() || after.starts_with("\n\n"))
-}
-
-fn ends_like_sentence(text: &str) -> bool {
-    text.trim_end_matches(['"', '\'', ')', '”', '’'])
-        .ends_with(['.', '!', '?', '。', '！', '？'])
 }
 
 fn year(date: Option<&str>) -> Option<u32> {

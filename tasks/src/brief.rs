@@ -73,6 +73,15 @@ const ENUMERATION_LEADS: &[&str] = &[
 ];
 
 impl Brief {
+    /// What the brief parsed from `topic` is about, for ranking ([`subject_text`]).
+    pub fn subject<'a>(&'a self, topic: &'a str) -> &'a str {
+        if self.parts.len() >= 2 && !self.context.trim().is_empty() {
+            &self.context
+        } else {
+            topic
+        }
+    }
+
     /// Whether an instruction asks for specifics — numbers, figures, dates, names,
     /// amounts — which readers can honour by preferring units that state them.
     pub fn asks_for_specifics(&self) -> bool {
@@ -91,12 +100,7 @@ impl Brief {
 /// parts — each subquestion carries its own — or the writing instructions), else the
 /// topic itself.
 pub fn subject_text(topic: &str) -> String {
-    let brief = parse_brief(topic);
-    if brief.parts.len() >= 2 && !brief.context.trim().is_empty() {
-        brief.context
-    } else {
-        topic.to_string()
-    }
+    parse_brief(topic).subject(topic).to_string()
 }
 
 /// Parse `text` into a [`Brief`].

@@ -1,5 +1,5 @@
-//! Page bodies to text: charset detection for text and HTML (binary formats go to
-//! `crate::reading` as they are).
+//! Page bodies to what a reader takes: charset detection for text and HTML, binary
+//! formats as they are (`page_bytes`, shared by the fetcher and `deepr verify --live`).
 
 /// Decode a body: charset from the Content-Type header, a BOM, an HTML meta tag, then
 /// sniffing (chardetng).
@@ -31,6 +31,23 @@ pub fn decode(body: &[u8], content_type: &str) -> String {
     });
     let (text, _, _) = encoding.decode(body);
     text.into_owned()
+}
+
+/// A fetched page's bytes as its reader takes them, and its format: text formats are
+/// decoded by their declared or sniffed charset first (the fetcher and `deepr verify
+/// --live` read a page alike). `None` for a type deepr does not read.
+pub fn page_bytes(
+    content_type: &str,
+    url: &str,
+    body: &[u8],
+) -> Option<(deepr_documents::Format, Vec<u8>)> {
+    let format = crate::reading::format_of_page(content_type, url, body)?;
+    use deepr_documents::Format::{Csv, Html, Markdown, Text};
+    let bytes = match format {
+        Html | Text | Markdown | Csv => decode(body, content_type).into_bytes(),
+        _ => body.to_vec(),
+    };
+    Some((format, bytes))
 }
 
 #[cfg(test)]

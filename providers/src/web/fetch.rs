@@ -16,8 +16,9 @@ use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use super::cache::{definitive, WebCache};
+use super::decode::page_bytes;
 use crate::http::HttpClient;
-use crate::reading::{outline_of, page_bytes, read_off_runtime};
+use crate::reading::{outline_of, read_off_runtime};
 
 fn validators_key(url: &str, extractor_version: u32) -> String {
     blake3::hash(format!("deepr.validators.v2\0{extractor_version}\0{url}").as_bytes())

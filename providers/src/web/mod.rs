@@ -25,7 +25,7 @@ mod search;
 
 pub use cache::WebCache;
 pub use canonical::canonical_url;
-pub use decode::decode;
+pub use decode::{decode, page_bytes};
 pub use fetch::{parse_robots, WebFetcher};
 pub use routing::RoutingFetcher;
 pub use search::{WebApi, WebSearch};

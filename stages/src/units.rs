@@ -1,0 +1,77 @@
+//! What a candidate unit of an archived text is: a sentence that speaks for itself, or
+//! a fragment (a list item, a table row: a whole block without a final period, or a
+//! labelled row) that needs the headings above it; whether it states a figure; and
+//! whether it only points elsewhere or is a byline. Blocks of an archived text are
+//! separated by blank lines (`deepr-documents`).
+
+use deepr_orchestrator::terms::words;
+
+/// Does the sentence state a figure: a word made only of digits and separators?
+pub(crate) fn states_a_figure(text: &str) -> bool {
+    words(text).iter().any(|w| {
+        w.starts_with(|c: char| c.is_ascii_digit())
+            && w.chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+    })
+}
+
+/// Sentences that point elsewhere ("see section 3 above") say little on their own, and
+/// neither do a document's byline and handling lines ("Prepared by …", "Confidential").
+pub(crate) fn pointer_penalty(text: &str) -> f64 {
+    let lower = text.to_lowercase();
+    let byline = [
+        "prepared by ",
+        "written by ",
+        "approved by ",
+        "reviewed by ",
+        "published by ",
+        "author:",
+        "authors:",
+        "confidential",
+    ]
+    .iter()
+    .any(|b| lower.starts_with(b));
+    let pointer = byline
+        || lower.starts_with('(')
+        || lower.starts_with("see ")
+        || [
+            "section",
+            " above",
+            " below",
+            "this document",
+            "this article",
+        ]
+        .iter()
+        .any(|p| lower.contains(p));
+    if pointer {
+        0.4
+    } else {
+        1.0
+    }
+}
+
+/// Whether a whole-block unit is a fragment — a list item or table row that needs the
+/// headings above it to say what it is about — rather than a sentence that speaks for
+/// itself.
+pub(crate) fn is_fragment(body: &str) -> bool {
+    !ends_like_sentence(body) || body.contains(" · ")
+}
+
+/// Whether the unit at bytes `start..end` of `text` is a fragment (see [`is_fragment`]).
+pub(crate) fn is_fragment_at(text: &str, start: usize, end: usize) -> bool {
+    is_whole_block(text, start, end) && text.get(start..end).is_some_and(is_fragment)
+}
+
+/// Whether bytes `start..end` of `text` are a whole block: blocks of an archived text
+/// are separated by blank lines.
+pub(crate) fn is_whole_block(text: &str, start: usize, end: usize) -> bool {
+    let before = text.get(..start).unwrap_or("");
+    let after = text.get(end..).unwrap_or("");
+    (before.is_empty() || before.ends_with("\n\n"))
+        && (after.trim().is_empty() || after.starts_with("\n\n"))
+}
+
+pub(crate) fn ends_like_sentence(text: &str) -> bool {
+    text.trim_end_matches(['"', '\'', ')', '”', '’'])
+        .ends_with(['.', '!', '?', '。', '！', '？'])
+}
