@@ -131,7 +131,12 @@ pub fn parse_brief(text: &str) -> Brief {
         })
         .collect::<Vec<_>>()
         .join(" ");
-    for sentence in sentences(&prose) {
+    let split = deepr_evidence::split_sentences(&prose);
+    let sentences = split
+        .iter()
+        .filter_map(|s| s.text(&prose))
+        .map(str::to_string);
+    for sentence in sentences {
         let (lead, parts) = numbered_parts(&sentence);
         if parts.len() >= 2 && brief.parts.is_empty() {
             brief.parts = parts;
@@ -194,31 +199,6 @@ fn is_instruction(sentence: &str) -> bool {
     INSTRUCTION_OPENERS.iter().any(|o| lowered.starts_with(o))
         || lowered.contains("cite your sources")
         || lowered.contains("cite sources")
-}
-
-/// Sentences: split after `.`, `?` or `!` followed by a space and a capital letter (so
-/// "Inc., a company" and "e.g. this" stay whole).
-fn sentences(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let chars: Vec<char> = text.chars().collect();
-    for (i, c) in chars.iter().enumerate() {
-        current.push(*c);
-        let ends = matches!(c, '.' | '?' | '!')
-            && chars.get(i + 1).is_some_and(|n| n.is_whitespace())
-            && chars.get(i + 2).is_some_and(|n| n.is_uppercase())
-            && !current.trim_end_matches('.').ends_with("Inc")
-            && !current.ends_with(" e.g.")
-            && !current.ends_with(" i.e.");
-        if ends {
-            out.push(current.trim().to_string());
-            current.clear();
-        }
-    }
-    if !current.trim().is_empty() {
-        out.push(current.trim().to_string());
-    }
-    out
 }
 
 /// The text before the first marker, and the parts between markers: `(1)`, `(a)`,
