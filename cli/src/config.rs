@@ -85,8 +85,8 @@ pub fn show(flag: Option<&Path>, state_dir: Option<&Path>) -> Result<u8, Failure
     }
     let limits = file.limits.clone().unwrap_or_default();
     let resolved = FileConfig {
-        depth: Some(file.depth.clone().unwrap_or_else(|| "standard".into())),
-        strategy: Some(file.strategy.clone().unwrap_or_else(|| "linear".into())),
+        depth: Some(file.depth.unwrap_or(deepr_stages::Depth::Standard)),
+        strategy: Some(file.strategy.unwrap_or(deepr_stages::Strategy::Linear)),
         concurrency: Some(file.concurrency.unwrap_or(5)),
         io_concurrency: Some(
             file.io_concurrency

@@ -88,7 +88,7 @@ pub fn execute(globals: &Globals, args: &DoctorArgs) -> Result<u8, Failure> {
         }
     }
     // The re-ranker is optional: without it deepr ranks candidates by words only.
-    match crate::wiring::embedder(None) {
+    match deepr_session::embedder::embedder(None) {
         Ok(Some(model)) => outln!(
             "re-ranker: {} ({}) in {}",
             model.display_name(),

@@ -5,28 +5,28 @@
 //! with an incomplete report, 130/143 interrupted.
 
 #[macro_use]
-mod output;
+extern crate deepr_session;
+
 mod bench;
 mod config;
 mod doctor;
+mod export;
 mod fleet;
-mod memory;
-mod progress;
-mod record;
-mod reports;
+mod mcp;
 mod resume;
 mod run;
 mod runs;
-mod session;
 mod settings;
-mod signals;
-mod state;
-mod util;
 mod verify;
 mod verify_prose;
-mod wiring;
+mod verify_quotes;
 
 use std::path::PathBuf;
+
+// The session library's modules, under the names the commands use.
+use deepr_session as session;
+pub use deepr_session::{memory, progress, record, reports, signals, state, util, wiring};
+pub use deepr_session::{usage, Failure};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -75,6 +75,8 @@ enum Command {
     Config(ConfigCommand),
     /// Which search sources are configured and usable (`--probe`: reachable now).
     Doctor(doctor::DoctorArgs),
+    /// Serve deep research to agents over MCP (stdio, or streamable HTTP with --http).
+    Mcp(McpArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -82,7 +84,7 @@ enum Command {
     },
     /// Fleet mode: pull runs from the --db queue and execute them (any number of
     /// workers, on any number of machines).
-    Worker(fleet::worker::WorkerArgs),
+    Worker(fleet::WorkerArgs),
     /// Fleet mode: the database schema.
     #[command(subcommand)]
     Db(DbCommand),
@@ -405,25 +407,6 @@ pub struct SimulationArgs {
     pub latency_seed: Option<u64>,
 }
 
-/// A failure with its exit code.
-#[derive(Debug)]
-pub enum Failure {
-    /// Bad input: exit 2.
-    Usage(String),
-    /// The run failed: exit 1.
-    Run(anyhow::Error),
-}
-
-impl From<anyhow::Error> for Failure {
-    fn from(error: anyhow::Error) -> Self {
-        Self::Run(error)
-    }
-}
-
-pub fn usage(message: impl Into<String>) -> Failure {
-    Failure::Usage(message.into())
-}
-
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -441,7 +424,8 @@ fn main() -> ExitCode {
         Command::Verify(ref args) => verify::execute(&globals, args),
         Command::Bench(ref args) => bench::execute(&globals, args),
         Command::Doctor(ref args) => doctor::execute(&globals, args),
-        Command::Worker(ref args) => fleet::worker::execute(&globals, args),
+        Command::Mcp(ref args) => mcp::execute(&globals, args),
+        Command::Worker(ref args) => fleet::work(&globals, args),
         Command::Db(DbCommand::Migrate) => fleet::migrate(&globals),
         Command::Completions { shell } => {
             let mut command = <Cli as clap::CommandFactory>::command();
@@ -463,6 +447,28 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `deepr mcp`'s flags: the transport, what agents may read, and the budget caps.
+#[derive(clap::Args, Debug)]
+pub struct McpArgs {
+    /// Serve streamable HTTP on PORT or HOST:PORT (loopback) instead of stdio; clients
+    /// must send `Authorization: Bearer $DEEPR_MCP_TOKEN`.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// With --http: listen on this IP address instead of loopback.
+    #[arg(long, value_name = "IP", requires = "http")]
+    pub bind: Option<String>,
+    /// A folder corpora and report paths must lie under (repeatable; default: the
+    /// working directory). Symlinks are resolved before the check.
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
+    /// The most tokens one run may spend; a call may ask for less, never more.
+    #[arg(long, value_name = "N", default_value_t = 2_000_000)]
+    pub max_tokens_per_run: u64,
+    /// The most dollars one run may spend; a call may ask for less, never more.
+    #[arg(long, value_name = "USD", default_value_t = 5.0)]
+    pub max_cost_per_run: f64,
 }
 
 /// Flags every command shares.

@@ -21,15 +21,14 @@ pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
             state_dir.display()
         )));
     }
-    if let Some(concurrency) = args.concurrency.filter(|c| !(1..=64).contains(c)) {
-        return Err(usage(format!(
-            "--concurrency {concurrency} is out of range; use 1 to 64"
-        )));
-    }
+    let concurrency = args
+        .concurrency
+        .map(crate::settings::check_concurrency)
+        .transpose()?;
     let options = SessionOptions {
         quiet: globals.quiet,
         json: globals.json,
-        concurrency: args.concurrency,
+        concurrency,
         retry_degraded: args.retry_degraded,
         io_concurrency: args
             .io_concurrency
@@ -40,6 +39,9 @@ pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
         max_time,
         dry_run: args.dry_run,
         notices: Vec::new(),
+        stop: None,
+        events: None,
     };
     session::execute(&state_dir, Start::Resume(args.run_id.clone()), options)
+        .map(|end| end.exit_code())
 }

@@ -1,7 +1,7 @@
 //! `deepr run`: validate every argument ([`crate::settings`]), create the run, and hand
 //! it to a session.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use deepr_stages::{Depth, Strategy};
 
@@ -45,14 +45,7 @@ pub fn estimate_line(
 
 pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
     let settings = validate(globals, args)?;
-    let prices = deepr_providers::PriceTable::with_overrides(&settings.prices).map_err(usage)?;
-    let (line, dollars) = estimate_line(
-        settings.depth,
-        settings.strategy,
-        &settings.llm_cheap,
-        settings.price_as.as_deref(),
-        &prices,
-    );
+    let (line, dollars) = estimate_of(&settings)?;
     if args.estimate {
         outln!("{line}");
         return Ok(0);
@@ -60,55 +53,107 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
     if let Some(corpus) = &settings.corpus {
         check_corpus(corpus)?;
     }
-    if let Some(url) = crate::fleet::db_url(globals)? {
+    if let Some(url) = &settings.db {
         // Fleet mode: the run is recorded in the database and executed by a worker.
         if !args.detach {
             prepare_out(&settings.out)?;
         }
-        let job = crate::fleet::FleetJob {
-            record: new_record(&settings, args)?,
-            max_tokens: args.budget.max_tokens,
-            max_cost: args.budget.max_cost,
-            max_time_secs: settings.max_time.map(|t| t.as_secs_f64()),
-        };
-        return crate::fleet::submit(&url, job, args.detach, globals.quiet);
+        let job = fleet_job(&settings, args)?;
+        return crate::fleet::submit(url, job, args.detach, globals.quiet);
     }
     if args.detach {
         return Err(usage(
             "--detach queues a run in the fleet: pass --db postgres://… or set DEEPR_DB",
         ));
     }
+    let new_run = create(globals, args, &settings, &line, dollars)?;
+    session::execute(
+        &new_run.state_dir,
+        session::Start::New(Box::new(new_run.record)),
+        new_run.options,
+    )
+    .map(|end| end.exit_code())
+}
+
+/// A run created in the local state dir, ready for its first session.
+pub struct NewRun {
+    pub state_dir: PathBuf,
+    pub record: RunRecord,
+    pub options: SessionOptions,
+}
+
+/// Validates `args` and creates the run in the local state dir without running it
+/// (the MCP server's `research`): the same checks and record as `deepr run`.
+pub fn prepare_local(globals: &Globals, args: &RunArgs) -> Result<NewRun, Failure> {
+    let settings = validate(globals, args)?;
+    let (line, dollars) = estimate_of(&settings)?;
+    if let Some(corpus) = &settings.corpus {
+        check_corpus(corpus)?;
+    }
+    create(globals, args, &settings, &line, dollars)
+}
+
+/// Validates `args` for the fleet (the MCP server's `research` with a database):
+/// the job to queue and the database's URL. Without a database configured, `None`.
+pub fn prepare_fleet(
+    globals: &Globals,
+    args: &RunArgs,
+) -> Result<Option<(String, crate::fleet::FleetJob)>, Failure> {
+    let settings = validate(globals, args)?;
+    let Some(url) = settings.db.clone() else {
+        return Ok(None);
+    };
+    if let Some(corpus) = &settings.corpus {
+        check_corpus(corpus)?;
+    }
+    Ok(Some((url, fleet_job(&settings, args)?)))
+}
+
+/// The fleet job of a validated run: its record and budgets.
+fn fleet_job(
+    settings: &crate::settings::Settings,
+    args: &RunArgs,
+) -> Result<crate::fleet::FleetJob, Failure> {
+    Ok(crate::fleet::FleetJob {
+        record: new_record(settings, args)?,
+        max_tokens: args.budget.max_tokens,
+        max_cost: args.budget.max_cost,
+        max_time_secs: settings.max_time.map(|t| t.as_secs_f64()),
+    })
+}
+
+/// The run's estimate line and dollar range, priced by its settings.
+pub fn estimate_of(
+    settings: &crate::settings::Settings,
+) -> Result<(String, Option<(f64, f64)>), Failure> {
+    let prices = deepr_providers::PriceTable::with_overrides(&settings.prices).map_err(usage)?;
+    Ok(estimate_line(
+        settings.depth,
+        settings.strategy,
+        &settings.llm_cheap,
+        settings.price_as.as_deref(),
+        &prices,
+    ))
+}
+
+/// Records a new run in the state dir: its embedder, its folder (a run id in use is
+/// refused) and the session options its budgets and estimate give.
+fn create(
+    globals: &Globals,
+    args: &RunArgs,
+    settings: &crate::settings::Settings,
+    estimate: &str,
+    dollars: Option<(f64, f64)>,
+) -> Result<NewRun, Failure> {
     // A named embedding model that cannot be used stops the run before it is recorded;
     // the one found is recorded, so a resume ranks as the run began.
-    let embed = crate::wiring::embed_choice()?;
+    let embed = deepr_session::embedder::embed_choice()?;
     prepare_out(&settings.out)?;
-    let mut record = new_record(&settings, args)?;
+    let mut record = new_record(settings, args)?;
     record.embed = Some(embed);
     state::prepare(&settings.state_dir)?;
-    let run_dir = settings.state_dir.join("runs").join(&settings.run_id);
-    if run_dir.exists() {
-        let never_started = !run_dir.join("run.json").exists();
-        let hint = if never_started {
-            format!(
-                " (it was stopped before it started; remove it with `deepr runs rm {}`)",
-                settings.run_id
-            )
-        } else {
-            String::new()
-        };
-        return Err(usage(format!(
-            "run id {:?} already exists in {}{hint}; choose another --run-id",
-            settings.run_id,
-            settings.state_dir.display()
-        )));
-    }
-    std::fs::create_dir_all(&run_dir).map_err(|e| {
-        usage(format!(
-            "cannot create run folder {}: {e}; pass a writable --state-dir",
-            run_dir.display()
-        ))
-    })?;
-    let mut notices = vec![format!("deepr: {line}")];
+    make_run_dir(&settings.state_dir, &settings.run_id)?;
+    let mut notices = vec![format!("deepr: {estimate}")];
     if let (Some(max), Some((low, high))) = (args.budget.max_cost, dollars) {
         if high > max {
             notices.push(format!(
@@ -127,12 +172,37 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         max_time: settings.max_time,
         dry_run: false,
         notices,
+        stop: None,
+        events: None,
     };
-    session::execute(
-        &settings.state_dir,
-        session::Start::New(Box::new(record)),
+    Ok(NewRun {
+        state_dir: settings.state_dir.clone(),
+        record,
         options,
-    )
+    })
+}
+
+/// Creates the run's folder; a run id already in use is refused.
+fn make_run_dir(state_dir: &Path, run_id: &str) -> Result<(), Failure> {
+    let run_dir = state_dir.join("runs").join(run_id);
+    if run_dir.exists() {
+        let never_started = !run_dir.join("run.json").exists();
+        let hint = if never_started {
+            format!(" (it was stopped before it started; remove it with `deepr runs rm {run_id}`)")
+        } else {
+            String::new()
+        };
+        return Err(usage(format!(
+            "run id {run_id:?} already exists in {}{hint}; choose another --run-id",
+            state_dir.display()
+        )));
+    }
+    std::fs::create_dir_all(&run_dir).map_err(|e| {
+        usage(format!(
+            "cannot create run folder {}: {e}; pass a writable --state-dir",
+            run_dir.display()
+        ))
+    })
 }
 
 /// The run's record, from validated settings.
@@ -142,6 +212,7 @@ fn new_record(settings: &crate::settings::Settings, args: &RunArgs) -> Result<Ru
         schema: record::RECORD_SCHEMA.into(),
         run_id: settings.run_id.clone(),
         topic: settings.topic.clone(),
+        brief: record::brief_of(&settings.topic),
         depth: settings.depth,
         strategy: settings.strategy,
         corpus: settings.corpus.as_deref().map(absolute),

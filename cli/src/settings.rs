@@ -7,12 +7,24 @@ use std::time::Duration;
 
 use deepr_stages::{Depth, Strategy};
 
-use crate::record;
+use crate::record::{self, Simulation};
 use crate::{config, state, usage, BudgetArgs, DepthArg, Failure, Globals, RunArgs, StrategyArg};
+use deepr_orchestrator::simulate::{Latency, ModelLatency};
 
 const MAX_TOPIC_CHARS: usize = 2000;
 
 /// `--io-concurrency` (or `io_concurrency` in the config) must be 1 to 64.
+/// `--concurrency`: parallel steps, 1 to 64 (checked here only).
+pub fn check_concurrency(value: usize) -> Result<usize, Failure> {
+    if (1..=64).contains(&value) {
+        Ok(value)
+    } else {
+        Err(usage(format!(
+            "--concurrency {value} is out of range; use 1 to 64"
+        )))
+    }
+}
+
 pub fn check_io_concurrency(value: usize) -> Result<usize, Failure> {
     if (1..=deepr_stages::concurrent::MAX_IO_CONCURRENCY).contains(&value) {
         Ok(value)
@@ -26,6 +38,9 @@ pub fn check_io_concurrency(value: usize) -> Result<usize, Failure> {
 
 pub struct Settings {
     pub topic: String,
+    /// Fleet mode: the database the run is queued in (`--db`, `DEEPR_DB` or the
+    /// config file's `db`), read with the rest of the settings.
+    pub db: Option<String>,
     pub depth: Depth,
     pub strategy: Strategy,
     pub concurrency: usize,
@@ -49,7 +64,74 @@ pub struct Settings {
 
 pub fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
     let file = config::load(globals.config.as_deref())?;
-    let topic = args.topic.trim().to_string();
+    let topic = check_topic(&args.topic)?;
+    let depth = depth_of(args.depth, file.depth);
+    let strategy = strategy_of(args.strategy, file.strategy);
+    let db = crate::fleet::db_url_in(globals, &file);
+    let models = models_of(args, &file, db.is_some())?;
+    let prices = deepr_providers::PriceTable::with_overrides(&file.prices)
+        .map_err(|e| usage(format!("config prices: {e}")))?;
+    let price_as = args.price_as.clone().or(file.price_as.clone());
+    if let Some(model) = &price_as {
+        if prices.price(model).is_none() {
+            let known: Vec<&String> = prices.models.keys().collect();
+            return Err(usage(format!("--price-as {model:?} has no price; known: {known:?} (add it under [prices] in deepr.toml)")));
+        }
+    }
+    let concurrency = check_concurrency(args.concurrency.or(file.concurrency).unwrap_or(5))?;
+    let io_concurrency = check_io_concurrency(
+        args.io_concurrency
+            .or(file.io_concurrency)
+            .unwrap_or(deepr_stages::concurrent::DEFAULT_IO_CONCURRENCY),
+    )?;
+    let (sources, source_urls) = sources_of(args)?;
+    check_allow_hosts(&args.allow_hosts)?;
+    let out = out_of(args.out.as_deref(), &topic)?;
+    let state_dir = state::resolve(globals.state_dir.as_deref())?;
+    let run_id = match &args.run_id {
+        Some(id) => {
+            state::check_run_id(id)?;
+            id.clone()
+        }
+        None => state::new_run_id(&topic),
+    };
+    let simulation = crate::settings::simulation(&args.simulation, &file)?;
+    let max_time = check_budget_values(&args.budget)?;
+    let prompts = args
+        .prompts
+        .clone()
+        .or(file.prompts.clone().map(PathBuf::from));
+    if let Some(dir) = &prompts {
+        crate::wiring::load_prompts(Some(dir))?;
+    }
+    Ok(Settings {
+        topic,
+        db,
+        depth,
+        strategy,
+        concurrency,
+        io_concurrency,
+        corpus: args.corpus.clone(),
+        sources,
+        source_urls,
+        out,
+        run_id,
+        state_dir,
+        simulation,
+        prompts,
+        max_time,
+        llm_strong: models.strong,
+        llm_cheap: models.cheap,
+        llm_base_url: models.base_url,
+        price_as,
+        limits: file.limits.clone().unwrap_or_default(),
+        prices: file.prices.clone(),
+    })
+}
+
+/// The topic, trimmed: not empty, not too long, no control characters.
+fn check_topic(topic: &str) -> Result<String, Failure> {
+    let topic = topic.trim().to_string();
     if topic.is_empty() {
         return Err(usage("the topic is empty; pass the question to research, e.g. deepr run \"How does WAL work?\" --corpus DIR"));
     }
@@ -61,92 +143,95 @@ pub fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> 
             "the topic contains control characters; pass plain text",
         ));
     }
-    let depth = match (args.depth, file.depth.as_deref()) {
-        (Some(DepthArg::Quick), _) | (None, Some("quick")) => Depth::Quick,
-        (Some(DepthArg::Deep), _) | (None, Some("deep")) => Depth::Deep,
-        (Some(DepthArg::Standard), _) | (None, Some("standard") | None) => Depth::Standard,
-        (None, Some(other)) => {
-            return Err(usage(format!(
-                "config depth {other:?} is unknown; use quick, standard or deep"
-            )))
-        }
-    };
-    let strategy = match (args.strategy, file.strategy.as_deref()) {
-        (Some(StrategyArg::NoJudge), _) | (None, Some("no-judge")) => Strategy::NoJudge,
-        (Some(StrategyArg::PerClaim), _) | (None, Some("per-claim")) => Strategy::PerClaim,
-        (Some(StrategyArg::FreeQuote), _) | (None, Some("free-quote")) => Strategy::FreeQuote,
-        (Some(StrategyArg::Linear), _) | (None, Some("linear") | None) => Strategy::Linear,
-        (None, Some(other)) => {
-            return Err(usage(format!(
-            "config strategy {other:?} is unknown; use linear, per-claim, free-quote or no-judge"
-        )))
-        }
-    };
+    Ok(topic)
+}
+
+/// `--depth`, else the config file's `depth` (typed when the file was read), else
+/// standard.
+fn depth_of(flag: Option<DepthArg>, file: Option<Depth>) -> Depth {
+    match flag {
+        Some(DepthArg::Quick) => Depth::Quick,
+        Some(DepthArg::Standard) => Depth::Standard,
+        Some(DepthArg::Deep) => Depth::Deep,
+        None => file.unwrap_or(Depth::Standard),
+    }
+}
+
+/// `--strategy`, else the config file's `strategy`, else linear.
+fn strategy_of(flag: Option<StrategyArg>, file: Option<Strategy>) -> Strategy {
+    match flag {
+        Some(StrategyArg::Linear) => Strategy::Linear,
+        Some(StrategyArg::PerClaim) => Strategy::PerClaim,
+        Some(StrategyArg::FreeQuote) => Strategy::FreeQuote,
+        Some(StrategyArg::NoJudge) => Strategy::NoJudge,
+        None => file.unwrap_or(Strategy::Linear),
+    }
+}
+
+/// The run's models and the base URL of an OpenAI-compatible server.
+struct Models {
+    strong: String,
+    cheap: String,
+    base_url: Option<String>,
+}
+
+/// The strong and cheap models (flags win over the config file; `--llm` sets both),
+/// each parsed and, outside fleet mode, its credentials present.
+fn models_of(args: &RunArgs, file: &config::FileConfig, fleet: bool) -> Result<Models, Failure> {
     let llm = args
         .llm
         .clone()
         .or(file.llm.clone())
         .unwrap_or_else(|| "offline".into());
-    let llm_strong = args
-        .llm_strong
-        .clone()
-        .or(args.llm.clone())
-        .or(file.llm_strong.clone())
-        .unwrap_or_else(|| llm.clone());
-    let llm_cheap = args
-        .llm_cheap
-        .clone()
-        .or(args.llm.clone())
-        .or(file.llm_cheap.clone())
-        .unwrap_or_else(|| llm.clone());
-    let llm_base_url = args.llm_base_url.clone().or(file.llm_base_url.clone());
+    let pick = |flag: &Option<String>, key: &Option<String>| {
+        flag.clone()
+            .or(args.llm.clone())
+            .or(key.clone())
+            .unwrap_or_else(|| llm.clone())
+    };
+    let strong = pick(&args.llm_strong, &file.llm_strong);
+    let cheap = pick(&args.llm_cheap, &file.llm_cheap);
+    let base_url = args.llm_base_url.clone().or(file.llm_base_url.clone());
     // In fleet mode the workers' keys count, not the submitter's (keys never travel).
-    let fleet = crate::fleet::db_url(globals)?.is_some();
-    for spec in [&llm_strong, &llm_cheap] {
+    for spec in [&strong, &cheap] {
         let parsed = deepr_providers::LlmSpec::parse(spec).map_err(usage)?;
         if !fleet {
-            crate::wiring::check_credentials(&parsed, llm_base_url.as_deref())?;
+            crate::wiring::check_credentials(&parsed, base_url.as_deref())?;
         }
     }
-    if let Some(base) = &llm_base_url {
-        let ok = url::Url::parse(base)
-            .map(|u| matches!(u.scheme(), "http" | "https"))
-            .unwrap_or(false);
-        if !ok {
+    if let Some(base) = &base_url {
+        if !is_http_url(base) {
             return Err(usage(format!(
                 "--llm-base-url {base:?} is not an http(s) URL; e.g. http://127.0.0.1:8080/v1"
             )));
         }
     }
-    let price_as = args.price_as.clone().or(file.price_as.clone());
-    let prices = deepr_providers::PriceTable::with_overrides(&file.prices)
-        .map_err(|e| usage(format!("config prices: {e}")))?;
-    if let Some(model) = &price_as {
-        if prices.price(model).is_none() {
-            let known: Vec<&String> = prices.models.keys().collect();
-            return Err(usage(format!("--price-as {model:?} has no price; known: {known:?} (add it under [prices] in deepr.toml)")));
-        }
-    }
-    let limits = file.limits.clone().unwrap_or_default();
-    let concurrency = args.concurrency.or(file.concurrency).unwrap_or(5);
-    if !(1..=64).contains(&concurrency) {
-        return Err(usage(format!(
-            "--concurrency {concurrency} is out of range; use 1 to 64"
-        )));
-    }
-    let io_concurrency = check_io_concurrency(
-        args.io_concurrency
-            .or(file.io_concurrency)
-            .unwrap_or(deepr_stages::concurrent::DEFAULT_IO_CONCURRENCY),
-    )?;
-    let corpus = args.corpus.clone();
+    Ok(Models {
+        strong,
+        cheap,
+        base_url,
+    })
+}
+
+fn is_http_url(text: &str) -> bool {
+    url::Url::parse(text)
+        .map(|u| matches!(u.scheme(), "http" | "https"))
+        .unwrap_or(false)
+}
+
+/// The search sources (default: the corpus when one is given, else Wikipedia, arXiv
+/// and HN) and their configured base URLs, each usable: known, with a base URL where
+/// it has no default, and with its key in the environment.
+fn sources_of(
+    args: &RunArgs,
+) -> Result<(Vec<String>, std::collections::BTreeMap<String, String>), Failure> {
     let sources: Vec<String> = match &args.sources {
         Some(list) => list
             .split(',')
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
             .collect(),
-        None if corpus.is_some() => vec!["corpus".to_string()],
+        None if args.corpus.is_some() => vec!["corpus".to_string()],
         None => vec!["wikipedia".into(), "arxiv".into(), "hn".into()],
     };
     if sources.is_empty() {
@@ -157,10 +242,7 @@ pub fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> 
     let mut source_urls = std::collections::BTreeMap::new();
     for (name, flag) in args.source_urls.pairs() {
         if let Some(url) = flag {
-            let ok = url::Url::parse(url)
-                .map(|u| matches!(u.scheme(), "http" | "https"))
-                .unwrap_or(false);
-            if !ok {
+            if !is_http_url(url) {
                 return Err(usage(format!("--{name}-url {url:?} is not an http(s) URL")));
             }
             source_urls.insert(name.to_string(), url.clone());
@@ -168,7 +250,7 @@ pub fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> 
     }
     for source in &sources {
         if source == "corpus" {
-            if corpus.is_none() {
+            if args.corpus.is_none() {
                 return Err(usage("--sources corpus needs --corpus DIR"));
             }
             continue;
@@ -189,16 +271,26 @@ pub fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> 
             }
         }
     }
-    for host in &args.allow_hosts {
+    Ok((sources, source_urls))
+}
+
+/// Every `--allow-host` is `HOST` or `HOST:PORT`.
+fn check_allow_hosts(hosts: &[String]) -> Result<(), Failure> {
+    for host in hosts {
         if host.is_empty() || host.contains('/') || host.chars().any(char::is_whitespace) {
             return Err(usage(format!(
                 "--allow-host {host:?} is not HOST or HOST:PORT"
             )));
         }
     }
-    let out = match &args.out {
-        Some(out) => out.clone(),
-        None => PathBuf::from(format!("{}.md", state::slug(&topic))),
+    Ok(())
+}
+
+/// The report's path: `--out`, else the topic's slug `.md`; a file path, not a folder.
+fn out_of(out: Option<&Path>, topic: &str) -> Result<PathBuf, Failure> {
+    let out = match out {
+        Some(out) => out.to_path_buf(),
+        None => PathBuf::from(format!("{}.md", state::slug(topic))),
     };
     if out.file_name().is_none() || out.as_os_str().to_string_lossy().ends_with('/') {
         return Err(usage(format!(
@@ -213,42 +305,7 @@ pub fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> 
             out.display()
         )));
     }
-    let state_dir = state::resolve(globals.state_dir.as_deref())?;
-    let run_id = match &args.run_id {
-        Some(id) => {
-            state::check_run_id(id)?;
-            id.clone()
-        }
-        None => state::new_run_id(&topic),
-    };
-    let simulation = record::Simulation::from_settings(&args.simulation, &file)?;
-    let max_time = check_budget_values(&args.budget)?;
-    let prompts = args.prompts.clone().or(file.prompts.map(PathBuf::from));
-    if let Some(dir) = &prompts {
-        crate::wiring::load_prompts(Some(dir))?;
-    }
-    Ok(Settings {
-        topic,
-        depth,
-        strategy,
-        concurrency,
-        io_concurrency,
-        corpus,
-        sources,
-        source_urls,
-        out,
-        run_id,
-        state_dir,
-        simulation,
-        prompts,
-        max_time,
-        llm_strong,
-        llm_cheap,
-        llm_base_url,
-        price_as,
-        limits,
-        prices: file.prices.clone(),
-    })
+    Ok(out)
 }
 
 pub fn check_corpus(corpus: &Path) -> Result<(), Failure> {
@@ -306,4 +363,39 @@ pub fn check_budget_values(budget: &BudgetArgs) -> Result<Option<Duration>, Fail
         .as_deref()
         .map(|v| record::parse_duration("--max-time", v))
         .transpose()
+}
+
+/// The run's simulated latencies: flags (which win) and the config file; every latency
+/// is checked here, once.
+pub fn simulation(
+    args: &crate::SimulationArgs,
+    file: &crate::config::FileConfig,
+) -> Result<Simulation, Failure> {
+    let pick = |flag: &Option<String>, key: &Option<String>| flag.clone().or(key.clone());
+    let simulation = Simulation {
+        offline: pick(&args.offline_latency, &file.offline_latency),
+        search: pick(&args.search_latency, &file.search_latency),
+        fetch: pick(&args.fetch_latency, &file.fetch_latency),
+        seed: args.latency_seed.or(file.latency_seed).unwrap_or(0),
+    };
+    if let Some(text) = &simulation.offline {
+        ModelLatency::parse(text).map_err(|e| {
+            usage(format!(
+                "--offline-latency: {e}; e.g. 200ms or 800ms+60tok/s"
+            ))
+        })?;
+    }
+    for (flag, value) in [
+        ("--search-latency", &simulation.search),
+        ("--fetch-latency", &simulation.fetch),
+    ] {
+        if let Some(text) = value {
+            Latency::parse(text).map_err(|e| {
+                usage(format!(
+                    "{flag}: {e}; e.g. 400ms, 300ms..900ms or 600ms~200ms"
+                ))
+            })?;
+        }
+    }
+    Ok(simulation)
 }

@@ -42,6 +42,7 @@ fn shown_claims(user: &str) -> Vec<(String, String)> {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // one end-to-end scenario, step by step
 fn a_scripted_writer_is_accepted_grounded_and_verified() {
     let writer_calls = Arc::new(AtomicUsize::new(0));
     let seen = Arc::clone(&writer_calls);

@@ -14,6 +14,7 @@ use common::{deepr, fixture_corpus, stderr};
 use serde_json::Value;
 
 #[test]
+#[allow(clippy::too_many_lines)] // one end-to-end scenario, step by step
 fn bench_compares_strategies_and_resumes() {
     let home = tempfile::tempdir().expect("tempdir");
     let topics = home.path().join("topics.txt");

@@ -245,6 +245,7 @@ fn same_as_local(
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // one end-to-end scenario, step by step
 fn killed_workers_runs_finish_elsewhere_identical_to_local_runs() {
     let Some(db) = Database::create("crash") else {
         return;
@@ -639,6 +640,7 @@ fn runs_complete_when_the_database_drops_the_workers_connections() {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // one end-to-end scenario, step by step
 fn a_bench_runs_its_cells_on_the_fleet() {
     let Some(db) = Database::create("bench") else {
         return;

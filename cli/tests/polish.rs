@@ -12,6 +12,7 @@ mod common;
 use common::{deepr, fixture_corpus, stderr};
 
 #[test]
+#[allow(clippy::too_many_lines)] // one end-to-end scenario, step by step
 fn completions_json_events_estimates_and_memory() {
     let home = tempfile::tempdir().expect("tempdir");
     let h = home.path();

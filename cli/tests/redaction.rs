@@ -96,6 +96,7 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // one end-to-end scenario, step by step
 fn no_key_appears_in_anything_a_run_leaves() {
     let home = tempfile::tempdir().expect("tempdir");
     let h = home.path();

@@ -82,6 +82,7 @@ fn run_fixture(extra: &[&str]) -> Run {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // one end-to-end scenario, step by step
 fn fixture_run_keeps_every_invariant() {
     let run = run_fixture(&["--run-id", "fixture-1", "--concurrency", "4"]);
     let report = read_json(&run.out.with_extension("json"));
@@ -432,6 +433,7 @@ fn bundled_corpus_meets_the_quality_bar() {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // one end-to-end scenario, step by step
 fn bad_input_is_a_usage_error_that_damages_nothing() {
     let home = tempfile::tempdir().expect("tempdir");
     let h = home.path();

@@ -62,6 +62,7 @@ fn web(refused: u16) -> u16 {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // one end-to-end scenario, step by step
 fn wikipedia_arxiv_and_hn_stand_ins_give_a_full_report_and_refused_addresses_stay_untouched() {
     let refused_listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let refused = refused_listener.local_addr().expect("addr").port();

@@ -198,17 +198,50 @@ pub fn metadata_date(value: &str) -> Option<String> {
 
 impl Document {
     /// What the path adds: its status when the text and metadata said nothing
-    /// stronger (a superseded text in a current folder stays superseded).
+    /// stronger (a superseded text in a current folder stays superseded), and the
+    /// title of a document that states none (`sales/pipeline-q2-2026.csv` →
+    /// "pipeline q2 2026", not its first data row).
     pub fn apply_path(&mut self, relpath: &str) {
         if let Some(status) = path_status(relpath) {
             self.status = self.status.max(status);
         }
+        if self.untitled {
+            if let Some(title) = title_from_path(relpath) {
+                self.title = title;
+                self.untitled = false;
+            }
+        }
     }
+}
+
+/// A file name as a title: its stem with `-`, `_` and `.` as spaces.
+fn title_from_path(relpath: &str) -> Option<String> {
+    let name = relpath.rsplit(['/', '\\']).next()?;
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    let title = stem
+        .split(['-', '_', '.', ' '])
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    (!title.is_empty()).then_some(title)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_untitled_file_is_titled_by_its_name() {
+        assert_eq!(
+            title_from_path("sales/pipeline-q2-2026.csv").as_deref(),
+            Some("pipeline q2 2026")
+        );
+        assert_eq!(
+            title_from_path("notes_2024.v2.txt").as_deref(),
+            Some("notes 2024 v2")
+        );
+        assert_eq!(title_from_path("dir/.csv"), None);
+    }
 
     #[test]
     fn dates_come_from_content() {

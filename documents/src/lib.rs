@@ -35,7 +35,8 @@ pub use model::{fold, labelled_row, BlockMark, Builder, DocStatus, Document, Lim
 /// Version of every reader's output (text, marks, title, date, status). Bump it
 /// whenever any reader's output can change: stored indexes, validators and
 /// checkpoints built by another version are then rebuilt instead of reused.
-pub const READER_VERSION: u32 = 3;
+/// 4: a file that states no title and starts with a table row is titled by its name.
+pub const READER_VERSION: u32 = 4;
 
 /// The formats deepr reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -230,6 +231,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_table_without_a_title_is_titled_by_its_file_name_and_a_text_by_its_first_line() {
+        let csv = b"Account,Stage,ARR\nLakeshore Health System,Negotiation,4.62\n";
+        let mut table = read(csv, Format::Csv, &Limits::default()).expect("a CSV reads");
+        assert!(table.untitled, "{}", table.title);
+        table.apply_path("sales/pipeline-q2-2026.csv");
+        assert_eq!(table.title, "pipeline q2 2026");
+        let mut text = read(
+            b"Legacy storage notes, 2019-05-02\n\nThe page size was 1024 bytes.",
+            Format::Text,
+            &Limits::default(),
+        )
+        .expect("a text reads");
+        text.apply_path("legacy-notes.txt");
+        assert_eq!(text.title, "Legacy storage notes, 2019-05-02");
     }
 
     #[test]

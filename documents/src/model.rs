@@ -121,6 +121,11 @@ pub struct Document {
     /// Parts of the file that could not be read ("page 7 could not be read"): the rest
     /// was, and the run says what is missing.
     pub gaps: Vec<String>,
+    /// The title would be a data row's words: the file stated no title, has no heading
+    /// and starts with a table or sheet row (a CSV, an untitled spreadsheet). A caller
+    /// that knows the file's name titles it by that instead ([`Document::apply_path`]);
+    /// a text's first line stays its title.
+    pub untitled: bool,
 }
 
 impl Document {
@@ -210,6 +215,8 @@ pub struct Builder {
     place: Option<Place>,
     title: Option<String>,
     first_heading: Option<String>,
+    /// The first block is a table or sheet row (its words make no title).
+    starts_with_row: Option<bool>,
 }
 
 impl Builder {
@@ -223,6 +230,7 @@ impl Builder {
             place: None,
             title: None,
             first_heading: None,
+            starts_with_row: None,
         }
     }
 
@@ -319,13 +327,18 @@ impl Builder {
     /// One row of a table or sheet, labelled by its header.
     pub fn row(&mut self, header: Option<&[String]>, cells: &[String]) -> Result<(), ReadError> {
         let header: Option<Vec<String>> = header.map(|h| h.iter().map(|c| fold(c)).collect());
-        self.push(&labelled_row(header.as_deref(), cells))
+        let row = labelled_row(header.as_deref(), cells);
+        if !row.is_empty() {
+            self.starts_with_row.get_or_insert(true);
+        }
+        self.push(&row)
     }
 
     fn push(&mut self, block: &str) -> Result<(), ReadError> {
         if block.is_empty() {
             return Ok(());
         }
+        self.starts_with_row.get_or_insert(false);
         if self.marks.len() >= self.limits.max_blocks {
             return Err(ReadError::TooComplex(format!(
                 "more than {} blocks",
@@ -366,8 +379,12 @@ impl Builder {
             return Err(ReadError::NoText);
         }
         let title = self.best_title();
+        let untitled = self.title.is_none()
+            && self.first_heading.is_none()
+            && self.starts_with_row == Some(true);
         Ok(Document {
             title,
+            untitled,
             text: self.text,
             marks: self.marks,
             date,

@@ -16,6 +16,7 @@
 pub mod hash;
 pub mod normalise;
 pub mod prose;
+pub mod quoted;
 pub mod report;
 pub mod sentences;
 pub mod terms;

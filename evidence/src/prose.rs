@@ -3,8 +3,8 @@
 //! A writer (a model, or the offline writer) turns claims into sentences, each citing
 //! claim IDs. A sentence stands only if every claim it cites is known and not judged
 //! unsupported, every number (canonical: "1,000" = "1000"), date part and version in it
-//! occurs in those claims' quotes, every term it puts in quotation marks occurs in
-//! them, and it shares a floor of content words with them (the judge's floor, made a
+//! occurs in those claims' quotes, every term it puts in quotation marks as prose, and
+//! every code span or identifier it names, occurs in them ([`crate::quoted`]), and it shares a floor of content words with them (the judge's floor, made a
 //! little stricter: two words, or every one when it has fewer). The same check runs
 //! when the report is written (a failing sentence is dropped and listed) and in
 //! `deepr verify` (a failing sentence fails the gate, named).
@@ -18,7 +18,9 @@ use crate::terms::{content_terms, numbers};
 
 /// The version of these rules (and of the number and word helpers they use): it enters
 /// the keys of the nodes that ground prose, so a changed rule never restores stale text.
-pub const VERSION: u32 = 1;
+/// 2: straight quotes inside code literals (`r"\""`) are not quotation; code spans and
+/// identifiers (`Py_Initialize`, `getattr()`) must occur in the quotes.
+pub const VERSION: u32 = 2;
 
 /// Content words a sentence must share with its quotes (or all it has, if fewer).
 pub const SHARED_WORDS_FLOOR: usize = 2;
@@ -42,6 +44,8 @@ pub enum Ungrounded {
     NoQuote(String),
     Number(String),
     QuotedTerm(String),
+    /// Code the sentence names (a code span or an identifier) that no quote holds.
+    CodeTerm(String),
     FewSharedWords {
         shared: usize,
         needed: usize,
@@ -65,6 +69,7 @@ impl fmt::Display for Ungrounded {
             Self::QuotedTerm(t) => {
                 write!(f, "the quoted term {t:?} is in none of the cited quotes")
             }
+            Self::CodeTerm(t) => write!(f, "the code term `{t}` is in none of the cited quotes"),
             Self::FewSharedWords { shared, needed } => write!(
                 f,
                 "shares {shared} content word(s) with its quotes; at least {needed} needed"
@@ -73,23 +78,7 @@ impl fmt::Display for Ungrounded {
     }
 }
 
-/// Terms a sentence puts in quotation marks: "…", “…”, «…», `…`.
-pub fn quoted_terms(text: &str) -> Vec<String> {
-    let mut terms = Vec::new();
-    for (open, close) in [('"', '"'), ('“', '”'), ('«', '»'), ('`', '`')] {
-        let mut rest = text;
-        while let Some(start) = rest.find(open) {
-            let after = &rest[start + open.len_utf8()..];
-            let Some(end) = after.find(close) else { break };
-            let term = after[..end].trim();
-            if !term.is_empty() {
-                terms.push(term.to_string());
-            }
-            rest = &after[end + close.len_utf8()..];
-        }
-    }
-    terms
-}
+pub use crate::quoted::{code_terms, quoted_terms};
 
 /// Does a heading state only numbers and quoted terms that the section's quotes hold?
 /// (A heading cites nothing, so only what it could invent is checked.)
@@ -102,12 +91,18 @@ pub fn check_heading(heading: &str, quotes: &[String]) -> Result<(), Ungrounded>
     {
         return Err(Ungrounded::Number(n));
     }
-    let evidence_folded = normalise(&evidence).to_lowercase();
-    if let Some(term) = quoted_terms(heading)
-        .into_iter()
-        .find(|t| !evidence_folded.contains(&normalise(t).to_lowercase()))
-    {
+    verbatim_terms_held(heading, &evidence)
+}
+
+/// Are the terms `text` quotes and the code it names all in the evidence?
+fn verbatim_terms_held(text: &str, evidence: &str) -> Result<(), Ungrounded> {
+    let evidence_folded = normalise(evidence).to_lowercase();
+    let held = |t: &String| evidence_folded.contains(&normalise(t).to_lowercase());
+    if let Some(term) = quoted_terms(text).into_iter().find(|t| !held(t)) {
         return Err(Ungrounded::QuotedTerm(term));
+    }
+    if let Some(term) = code_terms(text).into_iter().find(|t| !held(t)) {
+        return Err(Ungrounded::CodeTerm(term));
     }
     Ok(())
 }
@@ -143,13 +138,7 @@ pub fn check_sentence(
     {
         return Err(Ungrounded::Number(n));
     }
-    let evidence_folded = normalise(&evidence).to_lowercase();
-    if let Some(term) = quoted_terms(text)
-        .into_iter()
-        .find(|t| !evidence_folded.contains(&normalise(t).to_lowercase()))
-    {
-        return Err(Ungrounded::QuotedTerm(term));
-    }
+    verbatim_terms_held(text, &evidence)?;
     let own: BTreeSet<String> = content_terms(text).into_iter().collect();
     let theirs: BTreeSet<String> = content_terms(&evidence).into_iter().collect();
     let shared = own.intersection(&theirs).count();
@@ -240,6 +229,74 @@ mod tests {
                 shared: 0,
                 needed: 2
             })
+        );
+    }
+
+    fn cited(quote: &str) -> impl Fn(&str) -> Option<CitedClaim> + '_ {
+        move |_| {
+            Some(CitedClaim {
+                verdict: Verdict::Supported,
+                quotes: vec![quote.to_string()],
+            })
+        }
+    }
+
+    #[test]
+    fn code_literals_in_prose_are_not_quotations() {
+        // The sentence a capable model wrote and the old rule dropped: the quotes of two
+        // string literals were paired as one quotation.
+        let quote = r#"Even in a raw literal, quotes can be escaped with a backslash, but the backslash remains in the result; for example, r"\"" is a valid string literal consisting of two characters: a backslash and a double quote; r"\" is not a valid string literal (even a raw string cannot end in an odd number of backslashes)."#;
+        let sentence = r#"No: a raw string literal cannot end in an odd number of backslashes, because a backslash still escapes the closing quote while staying in the string, which is why r"\"" is a valid two-character string but r"\" is invalid."#;
+        assert_eq!(
+            check_sentence(sentence, &["c1".into()], cited(quote)),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn an_invented_identifier_is_dropped_like_a_number() {
+        let quote = "The Py_Initialize() function initializes the interpreter; call it before using any other Python/C API function.";
+        let ids = ["c1".to_string()];
+        assert_eq!(
+            check_sentence(
+                "Call `Py_Initialize` before any other Python/C API function.",
+                &ids,
+                cited(quote)
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            check_sentence(
+                "Call Py_Initialize() before any other API function.",
+                &ids,
+                cited(quote)
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            check_sentence(
+                "Call `Py_InitializeEx` before any other Python/C API function.",
+                &ids,
+                cited(quote)
+            ),
+            Err(Ungrounded::CodeTerm("Py_InitializeEx".into()))
+        );
+        assert_eq!(
+            check_sentence(
+                "Call Py_PreInitialize() to initialize the interpreter first.",
+                &ids,
+                cited(quote)
+            ),
+            Err(Ungrounded::CodeTerm("Py_PreInitialize".into()))
+        );
+        // Numbers in code-heavy prose follow the same rule: a version the quote lacks fails.
+        assert_eq!(
+            check_sentence(
+                "Since v3.12, Py_Initialize() initializes the interpreter.",
+                &ids,
+                cited(quote)
+            ),
+            Err(Ungrounded::Number("3.12".into()))
         );
     }
 }

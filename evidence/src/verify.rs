@@ -149,6 +149,17 @@ pub enum GateOutcome {
     Unverified,
 }
 
+impl GateOutcome {
+    /// `PASS`, `FAIL` or `UNVERIFIED`, as `deepr verify` says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pass => "PASS",
+            Self::Fail => "FAIL",
+            Self::Unverified => "UNVERIFIED",
+        }
+    }
+}
+
 pub fn outcome(verdicts: &[RowVerdict]) -> GateOutcome {
     if verdicts.iter().any(|v| matches!(v, RowVerdict::Failed(_))) {
         GateOutcome::Fail

@@ -64,6 +64,7 @@ fuzz_target!(|data: &[u8]| {
                 .collect(),
         }],
         conflicts: vec![],
+        instructions: vec!["Keep it short.".into()],
     };
     if let Ok(answer) = parse_answer::<synthesize::Synthesize>(&synthesize_input, text) {
         // What survives grounding cites only claims that were shown.
@@ -90,6 +91,7 @@ fuzz_target!(|data: &[u8]| {
             })
             .collect(),
         words: 300,
+        instructions: vec!["Keep it short.".into()],
     };
     if let Ok(answer) = parse_answer::<write_section::WriteSection>(&section_input, text) {
         let grounded =

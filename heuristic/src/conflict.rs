@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use deepr_orchestrator::terms::{content_terms, is_stop_word, numbers, words, NEGATIONS};
+use deepr_evidence::terms::{content_terms, is_stop_word, numbers, words, NEGATIONS};
 use deepr_tasks::conflict::{Answer, AnswerConflict, ConflictDetect, Input, MAX_CONFLICTS};
 
 use crate::text::jaccard;

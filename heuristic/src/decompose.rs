@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use deepr_orchestrator::terms::{content_terms, is_stop_word, words};
+use deepr_evidence::terms::{content_terms, is_stop_word, words};
 use deepr_tasks::decompose::{Answer, Decompose, Input};
 
 use crate::Heuristic;
@@ -15,7 +15,8 @@ impl Heuristic for Decompose {
     /// 2: a heading becomes a subquestion only when it shares a topic term that is not
     /// in most headings (a corpus-wide word such as the product's name says nothing).
     /// 3: a brief's parts are planned first, one or more subquestions each.
-    const VERSION: u32 = 3;
+    /// 4: a brief's probes name its context, never its instructions or opening verbs.
+    const VERSION: u32 = 4;
 
     fn answer(input: &Input) -> Answer {
         let topic = input.topic.as_str();
@@ -86,7 +87,7 @@ impl Heuristic for Decompose {
                 &mut questions,
             );
         }
-        let key_terms: Vec<String> = words(topic)
+        let key_terms: Vec<String> = words(&probe_text(&brief, topic))
             .into_iter()
             .filter(|w| !is_stop_word(w) && w.len() > 2)
             .collect();
@@ -113,6 +114,21 @@ impl Heuristic for Decompose {
             subquestions: questions,
         }
     }
+}
+
+/// What generic probes name: a question's own words; for a brief with parts, its context
+/// (never its writing instructions) without the verb each sentence opens with
+/// ("Research the …", "Assess the …").
+fn probe_text(brief: &deepr_tasks::brief::Brief, topic: &str) -> String {
+    if brief.parts.len() < 2 {
+        return topic.to_string();
+    }
+    deepr_evidence::split_sentences(&brief.context)
+        .iter()
+        .filter_map(|s| s.text(&brief.context))
+        .map(|sentence| sentence.split_once(' ').map_or("", |(_, rest)| rest))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// One subquestion per part of a brief, named after the part's subject with the
@@ -263,6 +279,7 @@ mod tests {
             max,
             target,
             headings: headings.iter().map(|h| h.to_string()).collect(),
+            parts: Vec::new(),
         })
         .subquestions
     }

@@ -1,6 +1,6 @@
 //! Deepen: a sharper follow-up built from each gap's own key terms.
 
-use deepr_orchestrator::terms::{is_stop_word, words};
+use deepr_evidence::terms::{is_stop_word, words};
 use deepr_tasks::deepen::{Answer, AnswerFollowup, Deepen, Input};
 
 use crate::Heuristic;

@@ -5,8 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use deepr_orchestrator::terms::{content_terms, numbers};
-use deepr_tasks::extract::{Answer, AnswerClaim, Extract, Input};
+use deepr_evidence::terms::{content_terms, numbers};
+use deepr_tasks::extract::{Answer, AnswerClaim, Candidate, Extract, Input};
 
 use crate::text::jaccard;
 use crate::Heuristic;
@@ -17,13 +17,15 @@ const RELEVANCE_FLOOR: f64 = 0.5;
 impl Heuristic for Extract {
     /// 2: the relevance floor. 3: numbers compare canonically ("1,000" = "1000").
     /// 4: stale documents are quoted only when no current one has a candidate.
-    const VERSION: u32 = 4;
+    /// 5: rows of one table are compared by their values, not their shared labels;
+    /// short units of one document join one claim (up to three quotes).
+    const VERSION: u32 = 5;
 
     fn answer(input: &Input) -> Answer {
         let candidates = &input.candidates;
         let terms: Vec<BTreeSet<String>> = candidates
             .iter()
-            .map(|c| content_terms(&c.text).into_iter().collect())
+            .map(|c| content_terms(&row_values(&c.text)).into_iter().collect())
             .collect();
         // A relevance floor: a candidate far below the best one says little about the
         // subquestion, however diverse it would make the answer.
@@ -34,14 +36,20 @@ impl Heuristic for Extract {
         let current_exists = candidates
             .iter()
             .any(|c| c.weight >= floor && !c.source.is_stale());
+        // Chosen candidates in claims: a short fragment (a table row, a list item) joins an
+        // earlier short claim of the same document, up to three quotes, so the rows of
+        // one table read as one claim; `max_claims` bounds the claims, not the rows.
+        let mut groups: Vec<Vec<usize>> = Vec::new();
         let mut chosen: Vec<usize> = Vec::new();
         let mut per_doc: BTreeMap<&str, usize> = BTreeMap::new();
-        while chosen.len() < input.max_claims {
+        loop {
             let mut best: Option<(f64, usize)> = None;
             for (i, candidate) in candidates.iter().enumerate() {
                 if chosen.contains(&i)
                     || candidate.weight < floor
                     || (current_exists && candidate.source.is_stale())
+                    || (groups.len() >= input.max_claims
+                        && joinable_group(&groups, candidates, i).is_none())
                 {
                     continue;
                 }
@@ -61,39 +69,114 @@ impl Heuristic for Extract {
             let Some((_, i)) = best else { break };
             chosen.push(i);
             *per_doc.entry(candidates[i].doc.as_str()).or_default() += 1;
+            match joinable_group(&groups, candidates, i) {
+                Some(g) => groups[g].push(i),
+                None => groups.push(vec![i]),
+            }
         }
-        let claims = chosen
+        let claims = groups
             .iter()
-            .map(|&i| {
-                let candidate = &candidates[i];
-                let mut ids = vec![candidate.id.clone()];
-                // Corroboration only from a sentence that states the same numbers: a
-                // near-twin with other figures is a disagreement, not support.
-                let own_numbers = numbers(&candidate.text);
-                if let Some(other) = candidates.iter().zip(&terms).find(|(c, t)| {
-                    c.doc != candidate.doc
-                        && jaccard(&terms[i], t) >= 0.5
-                        && numbers(&c.text) == own_numbers
-                }) {
-                    ids.push(other.0.id.clone());
-                }
-                AnswerClaim {
-                    text: candidate
-                        .text
-                        .trim_start_matches(['-', '*', '•', ' '])
-                        .to_string(),
-                    sentence_ids: ids,
-                }
-            })
+            .map(|group| claim_of(group, candidates, &terms))
             .collect();
         Answer { claims }
     }
 }
 
+/// Most quotes one claim joins (the task's limit on sentence IDs per claim).
+const MAX_JOINED: usize = 3;
+
+/// The group a short candidate may join: an earlier one of the same document whose
+/// members are all short and that has room.
+fn joinable_group(groups: &[Vec<usize>], candidates: &[Candidate], i: usize) -> Option<usize> {
+    if !is_short(&candidates[i].text) {
+        return None;
+    }
+    groups.iter().position(|group| {
+        group.len() < MAX_JOINED
+            && group
+                .iter()
+                .all(|&j| candidates[j].doc == candidates[i].doc && is_short(&candidates[j].text))
+    })
+}
+
+/// One claim: a lone candidate restated (with a corroborating sentence from another
+/// document that states the same numbers), or short units joined by semicolons.
+fn claim_of(group: &[usize], candidates: &[Candidate], terms: &[BTreeSet<String>]) -> AnswerClaim {
+    let unit_text = |i: usize| {
+        candidates[i]
+            .text
+            .trim_start_matches(['-', '*', '•', ' '])
+            .trim_end_matches(['.', ';'])
+            .to_string()
+    };
+    if let [i] = *group {
+        let candidate = &candidates[i];
+        let mut ids = vec![candidate.id.clone()];
+        // Corroboration only from a sentence that states the same numbers: a
+        // near-twin with other figures is a disagreement, not support.
+        let own_numbers = numbers(&candidate.text);
+        if let Some(other) = candidates.iter().zip(terms).find(|(c, t)| {
+            c.doc != candidate.doc
+                && jaccard(&terms[i], t) >= 0.5
+                && numbers(&c.text) == own_numbers
+        }) {
+            ids.push(other.0.id.clone());
+        }
+        return AnswerClaim {
+            text: candidate
+                .text
+                .trim_start_matches(['-', '*', '•', ' '])
+                .to_string(),
+            sentence_ids: ids,
+        };
+    }
+    let mut members = group.to_vec();
+    members.sort_by_key(|&i| candidate_order(&candidates[i].id));
+    AnswerClaim {
+        text: members
+            .iter()
+            .map(|&i| unit_text(i))
+            .collect::<Vec<_>>()
+            .join("; "),
+        sentence_ids: members.iter().map(|&i| candidates[i].id.clone()).collect(),
+    }
+}
+
+/// Candidates in the order they were shown (`c12` after `c3`).
+fn candidate_order(id: &str) -> (usize, String) {
+    let n = id
+        .trim_start_matches(|c: char| !c.is_ascii_digit())
+        .parse()
+        .unwrap_or(usize::MAX);
+    (n, id.to_string())
+}
+
+/// Words under which a unit without a final stop is short.
+const SHORT_UNIT_WORDS: usize = 20;
+
+/// A short unit that is not a sentence: a table row or a list item (no final stop).
+/// Sentences are never joined — each reads as its own claim.
+fn is_short(text: &str) -> bool {
+    let text = text.trim_end();
+    !text.ends_with(['.', '!', '?', '…', '。', '！', '？'])
+        && text.split_whitespace().count() < SHORT_UNIT_WORDS
+}
+
+/// A table row's values without its column labels (`Round: Seed · Amount: $3.5M` →
+/// `Seed $3.5M`): rows of one table share every label, which says nothing about
+/// whether they state the same thing. Other text is returned as it is.
+fn row_values(text: &str) -> String {
+    if !text.contains(" · ") {
+        return text.to_string();
+    }
+    text.split(" · ")
+        .map(|cell| cell.split_once(": ").map_or(cell, |(_, value)| value))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
-    use deepr_tasks::extract::Candidate;
-
     use super::*;
 
     #[test]
@@ -136,5 +219,33 @@ mod tests {
             .map(|c| c.sentence_ids[0].clone())
             .collect();
         assert_eq!(ids, ["c1", "c3"]);
+    }
+
+    #[test]
+    fn rows_of_one_table_are_told_apart_by_their_values() {
+        let row = |id: &str, text: &str| Candidate {
+            id: id.into(),
+            text: text.into(),
+            weight: 1.0,
+            doc: "board".into(),
+            title: String::new(),
+            source: Default::default(),
+        };
+        let input = Input {
+            subquestion: "funding rounds".into(),
+            max_claims: 2,
+            candidates: vec![
+                row("c1", "Round: Seed · Date: Jun 2019 · Amount: $3.5M · Lead investor: Tallgrass Seed Fund"),
+                row("c2", "Round: Series A · Date: Mar 2021 · Amount: $12M · Lead investor: Brightwater Ventures"),
+                row("c3", "Round: Series B · Date: Apr 2023 · Amount: $22M · Lead investor: Harrow Partners"),
+                row("c4", "Round: Series C · Date: Oct 2025 · Amount: $48M · Lead investor: Fenwick Ridge Capital"),
+            ],
+        };
+        // Four short rows in two claims; none is redundant with another.
+        let claims = Extract::answer(&input).claims;
+        let ids: Vec<Vec<String>> = claims.iter().map(|c| c.sentence_ids.clone()).collect();
+        assert_eq!(ids.concat().len(), 4, "{ids:?}");
+        assert_eq!(claims.len(), 2);
+        assert!(claims[0].text.contains("; "), "{}", claims[0].text);
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use deepr_orchestrator::terms::content_terms;
+use deepr_evidence::terms::content_terms;
 use deepr_tasks::extract_free::{Answer, AnswerClaim, ExtractFree, Input};
 
 use crate::Heuristic;

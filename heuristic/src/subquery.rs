@@ -1,7 +1,7 @@
 //! Subquery: the subquestion's keywords; a quoted heading as its own query; the
 //! keywords plus the topic's keywords.
 
-use deepr_orchestrator::terms::{is_stop_word, words};
+use deepr_evidence::terms::{is_stop_word, words};
 use deepr_tasks::subquery::{Answer, Input, Subquery};
 
 use crate::Heuristic;

@@ -8,11 +8,12 @@ use std::collections::BTreeSet;
 
 use deepr_evidence::normalise;
 use deepr_evidence::prose::{check_sentence, CitedClaim};
-use deepr_orchestrator::terms::content_terms;
+use deepr_evidence::terms::content_terms;
 use deepr_tasks::one_line;
 use deepr_tasks::synthesize::{Answer, AnswerPoint, Claim, Input, Synthesize};
 
 use crate::decompose::topic_clauses;
+use crate::text::with_final_stop;
 use crate::Heuristic;
 
 /// Sentences in the summary the offline writer writes.
@@ -22,7 +23,8 @@ const PER_SECTION: usize = 2;
 
 impl Heuristic for Synthesize {
     /// 2: answer-first — sentences chosen by the topic's clauses, not one per section.
-    const VERSION: u32 = 2;
+    /// 3: a brief's parts are its clauses; a sentence without a final stop gets one.
+    const VERSION: u32 = 3;
 
     fn answer(input: &Input) -> Answer {
         let claims: Vec<(usize, &Claim)> = input
@@ -39,7 +41,14 @@ impl Heuristic for Synthesize {
             |i: usize, terms: &BTreeSet<String>| claim_terms[i].intersection(terms).count();
         let topic_terms: BTreeSet<String> = content_terms(&input.topic).into_iter().collect();
         let mut order: Vec<usize> = Vec::new();
-        for clause in topic_clauses(&input.topic) {
+        // A brief's parts are the clauses it asks about; a question's are its own.
+        let brief = deepr_tasks::brief::parse_brief(&input.topic);
+        let clauses = if brief.parts.len() >= 2 {
+            brief.parts
+        } else {
+            topic_clauses(&input.topic)
+        };
+        for clause in clauses {
             let clause_terms: BTreeSet<String> = content_terms(&clause).into_iter().collect();
             let best = (0..claims.len())
                 .filter(|i| !order.contains(i) && shares(*i, &clause_terms) > 0)
@@ -84,6 +93,7 @@ impl Heuristic for Synthesize {
             } else {
                 continue;
             };
+            let text = with_final_stop(text);
             if written.insert(normalise(&text)) {
                 per_section[section] += 1;
                 summary.push(AnswerPoint {
@@ -116,6 +126,7 @@ mod tests {
     fn each_clause_of_the_topic_is_answered_first() {
         let input = Input {
             topic: "How does SQLite guarantee atomic commits, and what changes in WAL mode?".into(),
+            instructions: Vec::new(),
             subquestions: vec![
                 Group {
                     id: "q1".into(),

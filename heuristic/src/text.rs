@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use deepr_orchestrator::terms::{content_terms, numbers};
+use deepr_evidence::terms::{content_terms, numbers};
 
 /// Jaccard similarity of two term sets (0 when both are empty).
 pub fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
@@ -37,5 +37,14 @@ pub fn overlap_verdict(claim: &str, evidence: &str) -> &'static str {
         "partial"
     } else {
         "unsupported"
+    }
+}
+
+/// The sentence with a full stop when it ends in none (a list item, a table row).
+pub fn with_final_stop(text: String) -> String {
+    if text.ends_with(['.', '!', '?', '…', ':', ';', '。', '！', '？']) {
+        text
+    } else {
+        format!("{text}.")
     }
 }

@@ -17,6 +17,7 @@ use deepr_tasks::write_section::{
     MAX_HEADING_CHARS,
 };
 
+use crate::text::with_final_stop;
 use crate::Heuristic;
 
 /// Most sentences a paragraph gathers from different sources (one source's claims are
@@ -24,7 +25,8 @@ use crate::Heuristic;
 const PARAGRAPH_SENTENCES: usize = 4;
 
 impl Heuristic for WriteSection {
-    const VERSION: u32 = 1;
+    /// 2: a sentence without a final stop (a list item, a table row) gets one.
+    const VERSION: u32 = 2;
 
     fn answer(input: &Input) -> Answer {
         let shown = shown_claims(&input.claims);
@@ -57,6 +59,8 @@ impl Heuristic for WriteSection {
                 } else {
                     continue;
                 };
+                // A list item or table row has no final period; as prose it gets one.
+                let text = with_final_stop(text);
                 if written.insert(normalise(&text)) {
                     sentences.push(AnswerSentence {
                         text,
@@ -92,6 +96,7 @@ impl Heuristic for WriteSection {
                 .filter(|w| {
                     !w.chars()
                         .any(|c| c.is_ascii_digit() || "\"“”«»`".contains(c))
+                        && deepr_evidence::prose::code_terms(w).is_empty()
                 })
                 .collect();
             heading = if kept.is_empty() {
@@ -258,6 +263,7 @@ mod tests {
     fn paragraphs_follow_sources_and_nothing_is_invented() {
         let input = Input {
             topic: "t".into(),
+            instructions: Vec::new(),
             subquestions: vec!["How does SQLite guarantee atomic commits?".into()],
             claims: vec![
                 claim(

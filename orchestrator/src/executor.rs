@@ -14,18 +14,18 @@
 //! Outputs are collected in a `BTreeMap` by node ID, never in completion order, so the
 //! result of a phase is independent of timing.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use petgraph::graph::NodeIndex;
-use petgraph::Direction;
 use serde_json::Value;
 use tokio::task::JoinSet;
 
 use crate::budget::Budget;
 use crate::ledger::Unfinished;
 use crate::ledger::{LedgerEntry, UsageLedger};
+use crate::schedule::Schedule;
 use crate::store::{CheckpointStore, NodeRecord};
 
 pub use crate::dag::{
@@ -105,23 +105,7 @@ impl Executor {
         mut dag: Dag,
         done: &mut BTreeMap<String, DoneNode>,
     ) -> Result<(), ExecutorError> {
-        if petgraph::algo::is_cyclic_directed(&dag.graph) {
-            return Err(ExecutorError::Cycle);
-        }
-        for (index, deps) in &dag.deps {
-            for dep in deps {
-                if !dag.by_id.contains_key(dep) && !done.contains_key(dep) {
-                    let node = dag.graph[*index]
-                        .as_ref()
-                        .map(|s| s.id.clone())
-                        .unwrap_or_default();
-                    return Err(ExecutorError::UnknownDependency {
-                        node,
-                        dependency: dep.clone(),
-                    });
-                }
-            }
-        }
+        check(&dag, done)?;
         let mut planned: BTreeMap<String, usize> = BTreeMap::new();
         for spec in dag.graph.node_weights().flatten() {
             *planned.entry(spec.stage.clone()).or_default() += 1;
@@ -129,162 +113,32 @@ impl Executor {
         for (stage, count) in &planned {
             self.progress.planned(stage, *count);
         }
-
-        let mut waiting: BTreeMap<NodeIndex, usize> = dag
-            .graph
-            .node_indices()
-            .map(|i| {
-                (
-                    i,
-                    dag.graph.neighbors_directed(i, Direction::Incoming).count(),
-                )
-            })
-            .collect();
-        // Ready nodes ordered by ID, so start order is deterministic too.
-        // Ready nodes start longest-remaining-chain first (the classic "highest level
-        // first" list schedule), then by ID: with more chains than slots, a chain that
-        // has not started yet goes before the next step of one that has, so no chain is
-        // left to run alone at the end. The order is deterministic, and outputs are
-        // merged by ID whatever it is.
-        let levels = levels(&dag);
-        let mut ready: BTreeSet<Ready> = BTreeSet::new();
-        for (index, count) in &waiting {
-            if *count == 0 {
-                if let Some(spec) = &dag.graph[*index] {
-                    ready.insert(ready_entry(&levels, spec, *index));
-                }
-            }
-        }
+        let mut schedule = Schedule::new(&dag);
         let mut running: JoinSet<Finished> = JoinSet::new();
         // Which node each task runs, so a panic names its node.
         let mut tasks: BTreeMap<tokio::task::Id, String> = BTreeMap::new();
         let cap = self.concurrency.max(1);
         // The most important reason a node was left unfinished, if one was.
         let mut unfinished: Option<Unfinished> = None;
-
         loop {
             while running.len() < cap && !self.stop.load(Ordering::SeqCst) {
-                let Some((_, _, index)) = ready.pop_first() else {
+                let Some(index) = schedule.pop() else {
                     break;
                 };
                 let Some(spec) = dag.graph[index].take() else {
                     continue;
                 };
-                let dep_ids = dag.deps.get(&index).cloned().unwrap_or_default();
-                let mut dep_keys = Vec::with_capacity(dep_ids.len());
-                let mut inputs = BTreeMap::new();
-                for dep in &dep_ids {
-                    let Some(node) = done.get(dep) else {
-                        return Err(ExecutorError::UnknownDependency {
-                            node: spec.id,
-                            dependency: dep.clone(),
-                        });
-                    };
-                    dep_keys.push((dep.as_str(), node.key.as_str()));
-                    inputs.insert(dep.clone(), Arc::clone(&node.output));
-                }
-                let key = node_key(&spec.stage, &spec.key_material, &dep_keys);
-                self.progress.started(&spec.stage, &spec.id);
-
-                // With --retry-degraded, a degraded node and everything after one that
-                // ran again are recomputed even though their keys match.
-                let retried_upstream = self.retry_degraded
-                    && dep_ids
-                        .iter()
-                        .any(|d| done.get(d).is_some_and(|n| n.pending || !n.restored));
-                let stored = self.store.get_node(&spec.id)?;
-                let retry = stored.as_ref().is_some_and(|record| {
-                    record.key == key
-                        && (retried_upstream
-                            || (self.retry_degraded && is_degraded(&record.output)))
-                });
-                // Only a step whose own answer degraded asks the model afresh; the steps
-                // after it are recomputed from their new inputs (and the cache).
-                let fresh = self.retry_degraded
-                    && stored
-                        .as_ref()
-                        .is_some_and(|r| r.key == key && is_degraded(&r.output));
-                if let Some(record) = stored.filter(|_| !retry) {
-                    if record.key == key {
-                        let tokens = record
-                            .calls
-                            .iter()
-                            .map(|c| c.prompt_tokens + c.completion_tokens)
-                            .sum();
-                        for call in record.calls {
-                            self.ledger.record(LedgerEntry {
-                                restored: true,
-                                ..call
-                            });
-                        }
-                        self.progress.output(&spec.stage, &spec.id, &record.output);
-                        self.progress.finished(&spec.stage, &spec.id, true, tokens);
-                        done.insert(
-                            spec.id.clone(),
-                            DoneNode {
-                                key,
-                                stage: spec.stage.clone(),
-                                output: Arc::new(record.output),
-                                restored: true,
-                                pending: false,
-                            },
-                        );
-                        self.note(&spec.id, &spec.stage, PlanAction::Restore);
-                        release(&dag, &levels, index, &mut waiting, &mut ready);
-                        continue;
+                match self.start(spec, index, &mut dag, done)? {
+                    Started::Settled => schedule.release(&dag, index),
+                    Started::Spawned(task) => {
+                        let (id, node) = (task.node.clone(), task.index);
+                        let handle = running.spawn(RETRYING.scope(task.fresh, async move {
+                            (node, task.node, task.stage, task.future.await)
+                        }));
+                        tasks.insert(handle.id(), id);
                     }
                 }
-                if self.plan.is_some() {
-                    let changed: Vec<String> = dep_ids
-                        .iter()
-                        .filter(|d| done.get(*d).is_some_and(|n| n.pending || !n.restored))
-                        .cloned()
-                        .collect();
-                    let action = match self.store.get_node(&spec.id)? {
-                        Some(record) if retry && is_degraded(&record.output) => {
-                            PlanAction::Recompute(
-                                "its model answer was unusable; retried (--retry-degraded)".into(),
-                            )
-                        }
-                        Some(_) if retry => PlanAction::Recompute(format!(
-                            "a step before it is retried: {}",
-                            changed.join(", ")
-                        )),
-                        Some(record) => PlanAction::Recompute(explain_drift(
-                            &record.key_material,
-                            &spec.key_material,
-                            &changed,
-                        )),
-                        None => PlanAction::Run,
-                    };
-                    self.note(&spec.id, &spec.stage, action);
-                    done.insert(
-                        spec.id.clone(),
-                        DoneNode {
-                            key,
-                            stage: spec.stage.clone(),
-                            output: Arc::new(Value::Null),
-                            restored: false,
-                            pending: true,
-                        },
-                    );
-                    release(&dag, &levels, index, &mut waiting, &mut ready);
-                    continue;
-                }
-                let context = NodeContext {
-                    node_id: spec.id.clone(),
-                    key: key.clone(),
-                    inputs,
-                };
-                let future = (spec.run)(context);
-                let (id, stage) = (spec.id, spec.stage);
-                let task_node = id.clone();
-                let task = running
-                    .spawn(RETRYING.scope(fresh, async move { (index, id, stage, future.await) }));
-                tasks.insert(task.id(), task_node);
-                dag.keys.insert(index, (key, spec.key_material, dep_ids));
             }
-
             let Some(joined) = running.join_next().await else {
                 break;
             };
@@ -296,57 +150,223 @@ impl Executor {
                 node: id.clone(),
                 message,
             })?;
-            let (key, key_material, deps) = dag.keys.remove(&index).unwrap_or_default();
-            if let Some(why) = result
-                .calls
-                .iter()
-                .filter_map(|c| c.unfinished.clone())
-                .min_by_key(Unfinished::rank)
-            {
-                // Its output rests on a call that was refused or never answered: never
-                // checkpoint it; it runs again when the run resumes. Calls that did
-                // complete stay in the ledger (and in the response cache).
-                self.stop.store(true, Ordering::SeqCst);
-                for call in result.calls.iter().filter(|c| c.unfinished.is_none()) {
-                    self.ledger.record(call.clone());
-                }
+            let keys = dag.keys.remove(&index).unwrap_or_default();
+            if let Some(why) = self.unfinished_call(&result) {
                 if unfinished.as_ref().is_none_or(|u| why.rank() < u.rank()) {
                     unfinished = Some(why);
                 }
                 continue;
             }
-            let record = NodeRecord {
-                key: key.clone(),
-                stage: stage.clone(),
-                key_material,
-                deps,
-                output: result.output,
-                calls: result.calls,
-            };
-            self.store.put_node(&id, &record).await?;
-            let tokens = record
-                .calls
-                .iter()
-                .map(|c| c.prompt_tokens + c.completion_tokens)
-                .sum();
-            for call in &record.calls {
-                self.ledger.record(call.clone());
-            }
-            self.progress.output(&stage, &id, &record.output);
-            self.progress.finished(&stage, &id, false, tokens);
-            done.insert(
-                id,
-                DoneNode {
-                    key,
-                    stage,
-                    output: Arc::new(record.output),
-                    restored: false,
-                    pending: false,
-                },
-            );
-            release(&dag, &levels, index, &mut waiting, &mut ready);
+            self.checkpoint(id, stage, keys, result, done).await?;
+            schedule.release(&dag, index);
         }
+        self.stopped(&dag, unfinished)
+    }
 
+    /// Starts a ready node: restores it when the store holds its key, notes it in plan
+    /// mode, else hands back its future to spawn.
+    fn start(
+        &self,
+        spec: NodeSpec,
+        index: NodeIndex,
+        dag: &mut Dag,
+        done: &mut BTreeMap<String, DoneNode>,
+    ) -> Result<Started, ExecutorError> {
+        let dep_ids = dag.deps.get(&index).cloned().unwrap_or_default();
+        let mut dep_keys = Vec::with_capacity(dep_ids.len());
+        let mut inputs = BTreeMap::new();
+        for dep in &dep_ids {
+            let Some(node) = done.get(dep) else {
+                return Err(ExecutorError::UnknownDependency {
+                    node: spec.id,
+                    dependency: dep.clone(),
+                });
+            };
+            dep_keys.push((dep.as_str(), node.key.as_str()));
+            inputs.insert(dep.clone(), Arc::clone(&node.output));
+        }
+        let key = node_key(&spec.stage, &spec.key_material, &dep_keys);
+        self.progress.started(&spec.stage, &spec.id);
+        // With --retry-degraded, a degraded node and everything after one that ran
+        // again are recomputed even though their keys match.
+        let retried_upstream = self.retry_degraded
+            && dep_ids
+                .iter()
+                .any(|d| done.get(d).is_some_and(|n| n.pending || !n.restored));
+        let stored = self.store.get_node(&spec.id)?;
+        let retry = stored.as_ref().is_some_and(|record| {
+            record.key == key
+                && (retried_upstream || (self.retry_degraded && is_degraded(&record.output)))
+        });
+        // Only a step whose own answer degraded asks the model afresh; the steps after
+        // it are recomputed from their new inputs (and the cache).
+        let fresh = self.retry_degraded
+            && stored
+                .as_ref()
+                .is_some_and(|r| r.key == key && is_degraded(&r.output));
+        if let Some(record) = stored.filter(|r| !retry && r.key == key) {
+            self.restore(&spec, key, record, done);
+            return Ok(Started::Settled);
+        }
+        if self.plan.is_some() {
+            self.plan_node(&spec, key, &dep_ids, retry, done)?;
+            return Ok(Started::Settled);
+        }
+        let context = NodeContext {
+            node_id: spec.id.clone(),
+            key: key.clone(),
+            inputs,
+        };
+        let future = (spec.run)(context);
+        dag.keys.insert(index, (key, spec.key_material, dep_ids));
+        Ok(Started::Spawned(Spawn {
+            index,
+            node: spec.id,
+            stage: spec.stage,
+            fresh,
+            future,
+        }))
+    }
+
+    /// A checkpointed node whose key matches: its output and calls, run again by no one.
+    fn restore(
+        &self,
+        spec: &NodeSpec,
+        key: String,
+        record: NodeRecord,
+        done: &mut BTreeMap<String, DoneNode>,
+    ) {
+        let tokens = record
+            .calls
+            .iter()
+            .map(|c| c.prompt_tokens + c.completion_tokens)
+            .sum();
+        for call in record.calls {
+            self.ledger.record(LedgerEntry {
+                restored: true,
+                ..call
+            });
+        }
+        self.progress.output(&spec.stage, &spec.id, &record.output);
+        self.progress.finished(&spec.stage, &spec.id, true, tokens);
+        done.insert(
+            spec.id.clone(),
+            DoneNode {
+                key,
+                stage: spec.stage.clone(),
+                output: Arc::new(record.output),
+                restored: true,
+                pending: false,
+            },
+        );
+        self.note(&spec.id, &spec.stage, PlanAction::Restore);
+    }
+
+    /// Plan mode: what would happen to a node that is not restored, and why.
+    fn plan_node(
+        &self,
+        spec: &NodeSpec,
+        key: String,
+        dep_ids: &[String],
+        retry: bool,
+        done: &mut BTreeMap<String, DoneNode>,
+    ) -> Result<(), ExecutorError> {
+        let changed: Vec<String> = dep_ids
+            .iter()
+            .filter(|d| done.get(*d).is_some_and(|n| n.pending || !n.restored))
+            .cloned()
+            .collect();
+        let action = match self.store.get_node(&spec.id)? {
+            Some(record) if retry && is_degraded(&record.output) => PlanAction::Recompute(
+                "its model answer was unusable; retried (--retry-degraded)".into(),
+            ),
+            Some(_) if retry => PlanAction::Recompute(format!(
+                "a step before it is retried: {}",
+                changed.join(", ")
+            )),
+            Some(record) => PlanAction::Recompute(explain_drift(
+                &record.key_material,
+                &spec.key_material,
+                &changed,
+            )),
+            None => PlanAction::Run,
+        };
+        self.note(&spec.id, &spec.stage, action);
+        done.insert(
+            spec.id.clone(),
+            DoneNode {
+                key,
+                stage: spec.stage.clone(),
+                output: Arc::new(Value::Null),
+                restored: false,
+                pending: true,
+            },
+        );
+        Ok(())
+    }
+
+    /// Why a finished node's output must not be checkpointed: it rests on a call that
+    /// was refused or never answered. It runs again when the run resumes; the executor
+    /// stops starting nodes, and the calls that did complete stay in the ledger (and
+    /// in the response cache).
+    fn unfinished_call(&self, result: &NodeResult) -> Option<Unfinished> {
+        let why = result
+            .calls
+            .iter()
+            .filter_map(|c| c.unfinished.clone())
+            .min_by_key(Unfinished::rank)?;
+        self.stop.store(true, Ordering::SeqCst);
+        for call in result.calls.iter().filter(|c| c.unfinished.is_none()) {
+            self.ledger.record(call.clone());
+        }
+        Some(why)
+    }
+
+    /// Stores a finished node (output and done-marker in one flushed batch) before any
+    /// dependant starts.
+    async fn checkpoint(
+        &self,
+        id: String,
+        stage: String,
+        (key, key_material, deps): (String, Value, Vec<String>),
+        result: NodeResult,
+        done: &mut BTreeMap<String, DoneNode>,
+    ) -> Result<(), ExecutorError> {
+        let record = NodeRecord {
+            key: key.clone(),
+            stage: stage.clone(),
+            key_material,
+            deps,
+            output: result.output,
+            calls: result.calls,
+        };
+        self.store.put_node(&id, &record).await?;
+        let tokens = record
+            .calls
+            .iter()
+            .map(|c| c.prompt_tokens + c.completion_tokens)
+            .sum();
+        for call in &record.calls {
+            self.ledger.record(call.clone());
+        }
+        self.progress.output(&stage, &id, &record.output);
+        self.progress.finished(&stage, &id, false, tokens);
+        done.insert(
+            id,
+            DoneNode {
+                key,
+                stage,
+                output: Arc::new(record.output),
+                restored: false,
+                pending: false,
+            },
+        );
+        Ok(())
+    }
+
+    /// How the phase ended once nothing runs: a node left unfinished by a refused or
+    /// unanswered call, nodes never started (a budget or an interrupt), or done.
+    fn stopped(&self, dag: &Dag, unfinished: Option<Unfinished>) -> Result<(), ExecutorError> {
         if let Some(why) = unfinished {
             return Err(ExecutorError::Stopped(StopReason::Unfinished(why)));
         }
@@ -361,52 +381,44 @@ impl Executor {
     }
 }
 
-/// A ready node: (longest chain from it to the end, reversed so longest sorts first;
-/// its ID; its index).
-type Ready = (std::cmp::Reverse<usize>, String, NodeIndex);
-
-fn ready_entry(levels: &BTreeMap<NodeIndex, usize>, spec: &NodeSpec, index: NodeIndex) -> Ready {
-    (
-        std::cmp::Reverse(levels.get(&index).copied().unwrap_or(0)),
-        spec.id.clone(),
-        index,
-    )
+/// What starting a ready node led to.
+enum Started {
+    /// Restored from the store, or noted in plan mode: its dependants may start.
+    Settled,
+    /// It runs: spawn its future.
+    Spawned(Spawn),
 }
 
-/// Each node's level: the number of nodes on the longest path from it to a node with
-/// no dependants (1 for those). The graph is acyclic (checked before this).
-fn levels(dag: &Dag) -> BTreeMap<NodeIndex, usize> {
-    let mut levels = BTreeMap::new();
-    let order = petgraph::algo::toposort(&dag.graph, None).unwrap_or_default();
-    for index in order.into_iter().rev() {
-        let below = dag
-            .graph
-            .neighbors_directed(index, Direction::Outgoing)
-            .filter_map(|next| levels.get(&next).copied())
-            .max()
-            .unwrap_or(0);
-        levels.insert(index, below + 1);
-    }
-    levels
-}
-
-fn release(
-    dag: &Dag,
-    levels: &BTreeMap<NodeIndex, usize>,
+/// A node to spawn.
+struct Spawn {
     index: NodeIndex,
-    waiting: &mut BTreeMap<NodeIndex, usize>,
-    ready: &mut BTreeSet<Ready>,
-) {
-    for next in dag.graph.neighbors_directed(index, Direction::Outgoing) {
-        if let Some(count) = waiting.get_mut(&next) {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                if let Some(spec) = &dag.graph[next] {
-                    ready.insert(ready_entry(levels, spec, next));
-                }
+    node: String,
+    stage: String,
+    /// Recomputed by `--retry-degraded`: its model calls ask afresh.
+    fresh: bool,
+    future: NodeFuture,
+}
+
+/// The DAG is acyclic and every dependency is a node of it or already done.
+fn check(dag: &Dag, done: &BTreeMap<String, DoneNode>) -> Result<(), ExecutorError> {
+    if petgraph::algo::is_cyclic_directed(&dag.graph) {
+        return Err(ExecutorError::Cycle);
+    }
+    for (index, deps) in &dag.deps {
+        for dep in deps {
+            if !dag.by_id.contains_key(dep) && !done.contains_key(dep) {
+                let node = dag.graph[*index]
+                    .as_ref()
+                    .map(|s| s.id.clone())
+                    .unwrap_or_default();
+                return Err(ExecutorError::UnknownDependency {
+                    node,
+                    dependency: dep.clone(),
+                });
             }
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]

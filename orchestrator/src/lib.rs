@@ -3,8 +3,8 @@
 //!
 //! * [`provider`] — the narrow traits through which stages reach the world: LLM,
 //!   search, fetch, the text archive, the clock. Tests swap them for fakes.
-//! * [`store`] — the checkpoint-store trait (sled is the first implementation, in
-//!   `deepr-checkpoints`; a Postgres one can follow).
+//! * [`store`] — the checkpoint-store trait (sled per run in `deepr-checkpoints`,
+//!   PostgreSQL for the fleet in `deepr-fleet`).
 //! * [`executor`] — runs a petgraph DAG of nodes concurrently, checkpointing each
 //!   node's output under a key that chains its inputs, and merging results by node ID.
 //! * [`budget`] — token, dollar and time limits, and the LLM wrapper that enforces them.
@@ -17,7 +17,6 @@
 //! * [`bound`] — the honest lower bound on a run's wall time (calls that can run
 //!   together count once).
 //! * [`rate`] — the trait of a rate limit shared by every worker of a fleet.
-//! * [`terms`] — content-word extraction shared by the offline model and scoring.
 
 pub mod bound;
 pub mod budget;
@@ -29,9 +28,9 @@ pub mod ledger;
 pub mod plan;
 pub mod provider;
 pub mod rate;
+mod schedule;
 pub mod simulate;
 pub mod store;
-pub use deepr_evidence::terms;
 pub mod tokens;
 
 pub use budget::{Budget, BudgetedLlm};

@@ -1,7 +1,7 @@
-//! providers: the only crate with file/network adapters; local corpus search now,
-//! web later.
+//! providers: the crate of file and network adapters — the local corpus, the web,
+//! remote models and the local sentence-embedding model.
 //!
-//! * [`corpus`] — a folder of Markdown, text and HTML files, indexed with tantivy
+//! * [`corpus`] — a folder of documents in every format `deepr-documents` reads, indexed with tantivy
 //!   ([`CorpusIndex`]) and exposed to the orchestrator as a search provider
 //!   ([`CorpusSearch`]) and a fetcher ([`CorpusFetcher`]).
 //! * [`http`] — the HTTP client: size and redirect caps, and a guard that refuses

@@ -9,14 +9,19 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+mod run;
+pub use run::{Depth, DepthPlan, Strategy};
+
 /// Every key the file may hold, for error messages.
 pub const KEYS: &str = "depth, strategy, concurrency, io_concurrency, llm, llm_strong, llm_cheap, llm_base_url, price_as, offline_latency, search_latency, fetch_latency, latency_seed, prompts, db, [limits], [prices.MODEL]";
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileConfig {
-    pub depth: Option<String>,
-    pub strategy: Option<String>,
+    /// `quick`, `standard` or `deep`.
+    pub depth: Option<Depth>,
+    /// `linear`, `per-claim`, `free-quote` or `no-judge`.
+    pub strategy: Option<Strategy>,
     pub concurrency: Option<usize>,
     /// Independent calls one step keeps in flight (searches, fetches, judge batches);
     /// 1 = one after another, for tightly rate-limited APIs.
@@ -132,6 +137,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn depth_and_strategy_are_typed_by_their_names() {
+        let config = parse("depth = \"deep\"\nstrategy = \"per-claim\"\n").unwrap_or_default();
+        assert_eq!(config.depth, Some(Depth::Deep));
+        assert_eq!(config.strategy, Some(Strategy::PerClaim));
+        assert_eq!(Depth::Deep.plan().extra_rounds, 3);
+        assert!(Depth::Quick.plan().max_subquestions < Depth::Standard.plan().max_subquestions);
+        let refused = parse("depth = \"fast\"").err().unwrap_or_default();
+        assert!(refused.contains("`quick`, `standard`, `deep`"), "{refused}");
+    }
+
+    #[test]
     fn parses_the_documented_keys_and_refuses_others() {
         let config = parse(
             "llm = \"offline\"\nio_concurrency = 2\n[limits]\nmax_retries = 0\n[prices.\"m\"]\ninput = 1.0\noutput = 2.0\n",
@@ -159,6 +175,8 @@ mod tests {
             "[limits]\nretries = 1",
             "= =",
             "[prices.m]\ninput = 1",
+            "depth = \"fast\"",
+            "strategy = \"per_claim\"",
         ] {
             let error = parse(bad).err().unwrap_or_default();
             assert!(

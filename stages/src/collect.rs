@@ -51,45 +51,7 @@ pub fn collect(done: &BTreeMap<String, DoneNode>) -> ResearchResult {
             None => BTreeMap::new(),
         };
         for subq in &round_subqs {
-            let step = |name: &str| node_id::step(round, &subq.id, name);
-            if let Some(retrieved) = output::<RetrieveOut>(done, &step("retrieve")) {
-                result.coverage.extend(retrieved.coverage);
-            }
-            if let Some(fetched) = output::<FetchOut>(done, &step("fetch")) {
-                result.fetch_failures.extend(fetched.failures);
-            }
-            if let Some(scored) = output::<ScoreOut>(done, &step("score")) {
-                result.reranks.push(scored.rerank);
-                for source in scored.sources {
-                    let entry = result
-                        .sources
-                        .entry(source.doc.content_sha256.clone())
-                        .or_insert_with(|| source.clone());
-                    if source.score > entry.score {
-                        *entry = source;
-                    }
-                }
-            }
-            for stage in ["subquery", "extract"] {
-                let id = step(stage);
-                if let Some(why) = done.get(&id).and_then(|n| {
-                    n.output
-                        .get("degraded")
-                        .and_then(Value::as_str)
-                        .map(String::from)
-                }) {
-                    result.degraded.push((id, why));
-                }
-            }
-            if let Some(extracted) = output::<ExtractOut>(done, &step("extract")) {
-                for claim in extracted.claims {
-                    let verdict = verdicts
-                        .get(&claim.id)
-                        .copied()
-                        .unwrap_or(Verdict::Unjudged);
-                    result.claims.push((claim, verdict));
-                }
-            }
+            collect_subquestion(done, round, subq, &verdicts, &mut result);
         }
         if let Some(conflicts) = output::<ConflictOut>(done, &node_id::join(round, "conflict")) {
             result.conflicts.extend(conflicts.conflicts);
@@ -103,6 +65,69 @@ pub fn collect(done: &BTreeMap<String, DoneNode>) -> ResearchResult {
             None => break,
         }
     }
+    collect_article(done, &mut result);
+    result
+        .coverage
+        .sort_by(|a, b| (&a.provider, &a.query).cmp(&(&b.provider, &b.query)));
+    result.coverage.dedup();
+    result.restored_nodes = done.values().filter(|n| n.restored).count();
+    result.executed_nodes = done.len() - result.restored_nodes;
+    result
+}
+
+/// What one subquestion's steps of a round say: search coverage, fetch failures,
+/// sources (each at its best score), degraded steps, and its claims with their
+/// verdicts.
+fn collect_subquestion(
+    done: &BTreeMap<String, DoneNode>,
+    round: u32,
+    subq: &Subq,
+    verdicts: &BTreeMap<String, Verdict>,
+    result: &mut ResearchResult,
+) {
+    let step = |name: &str| node_id::step(round, &subq.id, name);
+    if let Some(retrieved) = output::<RetrieveOut>(done, &step("retrieve")) {
+        result.coverage.extend(retrieved.coverage);
+    }
+    if let Some(fetched) = output::<FetchOut>(done, &step("fetch")) {
+        result.fetch_failures.extend(fetched.failures);
+    }
+    if let Some(scored) = output::<ScoreOut>(done, &step("score")) {
+        result.reranks.push(scored.rerank);
+        for source in scored.sources {
+            let entry = result
+                .sources
+                .entry(source.doc.content_sha256.clone())
+                .or_insert_with(|| source.clone());
+            if source.score > entry.score {
+                *entry = source;
+            }
+        }
+    }
+    for stage in ["subquery", "extract"] {
+        let id = step(stage);
+        if let Some(why) = done.get(&id).and_then(|n| {
+            n.output
+                .get("degraded")
+                .and_then(Value::as_str)
+                .map(String::from)
+        }) {
+            result.degraded.push((id, why));
+        }
+    }
+    if let Some(extracted) = output::<ExtractOut>(done, &step("extract")) {
+        for claim in extracted.claims {
+            let verdict = verdicts
+                .get(&claim.id)
+                .copied()
+                .unwrap_or(Verdict::Unjudged);
+            result.claims.push((claim, verdict));
+        }
+    }
+}
+
+/// The article's written sections (in section order) and its summary.
+fn collect_article(done: &BTreeMap<String, DoneNode>, result: &mut ResearchResult) {
     for section in crate::write::sections(&result.subquestions) {
         let id = node_id::section(&section[0].id);
         if let Some(written) = output::<SectionOut>(done, &id) {
@@ -119,11 +144,4 @@ pub fn collect(done: &BTreeMap<String, DoneNode>) -> ResearchResult {
         result.summary = synthesized.summary;
         result.summary_dropped = synthesized.dropped;
     }
-    result
-        .coverage
-        .sort_by(|a, b| (&a.provider, &a.query).cmp(&(&b.provider, &b.query)));
-    result.coverage.dedup();
-    result.restored_nodes = done.values().filter(|n| n.restored).count();
-    result.executed_nodes = done.len() - result.restored_nodes;
-    result
 }

@@ -8,7 +8,7 @@ use deepr_evidence::report::{Conflict, Verdict};
 use deepr_orchestrator::{LedgerEntry, Tier};
 use deepr_tasks::conflict::{Claim, ConflictDetect, Input};
 
-use crate::llm::{call_task, Models, TaskCall};
+use crate::model_call::{call_task, Models, TaskCall};
 use crate::types::{ClaimDraft, ConflictOut};
 
 pub const STAGE_VERSION: u32 = 1;
@@ -82,7 +82,7 @@ pub async fn run(
             claim_ids.dedup();
             let first = claim_ids.first()?;
             let subquestion = subquestion_of.get(first.as_str())?.to_string();
-            let summary: String = crate::llm::clean_model_text(&c.summary, 400);
+            let summary: String = crate::model_call::clean_model_text(&c.summary, 400);
             (claim_ids.len() >= 2).then_some(Conflict {
                 subquestion,
                 summary,
@@ -99,4 +99,65 @@ pub async fn run(
         },
         result.calls,
     )
+}
+
+/// The round's disagreements: its judged claims, each with its first source's title
+/// (from the round's `scores`).
+pub fn node(
+    cx: &crate::node::PipelineContext,
+    round: u32,
+    extracts: &[String],
+    scores: &[String],
+) -> crate::node::Node {
+    use crate::node::{finish, read, spec};
+    use crate::research::node_id;
+    let p = cx.providers.clone();
+    let judge = node_id::join(round, "judge");
+    let mut deps = vec![judge.clone()];
+    deps.extend(extracts.iter().cloned());
+    deps.extend(scores.iter().cloned());
+    let llm =
+        crate::model_call::prompt_key(&cx.providers.prompts.conflict, cx.providers.cheap_models());
+    let key = serde_json::json!({"v": STAGE_VERSION, "llm": llm});
+    let (ex, sc) = (extracts.to_vec(), scores.to_vec());
+    let node = spec(
+        node_id::join(round, "conflict"),
+        "conflict",
+        key,
+        move |ctx| async move {
+            let judged: crate::types::JudgeOut = read(&ctx.inputs, &judge)?;
+            let verdicts: BTreeMap<String, Verdict> = judged.verdicts.into_iter().collect();
+            let mut titles = BTreeMap::new();
+            for id in &sc {
+                let scored: crate::types::ScoreOut = read(&ctx.inputs, id)?;
+                titles.extend(
+                    scored
+                        .sources
+                        .into_iter()
+                        .map(|s| (s.doc.content_sha256, s.doc.title)),
+                );
+            }
+            let mut claims = Vec::new();
+            for id in &ex {
+                let extracted: crate::types::ExtractOut = read(&ctx.inputs, id)?;
+                for claim in extracted.claims {
+                    let verdict = verdicts
+                        .get(&claim.id)
+                        .copied()
+                        .unwrap_or(Verdict::Unjudged);
+                    let title = claim
+                        .citations
+                        .first()
+                        .and_then(|c| titles.get(&c.content_sha256))
+                        .cloned()
+                        .unwrap_or_default();
+                    claims.push((claim, verdict, title));
+                }
+            }
+            let (out, calls) =
+                run(&ctx.node_id, &p.prompts.conflict, &claims, p.cheap_models()).await;
+            finish(out, calls)
+        },
+    );
+    (node, deps)
 }

@@ -4,12 +4,12 @@
 use std::collections::BTreeSet;
 
 use deepr_evidence::report::Coverage;
+use deepr_evidence::terms::content_terms;
 use deepr_orchestrator::clock::Clock;
-use deepr_orchestrator::terms::content_terms;
 use deepr_orchestrator::{ArchivedText, Fetcher, LedgerEntry, SearchProvider, TextArchive, Tier};
 use deepr_tasks::decompose::{Decompose, Input};
 
-use crate::llm::{call_task, Models, TaskCall};
+use crate::model_call::{call_task, Models, TaskCall};
 use crate::types::{DecomposeOut, ScoutOut, Subq};
 
 pub const STAGE_VERSION: u32 = 1;
@@ -113,30 +113,23 @@ pub fn heading_lines(text: &ArchivedText) -> Vec<String> {
     out
 }
 
-/// Subquestion count bounds for a depth: quick 3–5, standard 5–10, deep 10–20.
-pub fn bounds(depth: &str) -> (usize, usize, usize) {
-    match depth {
-        "quick" => (3, 5, 4),
-        "deep" => (10, 20, 12),
-        _ => (5, 10, 6),
-    }
-}
-
 pub async fn run(
     node_id: &str,
     prompt: &deepr_prompts::Prompt,
     topic: &str,
-    depth: &str,
+    depth: crate::Depth,
     scout: &ScoutOut,
     models: Models<'_>,
 ) -> (DecomposeOut, Vec<LedgerEntry>) {
-    let (min, max, target) = bounds(depth);
+    let plan = depth.plan();
+    let max = plan.max_subquestions;
     let input = Input {
         topic: topic.to_string(),
-        min,
+        min: plan.min_subquestions,
         max,
-        target,
+        target: plan.target_subquestions,
         headings: scout.headings.clone(),
+        parts: deepr_tasks::brief::parse_brief(topic).parts,
     };
     let result = call_task(
         models,
@@ -186,6 +179,64 @@ pub fn clean_question(text: &str) -> String {
         .collect::<String>()
         .trim()
         .to_string()
+}
+
+/// The plan phase's first node: the topic searched once, for the headings a planner
+/// may add.
+pub fn scout_node(cx: &crate::node::PipelineContext) -> crate::node::Node {
+    use crate::node::{finish, spec};
+    let (p, t, io) = (cx.providers.clone(), cx.topic.clone(), cx.io);
+    let key = serde_json::json!({"v": STAGE_VERSION, "topic": cx.topic, "search": cx.search_names, "fp": cx.search_fingerprint});
+    let node = spec(
+        crate::research::node_id::SCOUT.into(),
+        "scout",
+        key,
+        move |ctx| async move {
+            let (out, calls) = scout(
+                &ctx.node_id,
+                &t,
+                &p.search,
+                p.fetcher.as_ref(),
+                p.archive.as_ref(),
+                io,
+                p.clock.as_ref(),
+            )
+            .await;
+            finish(out, calls)
+        },
+    );
+    (node, vec![])
+}
+
+/// The plan: subquestions from the topic (or brief) and the scout's headings.
+pub fn node(cx: &crate::node::PipelineContext) -> crate::node::Node {
+    use crate::node::{finish, read, spec};
+    use crate::research::node_id;
+    let (p, t, d) = (cx.providers.clone(), cx.topic.clone(), cx.depth);
+    let llm = crate::model_call::prompt_key(
+        &cx.providers.prompts.decompose,
+        cx.providers.strong_models(),
+    );
+    let key = serde_json::json!({"v": STAGE_VERSION, "depth": cx.depth, "llm": llm});
+    let node = spec(
+        node_id::DECOMPOSE.into(),
+        "decompose",
+        key,
+        move |ctx| async move {
+            let scout: ScoutOut = read(&ctx.inputs, node_id::SCOUT)?;
+            let (out, calls) = run(
+                &ctx.node_id,
+                &p.prompts.decompose,
+                &t,
+                d,
+                &scout,
+                p.strong_models(),
+            )
+            .await;
+            finish(out, calls)
+        },
+    );
+    (node, vec![node_id::SCOUT.to_string()])
 }
 
 #[cfg(test)]

@@ -6,6 +6,16 @@ pub fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The report's title line, and a long brief in full as a quote under it.
+pub fn title_block(brief: &deepr_tasks::brief::Brief, topic: &str) -> String {
+    let title = brief.title(topic);
+    let mut block = format!("# {}\n\n", md_text(&title));
+    if title != one_line(topic) {
+        block.push_str(&format!("> **Brief.** {}\n\n", md_text(topic)));
+    }
+    block
+}
+
 /// Escape text that came from models or pages so it cannot inject markdown structure
 /// (headings, footnote definitions, HTML).
 pub fn md_text(text: &str) -> String {

@@ -66,10 +66,10 @@ fn one(subquestions: u64, extra_rounds: u64, claims_per: u64, strategy: Strategy
 }
 
 pub fn estimate(depth: Depth, strategy: Strategy) -> Estimate {
-    let name = depth.as_str();
-    let (min, max, _) = crate::decompose::bounds(name);
-    let claims = crate::extract::max_claims(name) as u64;
-    let extra = u64::from(crate::deepen::max_rounds(name));
+    let plan = depth.plan();
+    let (min, max) = (plan.min_subquestions, plan.max_subquestions);
+    let claims = plan.claims_per_subquestion as u64;
+    let extra = u64::from(plan.extra_rounds);
     let (calls_low, tokens_low) = one(min as u64, 0, claims.div_ceil(2), strategy);
     let (calls_high, tokens_high) = one(max as u64, extra, claims, strategy);
     Estimate {

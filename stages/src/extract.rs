@@ -6,12 +6,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use deepr_orchestrator::terms::content_terms;
+use deepr_evidence::terms::content_terms;
 use deepr_orchestrator::{LedgerEntry, TextArchive, Tier};
 use deepr_tasks::extract::{Candidate, Extract, Input, SourceNote};
 use deepr_tasks::extract_free::{self as free, ExtractFree};
 
-use crate::llm::{call_task, Models, TaskCall};
+use crate::model_call::{call_task, Models, TaskCall};
 use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 
 /// 2: candidates quoted with the sentence they lean on carry `sentence_end`.
@@ -99,24 +99,9 @@ pub fn partition(round: &[ScoreOut], own: usize) -> ScoreOut {
     }
 }
 
-/// Claims per subquestion by depth.
-pub fn max_claims(depth: &str) -> usize {
-    match depth {
-        "quick" => 4,
-        "deep" => 6,
-        _ => 5,
-    }
-}
-
-pub async fn run(
-    node_id: &str,
-    prompt: &deepr_prompts::Prompt,
-    subq: &Subq,
-    scored: &ScoreOut,
-    max_claims: usize,
-    archive: &dyn TextArchive,
-    models: Models<'_>,
-) -> (ExtractOut, Vec<LedgerEntry>) {
+/// The candidates as the extractor sees them: each unit on one line with its ID, its
+/// source's title, date and status, and for a list item or table row its headings.
+fn shown_candidates(scored: &ScoreOut, archive: &dyn TextArchive) -> Vec<Candidate> {
     let docs: BTreeMap<&str, &deepr_orchestrator::DocMeta> = scored
         .sources
         .iter()
@@ -155,6 +140,67 @@ pub async fn run(
             },
         });
     }
+    candidates
+}
+
+/// The answer's claims (at most `max_claims`) with their candidate IDs turned into
+/// sentence references; a claim that cites no shown candidate, or says nothing, is
+/// left out.
+fn claims_of(
+    subq: &Subq,
+    scored: &ScoreOut,
+    answered: &[deepr_tasks::extract::AnswerClaim],
+    max_claims: usize,
+) -> Vec<ClaimDraft> {
+    let by_cid: BTreeMap<&str, SentenceRef> = scored
+        .candidates
+        .iter()
+        .map(|c| {
+            (
+                c.cid.as_str(),
+                SentenceRef {
+                    content_sha256: c.content_sha256.clone(),
+                    sentence: c.sentence,
+                    sentence_end: c.sentence_end,
+                    written_quote: None,
+                },
+            )
+        })
+        .collect();
+    let mut claims = Vec::new();
+    for claim in answered.iter().take(max_claims) {
+        let mut citations: Vec<SentenceRef> = Vec::new();
+        for id in &claim.sentence_ids {
+            if let Some(reference) = by_cid.get(id.as_str()) {
+                if !citations.contains(reference) {
+                    citations.push(reference.clone());
+                }
+            }
+        }
+        let text: String = crate::model_call::clean_model_text(&claim.text, 600);
+        if citations.is_empty() || text.is_empty() {
+            continue;
+        }
+        claims.push(ClaimDraft {
+            id: format!("{}-c{}", subq.id, claims.len() + 1),
+            subquestion: subq.id.clone(),
+            text,
+            citations,
+        });
+    }
+    claims
+}
+
+pub async fn run(
+    node_id: &str,
+    prompt: &deepr_prompts::Prompt,
+    subq: &Subq,
+    scored: &ScoreOut,
+    max_claims: usize,
+    archive: &dyn TextArchive,
+    models: Models<'_>,
+) -> (ExtractOut, Vec<LedgerEntry>) {
+    let candidates = shown_candidates(scored, archive);
     if candidates.is_empty() {
         return (
             ExtractOut {
@@ -180,42 +226,7 @@ pub async fn run(
         },
     )
     .await;
-    let by_cid: BTreeMap<&str, SentenceRef> = scored
-        .candidates
-        .iter()
-        .map(|c| {
-            (
-                c.cid.as_str(),
-                SentenceRef {
-                    content_sha256: c.content_sha256.clone(),
-                    sentence: c.sentence,
-                    sentence_end: c.sentence_end,
-                    written_quote: None,
-                },
-            )
-        })
-        .collect();
-    let mut claims = Vec::new();
-    for claim in result.value.claims.iter().take(max_claims) {
-        let mut citations: Vec<SentenceRef> = Vec::new();
-        for id in &claim.sentence_ids {
-            if let Some(reference) = by_cid.get(id.as_str()) {
-                if !citations.contains(reference) {
-                    citations.push(reference.clone());
-                }
-            }
-        }
-        let text: String = crate::llm::clean_model_text(&claim.text, 600);
-        if citations.is_empty() || text.is_empty() {
-            continue;
-        }
-        claims.push(ClaimDraft {
-            id: format!("{}-c{}", subq.id, claims.len() + 1),
-            subquestion: subq.id.clone(),
-            text,
-            citations,
-        });
-    }
+    let claims = claims_of(subq, scored, &result.value.claims, max_claims);
     (
         ExtractOut {
             claims,
@@ -321,7 +332,7 @@ pub async fn run_free(
         let Some(doc) = docs.get(&claim.document) else {
             continue;
         };
-        let text = crate::llm::clean_model_text(&claim.text, 600);
+        let text = crate::model_call::clean_model_text(&claim.text, 600);
         // The quote is kept exactly as written (control characters aside): measuring
         // how often it stops being verbatim is the point of this strategy.
         let quote: String = claim
@@ -353,6 +364,75 @@ pub async fn run_free(
         },
         result.calls,
     )
+}
+
+/// Subquestion `own`'s claims, from its share of the round's candidates (`scores`:
+/// the round's score nodes, in subquestion order).
+pub fn node(
+    cx: &crate::node::PipelineContext,
+    round: u32,
+    own: usize,
+    subq: &Subq,
+    scores: &[String],
+) -> crate::node::Node {
+    use crate::node::{finish, read, spec};
+    let p = cx.providers.clone();
+    let free = cx.strategy == crate::research::Strategy::FreeQuote;
+    // Free-quote reads whole pages, not candidates: its own score only.
+    let deps = match (free, scores.get(own)) {
+        (true, Some(mine)) => vec![mine.clone()],
+        _ => scores.to_vec(),
+    };
+    // Who reads the candidates decides how many: see `candidates_for`.
+    let model_reads = !cx
+        .providers
+        .cheap
+        .model_id_for("extract")
+        .starts_with("offline:");
+    let pool = cx.model_pool;
+    let prompt = match free {
+        true => &cx.providers.prompts.extract_free,
+        false => &cx.providers.prompts.extract,
+    };
+    let max = cx.depth.plan().claims_per_subquestion;
+    let llm = crate::model_call::prompt_key(prompt, cx.providers.cheap_models());
+    let key = serde_json::json!({"v": STAGE_VERSION, "max": max, "free": free, "pool": if model_reads { pool } else { 0 }, "llm": llm});
+    let (s, inputs) = (subq.clone(), deps.clone());
+    let id = crate::research::node_id::step(round, &subq.id, "extract");
+    let node = spec(id, "extract", key, move |ctx| async move {
+        // Each sentence goes to the one subquestion of the round that ranks it best.
+        let mut round_scores = inputs
+            .iter()
+            .map(|id| read(&ctx.inputs, id))
+            .collect::<Result<Vec<ScoreOut>, String>>()?;
+        let (out, calls) = if free {
+            let scored = round_scores.swap_remove(0);
+            run_free(
+                &ctx.node_id,
+                &p.prompts.extract_free,
+                &s,
+                &scored,
+                max,
+                p.archive.as_ref(),
+                p.cheap_models(),
+            )
+            .await
+        } else {
+            let scored = candidates_for(&round_scores, own, model_reads, pool);
+            run(
+                &ctx.node_id,
+                &p.prompts.extract,
+                &s,
+                &scored,
+                max,
+                p.archive.as_ref(),
+                p.cheap_models(),
+            )
+            .await
+        };
+        finish(out, calls)
+    });
+    (node, deps)
 }
 
 #[cfg(test)]

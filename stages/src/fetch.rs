@@ -58,6 +58,34 @@ pub async fn run(
     (FetchOut { docs, failures }, calls)
 }
 
+/// A subquestion's best hits, fetched and archived.
+pub fn node(cx: &crate::node::PipelineContext, round: u32, subquestion: &str) -> crate::node::Node {
+    use crate::node::{finish, read, spec};
+    use crate::research::node_id;
+    let (p, io) = (cx.providers.clone(), cx.io);
+    let rt = node_id::step(round, subquestion, "retrieve");
+    let key = serde_json::json!({"v": STAGE_VERSION, "docs": DOCS_PER_SUBQUESTION});
+    let input = rt.clone();
+    let node = spec(
+        node_id::step(round, subquestion, "fetch"),
+        "fetch",
+        key,
+        move |ctx| async move {
+            let retrieved: RetrieveOut = read(&ctx.inputs, &input)?;
+            let (out, calls) = run(
+                &ctx.node_id,
+                &retrieved,
+                p.fetcher.as_ref(),
+                io,
+                p.clock.as_ref(),
+            )
+            .await;
+            finish(out, calls)
+        },
+    );
+    (node, vec![rt])
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;

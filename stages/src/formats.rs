@@ -112,12 +112,20 @@ pub fn render_html(report: &Report, result: &ResearchResult, details: &RunDetail
         .collect();
     let claims: BTreeMap<&str, &Claim> = report.claims.iter().map(|c| (c.id.as_str(), c)).collect();
     let mut notes = Notes::default();
+    let title = deepr_tasks::brief::parse_brief(&report.topic).title(&report.topic);
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n<h1>{}</h1>\n",
-        esc(&report.topic),
-        esc(&report.topic)
+        esc(&title),
+        esc(&title)
     );
+    if title != one_line(&report.topic) {
+        let _ = writeln!(
+            out,
+            "<p class=\"brief\"><strong>Brief.</strong> {}</p>",
+            esc(&report.topic)
+        );
+    }
     if !report.complete {
         let _ = writeln!(
             out,
@@ -179,6 +187,22 @@ pub fn render_html(report: &Report, result: &ResearchResult, details: &RunDetail
         out.push_str("</section>\n");
     }
 
+    html_conflicts(&mut out, report, &claims, &locators, &mut notes);
+    html_unsettled(&mut out, report, result, &locators, &mut notes);
+    html_references(&mut out, report, &notes);
+    html_run_details(&mut out, report, details);
+    out.push_str("</main>\n</body>\n</html>\n");
+    out
+}
+
+/// Where sources disagree: each conflict with its claims.
+fn html_conflicts(
+    out: &mut String,
+    report: &Report,
+    claims: &BTreeMap<&str, &Claim>,
+    locators: &BTreeMap<&str, &str>,
+    notes: &mut Notes,
+) {
     out.push_str("<section id=\"disagree\" class=\"disagree\"><h2>Where sources disagree</h2>\n");
     if report.conflicts.is_empty() {
         out.push_str("<p>No disagreements were found among the extracted claims.</p>\n");
@@ -190,7 +214,7 @@ pub fn render_html(report: &Report, result: &ResearchResult, details: &RunDetail
                 if let Some(claim) = claims.get(id.as_str()) {
                     let sources: Vec<&str> =
                         claim.citations.iter().map(|c| c.source.as_str()).collect();
-                    let refs = notes.refs(claim, &locators);
+                    let refs = notes.refs(claim, locators);
                     let _ = write!(
                         out,
                         "<li>{} — {}{refs}</li>",
@@ -204,7 +228,18 @@ pub fn render_html(report: &Report, result: &ResearchResult, details: &RunDetail
         out.push_str("</ul>\n");
     }
     out.push_str("</section>\n");
+}
 
+/// What the sources do not settle: unanswered subquestions, deepening reasons, rejected
+/// claims and sentences left out.
+fn html_unsettled(
+    out: &mut String,
+    report: &Report,
+    result: &ResearchResult,
+    locators: &BTreeMap<&str, &str>,
+    notes: &mut Notes,
+) {
+    let article = &report.article;
     out.push_str("<section id=\"unsettled\"><h2>What the sources do not settle</h2>\n<ul>\n");
     for subq in &report.subquestions {
         let answered = report
@@ -227,7 +262,7 @@ pub fn render_html(report: &Report, result: &ResearchResult, details: &RunDetail
         .iter()
         .filter(|c| c.verdict == Verdict::Unsupported)
     {
-        let refs = notes.refs(claim, &locators);
+        let refs = notes.refs(claim, locators);
         let _ = writeln!(
             out,
             "<li><span class=\"rejected\">{}</span>{refs}<span class=\"verdict\">not supported by its quotes</span></li>",
@@ -243,7 +278,10 @@ pub fn render_html(report: &Report, result: &ResearchResult, details: &RunDetail
         );
     }
     out.push_str("</ul>\n</section>\n");
+}
 
+/// References: sources, search coverage and the quote footnotes.
+fn html_references(out: &mut String, report: &Report, notes: &Notes) {
     out.push_str("<section id=\"references\"><h2>References</h2>\n<table><thead><tr><th>id</th><th>source</th><th>locator</th><th>score</th><th>status</th></tr></thead><tbody>\n");
     for s in &report.sources {
         let _ = writeln!(
@@ -273,7 +311,10 @@ pub fn render_html(report: &Report, result: &ResearchResult, details: &RunDetail
         let _ = writeln!(out, "<li id=\"fn-{n}\">“{}” — {} <a href=\"#ref-{n}\" aria-label=\"back to the text\">↩</a></li>", esc(quote), esc(locator));
     }
     out.push_str("</ol>\n</section>\n");
+}
 
+/// Run details: the run id, free-form lines and usage.
+fn html_run_details(out: &mut String, report: &Report, details: &RunDetails) {
     let _ = writeln!(out, "<section id=\"run-details\" class=\"details\"><h2>Run details</h2>\n<ul>\n<li>Run id: <code>{}</code></li>", esc(&details.run_id));
     for (k, v) in &details.lines {
         let _ = writeln!(out, "<li>{}: {}</li>", esc(k), esc(&v.replace('`', "")));
@@ -284,8 +325,6 @@ pub fn render_html(report: &Report, result: &ResearchResult, details: &RunDetail
         "<li>LLM calls: {} ({} prompt + {} completion tokens, ${:.4})</li>\n</ul>\n</section>",
         u.calls, u.prompt_tokens, u.completion_tokens, u.cost_usd
     );
-    out.push_str("</main>\n</body>\n</html>\n");
-    out
 }
 
 /// A bullet summary: one line per supported claim with its citation.
@@ -295,7 +334,8 @@ pub fn render_bullets(report: &Report) -> String {
         .iter()
         .map(|s| (s.id.as_str(), s.locator.as_str()))
         .collect();
-    let mut out = format!("# {}\n\n", one_line(&report.topic));
+    let title = deepr_tasks::brief::parse_brief(&report.topic).title(&report.topic);
+    let mut out = format!("# {}\n\n", one_line(&title));
     for claim in report
         .claims
         .iter()

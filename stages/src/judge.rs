@@ -7,13 +7,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use deepr_evidence::report::Verdict;
-use deepr_orchestrator::terms::content_terms;
+use deepr_evidence::terms::content_terms;
 use deepr_orchestrator::{LedgerEntry, TextArchive, Tier};
 use deepr_tasks::judge::{self as task, Judge};
 use deepr_tasks::judge_vote::{self as vote, JudgeVote};
 
 use crate::concurrent::in_order;
-use crate::llm::{call_task, Models, TaskCall};
+use crate::model_call::{call_task, Models, TaskCall};
 use crate::types::{ClaimDraft, JudgeOut};
 
 /// 2: voters read the neighbourhood of each cited sentence (not a page prefix), and a
@@ -210,6 +210,71 @@ pub const VOTE_SOURCE_CHARS: usize = 8000;
 /// number.
 type Ballot<'a> = (&'a ClaimDraft, &'a Vec<String>, usize);
 
+/// What a claim's voters read: the neighbourhood of its cited sentences in each of its
+/// sources, sources in the order the claim first cites them.
+fn voters_read(claim: &ClaimDraft, archive: &dyn TextArchive) -> Vec<String> {
+    let mut by_source: Vec<(&str, Vec<u32>)> = Vec::new();
+    for citation in &claim.citations {
+        // A quote spanning two sentences: the window grows around its last (the
+        // sentence that leans on the one before, which the window reaches too).
+        let sentence = citation.sentence_end.unwrap_or(citation.sentence);
+        match by_source
+            .iter_mut()
+            .find(|(sha, _)| *sha == citation.content_sha256)
+        {
+            Some((_, cited)) => cited.push(sentence),
+            None => by_source.push((&citation.content_sha256, vec![sentence])),
+        }
+    }
+    by_source
+        .iter()
+        .filter_map(|(sha, cited)| {
+            archive
+                .get(sha)
+                .map(|t| neighbourhood(&t, cited, VOTE_SOURCE_CHARS))
+        })
+        .collect()
+}
+
+/// Two claims with the same text and sources ask the same question: it is asked once
+/// and its answer counts for both. (Asked twice at once, both would be paid; one after
+/// the other, the second would be a cache hit — the answer must not depend on the
+/// schedule.) The ballots asked (their indexes), and each ballot's answer slot.
+fn asked_once(ballots: &[Ballot<'_>]) -> (Vec<usize>, Vec<usize>) {
+    let mut unique: Vec<usize> = Vec::new();
+    let mut slot_of: Vec<usize> = Vec::with_capacity(ballots.len());
+    let mut seen: BTreeMap<(usize, &str, &[String]), usize> = BTreeMap::new();
+    for (index, (claim, sources, voter)) in ballots.iter().enumerate() {
+        let slot = *seen
+            .entry((*voter, claim.text.as_str(), sources.as_slice()))
+            .or_insert_with(|| {
+                unique.push(index);
+                unique.len() - 1
+            });
+        slot_of.push(slot);
+    }
+    (unique, slot_of)
+}
+
+/// The majority of a claim's votes; a tie is `partial`.
+fn majority(votes: &[Verdict]) -> Verdict {
+    let mut tally = BTreeMap::new();
+    for verdict in votes {
+        *tally.entry(*verdict).or_insert(0usize) += 1;
+    }
+    let top = tally.values().copied().max().unwrap_or(0);
+    let winners: Vec<Verdict> = tally
+        .iter()
+        .filter(|(_, n)| **n == top)
+        .map(|(v, _)| *v)
+        .collect();
+    if winners.len() == 1 {
+        winners[0]
+    } else {
+        Verdict::Partial
+    }
+}
+
 /// `per-claim`: three independent verifier calls per claim, each reading the
 /// neighbourhood of every cited sentence in the claim's sources; the majority wins,
 /// ties are `partial`.
@@ -228,30 +293,7 @@ pub async fn run_votes(
     // What each claim's voters read, built once per claim.
     let shown: Vec<Vec<String>> = claims
         .iter()
-        .map(|claim| {
-            // The cited sentences of each source, in citation order of first mention.
-            let mut by_source: Vec<(&str, Vec<u32>)> = Vec::new();
-            for citation in &claim.citations {
-                // A quote spanning two sentences: the window grows around its last (the
-                // sentence that leans on the one before, which the window reaches too).
-                let sentence = citation.sentence_end.unwrap_or(citation.sentence);
-                match by_source
-                    .iter_mut()
-                    .find(|(sha, _)| *sha == citation.content_sha256)
-                {
-                    Some((_, cited)) => cited.push(sentence),
-                    None => by_source.push((&citation.content_sha256, vec![sentence])),
-                }
-            }
-            by_source
-                .iter()
-                .filter_map(|(sha, cited)| {
-                    archive
-                        .get(sha)
-                        .map(|t| neighbourhood(&t, cited, VOTE_SOURCE_CHARS))
-                })
-                .collect()
-        })
+        .map(|claim| voters_read(claim, archive))
         .collect();
     // Every vote of every claim is an independent call: all run at once (at most
     // `io_concurrency`), tallied in (claim, voter) order.
@@ -260,22 +302,7 @@ pub async fn run_votes(
         .zip(&shown)
         .flat_map(|(claim, shown)| (1..=VOTES).map(move |voter| (claim, shown, voter)))
         .collect();
-    // Two claims with the same text and sources ask the same question: it is asked once
-    // and its answer counts for both. (Asked twice at once, both would be paid; one
-    // after the other, the second would be a cache hit — the answer must not depend on
-    // the schedule.)
-    let mut unique: Vec<usize> = Vec::new();
-    let mut slot_of: Vec<usize> = Vec::with_capacity(ballots.len());
-    let mut seen: BTreeMap<(usize, &str, &[String]), usize> = BTreeMap::new();
-    for (index, (claim, sources, voter)) in ballots.iter().enumerate() {
-        let slot = *seen
-            .entry((*voter, claim.text.as_str(), sources.as_slice()))
-            .or_insert_with(|| {
-                unique.push(index);
-                unique.len() - 1
-            });
-        slot_of.push(slot);
-    }
+    let (unique, slot_of) = asked_once(&ballots);
     let vote_calls = unique
         .iter()
         .map(|&index| ballots[index])
@@ -307,29 +334,20 @@ pub async fn run_votes(
     }
     let mut slots = slot_of.into_iter();
     for claim in claims {
-        let mut tally = BTreeMap::new();
-        for slot in slots.by_ref().take(VOTES) {
-            count += 1;
-            let verdict = answers
-                .get(slot)
-                .map(|result| parse_verdict(&result.value.verdict))
-                .unwrap_or(Verdict::Unjudged);
-            *tally.entry(verdict).or_insert(0usize) += 1;
-        }
-        let top = tally.values().copied().max().unwrap_or(0);
-        let winners: Vec<Verdict> = tally
-            .iter()
-            .filter(|(_, n)| **n == top)
-            .map(|(v, _)| *v)
+        let votes: Vec<Verdict> = slots
+            .by_ref()
+            .take(VOTES)
+            .map(|slot| {
+                answers
+                    .get(slot)
+                    .map(|result| parse_verdict(&result.value.verdict))
+                    .unwrap_or(Verdict::Unjudged)
+            })
             .collect();
-        let verdict = if winners.len() == 1 {
-            winners[0]
-        } else {
-            Verdict::Partial
-        };
+        count += votes.len() as u32;
         verdicts.push((
             claim.id.clone(),
-            apply_floor(verdict, &claim.text, &quotes(claim, archive)),
+            apply_floor(majority(&votes), &claim.text, &quotes(claim, archive)),
         ));
     }
     let degraded = if degraded.is_empty() {
@@ -345,6 +363,75 @@ pub async fn run_votes(
         },
         calls,
     )
+}
+
+/// The round's verdicts: every claim of `extracts` (the round's extract nodes), by the
+/// run's strategy.
+pub fn node(
+    cx: &crate::node::PipelineContext,
+    round: u32,
+    extracts: &[String],
+) -> crate::node::Node {
+    use crate::node::{finish, read, spec};
+    use crate::research::Strategy;
+    let (p, strategy, io) = (cx.providers.clone(), cx.strategy, cx.io);
+    let prompt = match strategy {
+        Strategy::PerClaim => &cx.providers.prompts.judge_vote,
+        _ => &cx.providers.prompts.judge,
+    };
+    let llm = crate::model_call::prompt_key(prompt, cx.providers.cheap_models());
+    let key =
+        serde_json::json!({"v": STAGE_VERSION, "strategy": strategy, "batch": BATCH, "llm": llm});
+    let ex = extracts.to_vec();
+    let node = spec(
+        crate::research::node_id::join(round, "judge"),
+        "judge",
+        key,
+        move |ctx| async move {
+            let mut claims = Vec::new();
+            for id in &ex {
+                let extracted: crate::types::ExtractOut = read(&ctx.inputs, id)?;
+                claims.extend(extracted.claims);
+            }
+            if strategy == Strategy::NoJudge {
+                let verdicts = claims
+                    .iter()
+                    .map(|c| (c.id.clone(), deepr_evidence::report::Verdict::Unjudged))
+                    .collect();
+                return finish(
+                    JudgeOut {
+                        verdicts,
+                        calls: 0,
+                        degraded: None,
+                    },
+                    vec![],
+                );
+            }
+            let (out, calls) = if strategy == Strategy::PerClaim {
+                run_votes(
+                    &ctx.node_id,
+                    &p.prompts.judge_vote,
+                    &claims,
+                    p.archive.as_ref(),
+                    p.cheap_models(),
+                    io,
+                )
+                .await
+            } else {
+                run(
+                    &ctx.node_id,
+                    &p.prompts.judge,
+                    &claims,
+                    p.archive.as_ref(),
+                    p.cheap_models(),
+                    io,
+                )
+                .await
+            };
+            finish(out, calls)
+        },
+    );
+    (node, extracts.to_vec())
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 //! One file per stage. Each stage is a pure function of its inputs plus calls through
 //! the provider traits of `deepr-orchestrator` — no file, socket or clock access of its
 //! own. A stage that asks a model builds its task's typed input (`deepr-tasks`) and
-//! calls it through [`llm::call_task`]; which model answers, and which answers for it
-//! when its answer is unusable, is passed in ([`llm::Models`]): this crate names no
+//! calls it through [`model_call::call_task`]; which model answers, and which answers for it
+//! when its answer is unusable, is passed in ([`model_call::Models`]): this crate names no
 //! model implementation. [`pipeline`] wires the stages into the DAG phases the
 //! executor runs; [`render`] turns the finished nodes into `report.json` and the
 //! markdown report.
@@ -21,10 +21,12 @@ pub mod extract;
 pub mod fetch;
 pub mod formats;
 pub mod judge;
-pub mod llm;
+pub mod model_call;
+pub mod node;
 pub mod pipeline;
 mod references;
 pub mod render;
+mod rerank;
 pub mod research;
 pub mod retrieve;
 pub mod score;
@@ -36,5 +38,5 @@ pub mod write;
 
 pub use pipeline::run_research;
 pub use research::{
-    Depth, ResearchConfig, ResearchError, ResearchProviders, ResearchResult, Strategy,
+    Depth, DepthPlan, ResearchConfig, ResearchError, ResearchProviders, ResearchResult, Strategy,
 };

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use deepr_evidence::report::{Claim, Report};
+use deepr_evidence::report::{Claim, Report, Verdict};
 
 use deepr_orchestrator::TextArchive;
 
@@ -136,4 +136,82 @@ pub(crate) fn place_of(
         .get(sentence as usize)?
         .start;
     outline.fragment_at(start).map(str::to_string)
+}
+/// `## References`: the research line, ranking, sources, corpus files, search coverage,
+/// unreadable sources and degraded nodes.
+pub fn references_section(out: &mut String, report: &Report, result: &ResearchResult) {
+    let article = &report.article;
+    let supported = report
+        .claims
+        .iter()
+        .filter(|c| c.verdict == Verdict::Supported)
+        .count();
+    let _ = writeln!(out, "## References\n");
+    let _ = writeln!(
+        out,
+        "Research: {} subquestions over {} round(s); {} claims, {} supported; {} sources; {} words in the text above.\n",
+        report.subquestions.len(),
+        result.rounds,
+        report.claims.len(),
+        supported,
+        report.sources.len(),
+        crate::article::body_words(article),
+    );
+    if let Some(line) = ranking_line(&result.reranks) {
+        let _ = writeln!(out, "{}\n", md_text(&line));
+    }
+    for source in &report.sources {
+        let dated: String = [&source.date, &source.doc_status]
+            .into_iter()
+            .flatten()
+            .map(|part| format!("{}, ", md_text(part)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "- **{}** {} — `{}` ({}score {:.2}, {})",
+            source.id,
+            md_text(&source.title),
+            source.locator.replace('`', "'"),
+            dated,
+            source.score,
+            source.status
+        );
+    }
+    corpus_files(out, report.corpus_files.as_ref());
+    let _ = writeln!(
+        out,
+        "\n### Search coverage\n\n| provider | query | status | hits |\n|---|---|---|---|"
+    );
+    for c in &report.coverage {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            c.provider,
+            md_text(&c.query).replace('|', "\\|"),
+            c.status.as_str(),
+            c.hits
+        );
+    }
+    if !result.fetch_failures.is_empty() {
+        let _ = writeln!(out, "\nSources that could not be read:");
+        let mut failures: Vec<_> = result
+            .fetch_failures
+            .iter()
+            .map(|f| (f.locator.clone(), f.status.clone()))
+            .collect();
+        failures.sort();
+        failures.dedup();
+        for (locator, status) in failures {
+            let _ = writeln!(out, "- `{locator}`: {status}");
+        }
+    }
+    if !result.degraded.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nNodes where the model's answer was unusable and the offline heuristic answered:"
+        );
+        for (node, why) in &result.degraded {
+            let _ = writeln!(out, "- {node}: {}", md_text(why));
+        }
+    }
 }

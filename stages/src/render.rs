@@ -203,10 +203,9 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
     let mut out = String::new();
     let mut notes = Footnotes::default();
     let claims: BTreeMap<&str, &Claim> = report.claims.iter().map(|c| (c.id.as_str(), c)).collect();
-    let locators: BTreeMap<&str, &Source> =
-        report.sources.iter().map(|s| (s.id.as_str(), s)).collect();
 
-    let _ = writeln!(out, "# {}\n", md_text(&report.topic));
+    let brief = deepr_tasks::brief::parse_brief(&report.topic);
+    out.push_str(&crate::escape::title_block(&brief, &report.topic));
     if !report.complete {
         let _ = writeln!(
             out,
@@ -237,6 +236,22 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
         }
     }
 
+    conflicts_section(&mut out, report, &claims, &mut notes);
+    unsettled(&mut out, report, result, &mut notes);
+
+    crate::references::references_section(&mut out, report, result);
+    quote_footnotes(&mut out, report, &notes);
+    run_details(&mut out, report, result, details, &brief);
+    out
+}
+
+/// `## Where sources disagree`: each conflict with its claims, their dated sources.
+fn conflicts_section(
+    out: &mut String,
+    report: &Report,
+    claims: &BTreeMap<&str, &Claim>,
+    notes: &mut Footnotes,
+) {
     let _ = writeln!(out, "## Where sources disagree\n");
     if report.conflicts.is_empty() {
         let _ = writeln!(
@@ -251,7 +266,7 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
             md_text(&conflict.summary),
             conflict.subquestion
         );
-        let newest = crate::references::newest_date(report, conflict, &claims);
+        let newest = crate::references::newest_date(report, conflict, claims);
         for id in &conflict.claims {
             if let Some(claim) = claims.get(id.as_str()) {
                 let sources: Vec<String> = claim
@@ -272,82 +287,12 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
     if !report.conflicts.is_empty() {
         let _ = writeln!(out);
     }
+}
 
-    unsettled(&mut out, report, result, &mut notes);
-
-    let supported = report
-        .claims
-        .iter()
-        .filter(|c| c.verdict == Verdict::Supported)
-        .count();
-    let _ = writeln!(out, "## References\n");
-    let _ = writeln!(
-        out,
-        "Research: {} subquestions over {} round(s); {} claims, {} supported; {} sources; {} words in the text above.\n",
-        report.subquestions.len(),
-        result.rounds,
-        report.claims.len(),
-        supported,
-        report.sources.len(),
-        crate::article::body_words(article),
-    );
-    if let Some(line) = crate::references::ranking_line(&result.reranks) {
-        let _ = writeln!(out, "{}\n", md_text(&line));
-    }
-    for source in &report.sources {
-        let dated: String = [&source.date, &source.doc_status]
-            .into_iter()
-            .flatten()
-            .map(|part| format!("{}, ", md_text(part)))
-            .collect();
-        let _ = writeln!(
-            out,
-            "- **{}** {} — `{}` ({}score {:.2}, {})",
-            source.id,
-            md_text(&source.title),
-            source.locator.replace('`', "'"),
-            dated,
-            source.score,
-            source.status
-        );
-    }
-    crate::references::corpus_files(&mut out, report.corpus_files.as_ref());
-    let _ = writeln!(
-        out,
-        "\n### Search coverage\n\n| provider | query | status | hits |\n|---|---|---|---|"
-    );
-    for c in &report.coverage {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} |",
-            c.provider,
-            md_text(&c.query).replace('|', "\\|"),
-            c.status.as_str(),
-            c.hits
-        );
-    }
-    if !result.fetch_failures.is_empty() {
-        let _ = writeln!(out, "\nSources that could not be read:");
-        let mut failures: Vec<_> = result
-            .fetch_failures
-            .iter()
-            .map(|f| (f.locator.clone(), f.status.clone()))
-            .collect();
-        failures.sort();
-        failures.dedup();
-        for (locator, status) in failures {
-            let _ = writeln!(out, "- `{locator}`: {status}");
-        }
-    }
-    if !result.degraded.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nNodes where the model's answer was unusable and the offline heuristic answered:"
-        );
-        for (node, why) in &result.degraded {
-            let _ = writeln!(out, "- {node}: {}", md_text(why));
-        }
-    }
+/// `### Quotes`: one footnote per cited sentence, with its place in the document.
+fn quote_footnotes(out: &mut String, report: &Report, notes: &Footnotes) {
+    let locators: BTreeMap<&str, &Source> =
+        report.sources.iter().map(|s| (s.id.as_str(), s)).collect();
     let _ = writeln!(out, "\n### Quotes\n");
     let places: BTreeMap<(&str, u32), &str> = report
         .claims
@@ -371,9 +316,21 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
             one_line(quote)
         );
     }
+}
 
+/// `## Run details`: what only this run shows (ids, brief as parsed, usage by stage).
+fn run_details(
+    out: &mut String,
+    report: &Report,
+    result: &ResearchResult,
+    details: &RunDetails,
+    brief: &deepr_tasks::brief::Brief,
+) {
     let _ = writeln!(out, "\n## Run details\n");
     let _ = writeln!(out, "- Run id: `{}`", details.run_id);
+    for (key, value) in brief.details() {
+        let _ = writeln!(out, "- {key}: {}", md_text(&value));
+    }
     for (k, v) in &details.lines {
         let _ = writeln!(out, "- {k}: {v}");
     }
@@ -400,7 +357,6 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
             t.calls, t.prompt_tokens, t.completion_tokens, t.cost_usd
         );
     }
-    out
 }
 
 /// "What the sources do not settle": subquestions without evidence, what deepening

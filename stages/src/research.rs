@@ -10,10 +10,9 @@ use deepr_orchestrator::clock::Clock;
 use deepr_orchestrator::{
     ExecutorError, Fetcher, LlmProvider, SearchProvider, SentenceEmbedder, StopReason, TextArchive,
 };
-use serde::Serialize;
 use thiserror::Error;
 
-use crate::llm::Models;
+use crate::model_call::Models;
 use crate::types::*;
 
 /// Node ids: `r0/scout`, `r{round}/{subquestion}/{step}`, `r{round}/{join}`,
@@ -39,49 +38,9 @@ pub mod node_id {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Depth {
-    Quick,
-    Standard,
-    Deep,
-}
-
-impl Depth {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Quick => "quick",
-            Self::Standard => "standard",
-            Self::Deep => "deep",
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Strategy {
-    /// Candidates by ID, one judge call per ≤ 8 claims.
-    Linear,
-    /// Each claim judged by 3 independent verifier calls that read its sources' full
-    /// text (capped): the voting pattern many agents use.
-    PerClaim,
-    /// The model reads page text and writes its quotes itself; they are kept as written
-    /// so how often they stop being verbatim is measured.
-    FreeQuote,
-    /// No judging: every claim stays `unjudged`.
-    NoJudge,
-}
-
-impl Strategy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Linear => "linear",
-            Self::PerClaim => "per-claim",
-            Self::FreeQuote => "free-quote",
-            Self::NoJudge => "no-judge",
-        }
-    }
-}
+// Depth, its plan and the strategy are settings a config file names: they live in
+// `deepr-settings`, typed from the file to the stages.
+pub use deepr_settings::{Depth, DepthPlan, Strategy};
 
 #[derive(Clone, Debug)]
 pub struct ResearchConfig {
@@ -96,9 +55,9 @@ pub struct ResearchConfig {
     /// output, so it is in no node key.
     pub io_concurrency: usize,
     /// Candidates a model extractor is shown per subquestion: ranked, but neither cut
-    /// to the heuristic's [`crate::score::MAX_CANDIDATES`] nor partitioned across the
+    /// to the heuristic's `score::MAX_CANDIDATES` nor partitioned across the
     /// round's subquestions (that suits the offline extractor, not a reader that can
-    /// judge relevance itself). [`crate::extract::DEFAULT_MODEL_POOL`] by default.
+    /// judge relevance itself). `extract::DEFAULT_MODEL_POOL` by default.
     pub model_pool: usize,
     /// The corpus files read and not read, for the report's References (`None`
     /// without a corpus).

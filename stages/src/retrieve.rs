@@ -142,6 +142,37 @@ pub fn fuse(streams: &[(f64, Vec<SearchHit>)]) -> Vec<FusedHit> {
     out
 }
 
+/// A subquestion's searches, every provider, results fused.
+pub fn node(cx: &crate::node::PipelineContext, round: u32, subquestion: &str) -> crate::node::Node {
+    use crate::node::{finish, read, spec};
+    use crate::research::node_id;
+    let (p, t, io) = (cx.providers.clone(), cx.topic.clone(), cx.io);
+    let sq = node_id::step(round, subquestion, "subquery");
+    let key = serde_json::json!({"v": STAGE_VERSION, "search": cx.search_names, "fp": cx.search_fingerprint, "k": RRF_K});
+    let input = sq.clone();
+    let node = spec(
+        node_id::step(round, subquestion, "retrieve"),
+        "retrieve",
+        key,
+        move |ctx| async move {
+            let plan: crate::types::SubqueryOut = read(&ctx.inputs, &input)?;
+            let queries = with_topic(&plan.queries, &t);
+            let (out, calls) = search_all(
+                &ctx.node_id,
+                "retrieve",
+                &queries,
+                &p.search,
+                HITS_PER_QUERY,
+                io,
+                p.clock.as_ref(),
+            )
+            .await;
+            finish(out, calls)
+        },
+    );
+    (node, vec![sq])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,10 +13,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use deepr_orchestrator::terms::content_terms;
+use deepr_evidence::terms::content_terms;
 use deepr_orchestrator::{ArchivedText, SentenceEmbedder, TextArchive};
 
-use crate::types::{Candidate, FetchOut, Rerank, ScoreOut, ScoredSource, SentenceRef};
+use crate::rerank::round4;
+use crate::types::{Candidate, FetchOut, ScoreOut, ScoredSource, SentenceRef};
 use crate::units::{
     ends_like_sentence, is_fragment, is_whole_block, pointer_penalty, states_a_figure,
 };
@@ -43,8 +44,7 @@ const TOPIC_TERM_WEIGHT: f64 = 0.5;
 /// Candidate sentences the heuristic extractor reads per subquestion (a model reads
 /// its own pool: `ResearchConfig::model_pool`).
 pub const MAX_CANDIDATES: usize = 30;
-/// Lexical candidates the embedding model re-ranks per subquestion.
-pub const RERANK_POOL: usize = 45;
+pub use crate::rerank::{MEANING_WEIGHT, RERANK_POOL};
 const MIN_SENTENCE_CHARS: usize = 30;
 const MAX_SENTENCE_CHARS: usize = 600;
 
@@ -69,7 +69,7 @@ pub async fn run(
     let (sources, scored) = lexical(fetched, ranking_question, topic, queries, exclude, archive);
     let (scored, rerank) = match embedder {
         None => (scored, None),
-        Some(embedder) => rerank(scored, topic, archive, embedder).await,
+        Some(embedder) => crate::rerank::rerank(scored, topic, archive, embedder).await,
     };
     let candidates = scored
         .into_iter()
@@ -92,87 +92,6 @@ pub async fn run(
         rerank,
         degraded,
     }
-}
-
-/// Share of a re-ranked candidate's weight that comes from meaning (the rest is its
-/// lexical weight relative to the best candidate's).
-pub const MEANING_WEIGHT: f64 = 0.3;
-
-/// The best [`RERANK_POOL`] candidates ordered by meaning and lexical weight together;
-/// the rest keep their lexical order after them.
-async fn rerank(
-    mut scored: Vec<(f64, String, u32, Option<u32>)>,
-    topic: &str,
-    archive: &dyn TextArchive,
-    embedder: &dyn SentenceEmbedder,
-) -> (Vec<(f64, String, u32, Option<u32>)>, Option<Rerank>) {
-    let pool = scored.len().min(RERANK_POOL);
-    let mut texts = vec![topic.to_string()];
-    let mut texts_of = BTreeMap::new();
-    for (_, sha, first, last) in &scored[..pool] {
-        let text = texts_of
-            .entry(sha.clone())
-            .or_insert_with(|| archive.get(sha));
-        let quote = text
-            .as_ref()
-            .and_then(|t| t.quote(*first, *last))
-            .unwrap_or_default();
-        texts.push(quote.to_string());
-    }
-    let mut record = Rerank {
-        model: embedder.display_name().to_string(),
-        model_id: embedder.model_id().to_string(),
-        sentences: pool as u32,
-        failure: None,
-    };
-    if pool == 0 {
-        return (scored, Some(record));
-    }
-    let vectors = match embedder.embed(&texts).await {
-        Ok(v)
-            if v.len() == texts.len()
-                && v.iter().all(|x| !x.is_empty() && x.len() == v[0].len()) =>
-        {
-            v
-        }
-        Ok(_) => {
-            record.failure = Some("the model returned the wrong number or size of vectors".into());
-            return (scored, Some(record));
-        }
-        Err(e) => {
-            record.failure = Some(e.to_string());
-            return (scored, Some(record));
-        }
-    };
-    let dot = |a: &[f32], b: &[f32]| -> f64 {
-        a.iter()
-            .zip(b)
-            .map(|(x, y)| f64::from(*x) * f64::from(*y))
-            .sum()
-    };
-    let topic_vector = &vectors[0];
-    let best = scored[..pool].iter().map(|s| s.0).fold(0.0_f64, f64::max);
-    let mut head: Vec<(f64, String, u32, Option<u32>)> = scored
-        .drain(..pool)
-        .zip(&vectors[1..])
-        .map(|((weight, sha, first, last), vector)| {
-            // Meaning is measured against the topic, the reader's own question: a
-            // subquestion can drift into the corpus's headings (measured: against the
-            // nearer of subquestion and topic, the tuning questions lost 0.07×).
-            let meaning = dot(vector, topic_vector).max(0.0);
-            let lexical = if best > 0.0 { weight / best } else { 0.0 };
-            let mixed = round4((1.0 - MEANING_WEIGHT) * lexical + MEANING_WEIGHT * meaning);
-            (mixed, sha, first, last)
-        })
-        .collect();
-    head.sort_by(|a, b| {
-        b.0.total_cmp(&a.0)
-            .then_with(|| a.1.cmp(&b.1))
-            .then(a.2.cmp(&b.2))
-            .then(a.3.cmp(&b.3))
-    });
-    head.extend(scored);
-    (head, Some(record))
 }
 
 fn lexical(
@@ -370,6 +289,25 @@ struct Weights<'w> {
 
 /// The candidate units of one source's text with their weights: sentences and
 /// fragments of a usable length that match the question, not cited before.
+/// The question's term weights a unit matches: its own terms in full, terms found only
+/// in the headings above it (`path`) at [`HEADING_TERM_WEIGHT`].
+fn matched_weight(weights: &Weights<'_>, terms: &BTreeSet<String>, path: &[&str]) -> f64 {
+    let path_terms: BTreeSet<String> = path.iter().flat_map(|h| content_terms(h)).collect();
+    weights
+        .terms
+        .iter()
+        .map(|(t, w)| {
+            if terms.contains(t) {
+                *w
+            } else if path_terms.contains(t) {
+                HEADING_TERM_WEIGHT * w
+            } else {
+                0.0
+            }
+        })
+        .sum()
+}
+
 fn units_of(
     source: &ScoredSource,
     text: &ArchivedText,
@@ -421,29 +359,12 @@ fn units_of(
         // The headings above a list item or table row say what it is about
         // ("Revenue" above "Quarterly revenue: $14.2M"): their terms count at half
         // weight. A prose sentence speaks for itself.
-        let fragment = block_unit && is_fragment(body);
-        let path_terms: BTreeSet<String> = if fragment {
-            headings
-                .path_at(sentence.start)
-                .iter()
-                .flat_map(|h| content_terms(h))
-                .collect()
+        let path = if block_unit && is_fragment(body) {
+            headings.path_at(sentence.start)
         } else {
-            BTreeSet::new()
+            &[]
         };
-        let matched: f64 = weights
-            .terms
-            .iter()
-            .map(|(t, w)| {
-                if terms.contains(t) {
-                    *w
-                } else if path_terms.contains(t) {
-                    HEADING_TERM_WEIGHT * w
-                } else {
-                    0.0
-                }
-            })
-            .sum();
+        let matched = matched_weight(weights, terms, path);
         if matched <= 0.0 {
             continue;
         }
@@ -492,8 +413,53 @@ fn year(date: Option<&str>) -> Option<u32> {
     date.and_then(|d| d.get(..4)).and_then(|y| y.parse().ok())
 }
 
-fn round4(x: f64) -> f64 {
-    (x * 10_000.0).round() / 10_000.0
+/// A subquestion's sources and candidates; sentences cited by `earlier_extracts` (the
+/// earlier rounds' extract nodes) are not offered again.
+pub fn node(
+    cx: &crate::node::PipelineContext,
+    round: u32,
+    subquestion: &str,
+    earlier_extracts: &[String],
+) -> crate::node::Node {
+    use crate::node::{finish, read, spec};
+    use crate::research::node_id;
+    let (p, t) = (cx.providers.clone(), cx.topic.clone());
+    let (ft, sq) = (
+        node_id::step(round, subquestion, "fetch"),
+        node_id::step(round, subquestion, "subquery"),
+    );
+    let keep = MAX_CANDIDATES.max(cx.model_pool);
+    let mut deps = vec![ft.clone(), sq.clone()];
+    deps.extend(earlier_extracts.iter().cloned());
+    let previous = earlier_extracts.to_vec();
+    let key = node_key(cx.providers.embedder.as_deref(), keep);
+    let node = spec(
+        node_id::step(round, subquestion, "score"),
+        "score",
+        key,
+        move |ctx| async move {
+            let fetched: FetchOut = read(&ctx.inputs, &ft)?;
+            let plan: crate::types::SubqueryOut = read(&ctx.inputs, &sq)?;
+            let mut exclude = BTreeSet::new();
+            for id in &previous {
+                let extracted: crate::types::ExtractOut = read(&ctx.inputs, id)?;
+                exclude.extend(extracted.claims.into_iter().flat_map(|c| c.citations));
+            }
+            let out = run(
+                &fetched,
+                &plan.ranking_question,
+                &t,
+                &plan.queries,
+                &exclude,
+                p.archive.as_ref(),
+                p.embedder.as_deref(),
+                keep,
+            )
+            .await;
+            finish(out, vec![])
+        },
+    );
+    (node, deps)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use deepr_orchestrator::{LedgerEntry, Tier};
 use deepr_tasks::subquery::{Input, Subquery};
 
-use crate::llm::{call_task, Models, TaskCall};
+use crate::model_call::{call_task, Models, TaskCall};
 use crate::types::{Subq, SubqueryOut};
 
 pub const STAGE_VERSION: u32 = 1;
@@ -34,7 +34,7 @@ pub async fn run(
     .await;
     let mut queries: Vec<String> = Vec::new();
     for query in &result.value.queries {
-        let query: String = crate::llm::clean_model_text(query, 200);
+        let query: String = crate::model_call::clean_model_text(query, 200);
         if !query.is_empty() && !queries.contains(&query) {
             queries.push(query);
         }
@@ -60,4 +60,24 @@ pub async fn run(
         },
         result.calls,
     )
+}
+
+/// A subquestion's queries; `after`: the node that wrote the subquestion.
+pub fn node(
+    cx: &crate::node::PipelineContext,
+    round: u32,
+    subq: &Subq,
+    after: &str,
+) -> crate::node::Node {
+    use crate::node::{finish, spec};
+    let (p, t, s) = (cx.providers.clone(), cx.topic.clone(), subq.clone());
+    let llm =
+        crate::model_call::prompt_key(&cx.providers.prompts.subquery, cx.providers.cheap_models());
+    let key = serde_json::json!({"v": STAGE_VERSION, "subq": subq, "llm": llm});
+    let id = crate::research::node_id::step(round, &subq.id, "subquery");
+    let node = spec(id, "subquery", key, move |ctx| async move {
+        let (out, calls) = run(&ctx.node_id, &p.prompts.subquery, &t, &s, p.cheap_models()).await;
+        finish(out, calls)
+    });
+    (node, vec![after.to_string()])
 }

@@ -11,7 +11,7 @@ use deepr_evidence::report::{Conflict, DroppedSentence, Verdict};
 use deepr_orchestrator::{LedgerEntry, TextArchive, Tier};
 use deepr_tasks::synthesize::{self as task, Group, Input, Synthesize};
 
-use crate::llm::{call_task, clean_model_text, Models, TaskCall};
+use crate::model_call::{call_task, clean_model_text, Models, TaskCall};
 use crate::types::{ClaimDraft, SectionOut, SummaryPoint, SynthesizeOut};
 use crate::write::MAX_SENTENCE_CHARS;
 
@@ -46,9 +46,63 @@ pub async fn run(
         claims,
         conflicts,
     } = written;
+    let groups = groups(sections, claims, archive);
+    if groups.is_empty() {
+        return (
+            SynthesizeOut {
+                summary: vec![],
+                dropped: vec![],
+                degraded: None,
+            },
+            vec![],
+        );
+    }
+    let input = Input {
+        topic: topic.to_string(),
+        subquestions: groups,
+        conflicts: conflicts
+            .iter()
+            .map(|c| task::Conflict {
+                subquestion: c.subquestion.clone(),
+                summary: c.summary.clone(),
+                claims: c.claims.clone(),
+            })
+            .collect(),
+        instructions: deepr_tasks::brief::parse_brief(topic).instructions,
+    };
+    let result = call_task(
+        models,
+        TaskCall::<Synthesize> {
+            node_id,
+            stage: "synthesize",
+            prompt,
+            tier: Tier::Strong,
+            input: &input,
+        },
+    )
+    .await;
+    let (summary, dropped) = grounded_summary(&input, result.value);
+    (
+        SynthesizeOut {
+            summary,
+            dropped,
+            degraded: result.degraded,
+        },
+        result.calls,
+    )
+}
+
+/// The sections as the summary writer sees them: each with the claims its sentences
+/// cite (in order of first citation), with their verdicts and quotes; sections that
+/// cite none are left out.
+fn groups(
+    sections: &[SectionOut],
+    claims: &[(ClaimDraft, Verdict)],
+    archive: &dyn TextArchive,
+) -> Vec<Group> {
     let by_id: BTreeMap<&str, &(ClaimDraft, Verdict)> =
         claims.iter().map(|c| (c.0.id.as_str(), c)).collect();
-    let groups: Vec<Group> = sections
+    sections
         .iter()
         .map(|section| {
             let mut cited: Vec<&str> = Vec::new();
@@ -75,43 +129,16 @@ pub async fn run(
             }
         })
         .filter(|g| !g.claims.is_empty())
-        .collect();
-    if groups.is_empty() {
-        return (
-            SynthesizeOut {
-                summary: vec![],
-                dropped: vec![],
-                degraded: None,
-            },
-            vec![],
-        );
-    }
-    let input = Input {
-        topic: topic.to_string(),
-        subquestions: groups,
-        conflicts: conflicts
-            .iter()
-            .map(|c| task::Conflict {
-                subquestion: c.subquestion.clone(),
-                summary: c.summary.clone(),
-                claims: c.claims.clone(),
-            })
-            .collect(),
-    };
-    let result = call_task(
-        models,
-        TaskCall::<Synthesize> {
-            node_id,
-            stage: "synthesize",
-            prompt,
-            tier: Tier::Strong,
-            input: &input,
-        },
-    )
-    .await;
-    let mut answer = result.value;
+        .collect()
+}
+
+/// The summary's points that stand on their cited quotes (cleaned first, so the text
+/// grounded is the text shown), and the sentences dropped, with why.
+fn grounded_summary(
+    input: &Input,
+    mut answer: task::Answer,
+) -> (Vec<SummaryPoint>, Vec<DroppedSentence>) {
     answer.summary.truncate(MAX_POINTS);
-    // Clean first, so that the text grounded is the text shown.
     let mut too_long = Vec::new();
     answer.summary.retain_mut(|point| {
         point.text = clean_model_text(&point.text, usize::MAX);
@@ -122,7 +149,7 @@ pub async fn run(
             true
         }
     });
-    let grounded = task::ground(&input, &answer);
+    let grounded = task::ground(input, &answer);
     let summary = grounded
         .paragraphs
         .into_iter()
@@ -143,12 +170,57 @@ pub async fn run(
                 reason: why.to_string(),
             }),
     );
-    (
-        SynthesizeOut {
-            summary,
-            dropped,
-            degraded: result.degraded,
+    (summary, dropped)
+}
+
+/// The summary, over the written `sections` (their node ids) and the run's claims and
+/// conflicts; `deps`: every round's deepen node.
+pub fn node(
+    cx: &crate::node::PipelineContext,
+    claims: &std::sync::Arc<Vec<(ClaimDraft, Verdict)>>,
+    conflicts: Vec<Conflict>,
+    sections: &[String],
+    deps: &[String],
+) -> crate::node::Node {
+    use crate::node::{finish, read, spec};
+    let (p, t, cl, ids) = (
+        cx.providers.clone(),
+        cx.topic.clone(),
+        claims.clone(),
+        sections.to_vec(),
+    );
+    let mut all = deps.to_vec();
+    all.extend(sections.iter().cloned());
+    let llm = crate::model_call::prompt_key(
+        &cx.providers.prompts.synthesize,
+        cx.providers.strong_models(),
+    );
+    let key = serde_json::json!({"v": STAGE_VERSION, "prose": deepr_evidence::prose::VERSION, "llm": llm});
+    let node = spec(
+        crate::research::node_id::SYNTHESIZE.into(),
+        "synthesize",
+        key,
+        move |ctx| async move {
+            let mut written_sections = Vec::new();
+            for id in &ids {
+                written_sections.push(read::<SectionOut>(&ctx.inputs, id)?);
+            }
+            let written = Written {
+                topic: &t,
+                sections: &written_sections,
+                claims: &cl,
+                conflicts: &conflicts,
+            };
+            let (out, calls) = run(
+                &ctx.node_id,
+                &p.prompts.synthesize,
+                written,
+                p.archive.as_ref(),
+                p.strong_models(),
+            )
+            .await;
+            finish(out, calls)
         },
-        result.calls,
-    )
+    );
+    (node, all)
 }

@@ -4,7 +4,7 @@
 //! whether it only points elsewhere or is a byline. Blocks of an archived text are
 //! separated by blank lines (`deepr-documents`).
 
-use deepr_orchestrator::terms::words;
+use deepr_evidence::terms::words;
 
 /// Does the sentence state a figure: a word made only of digits and separators?
 pub(crate) fn states_a_figure(text: &str) -> bool {

@@ -11,11 +11,13 @@ use deepr_evidence::report::{DroppedSentence, Paragraph, ProseSentence, Verdict}
 use deepr_orchestrator::{LedgerEntry, TextArchive, Tier};
 use deepr_tasks::write_section::{self as task, shown_claims, Input, WriteSection};
 
-use crate::llm::{call_task, clean_model_text, Models, TaskCall};
+use crate::model_call::{call_task, clean_model_text, Models, TaskCall};
 use crate::research::Depth;
 use crate::types::{ClaimDraft, SectionOut, Subq};
 
-pub const STAGE_VERSION: u32 = 1;
+/// 2: a section's words are bounded by its evidence too ([`evidence_words`]), and the
+/// summary's share is kept out of the sections'.
+pub const STAGE_VERSION: u32 = 2;
 /// Longest sentence kept, in characters (a quote may span two sentences, and the
 /// offline writer may write a quote as it is); a longer one is dropped, never cut.
 pub const MAX_SENTENCE_CHARS: usize = 1500;
@@ -128,9 +130,23 @@ pub fn body_words(depth: Depth) -> usize {
     }
 }
 
-/// A section's share of the depth's words (at least 120).
+/// Share of an article's words the summary takes; the sections share the rest.
+const SUMMARY_SHARE: f64 = 0.2;
+/// Words a section may spend on each claim it shows: about a sentence and a half.
+const WORDS_PER_CLAIM: usize = 45;
+/// Fewest words a section is asked for.
+const MIN_SECTION_WORDS: usize = 60;
+
+/// A section's share of the depth's words, the summary's share set aside.
 pub fn section_words(depth: Depth, sections: usize) -> usize {
-    (body_words(depth) / sections.max(1)).max(120)
+    let body = body_words(depth) as f64 * (1.0 - SUMMARY_SHARE);
+    (body as usize / sections.max(1)).max(MIN_SECTION_WORDS)
+}
+
+/// The words a section is asked for: its share, bounded by its evidence — a section
+/// with two claims is not asked for 500 words, and is never padded to reach any.
+pub fn evidence_words(share: usize, claims: usize) -> usize {
+    share.min(WORDS_PER_CLAIM * claims).max(MIN_SECTION_WORDS)
 }
 
 /// What a section is written for: the article's topic and its share of words.
@@ -140,24 +156,14 @@ pub struct Brief<'a> {
     pub words: usize,
 }
 
-pub async fn run(
-    node_id: &str,
-    prompt: &deepr_prompts::Prompt,
-    brief: Brief<'_>,
-    section: &[Subq],
+/// The section's usable claims as the writer sees them, each with its quotes (cut
+/// from the archive, or as written by a free-quote extractor) and documents numbered
+/// `d1`, `d2`, … in order of first citation; claims with no quote are left out.
+fn shown_claims_of(
+    ids: &[String],
     claims: &[(ClaimDraft, Verdict)],
     archive: &dyn TextArchive,
-    models: Models<'_>,
-) -> (SectionOut, Vec<LedgerEntry>) {
-    let ids: Vec<String> = section.iter().map(|s| s.id.clone()).collect();
-    let mut out = SectionOut {
-        section: ids.first().cloned().unwrap_or_default(),
-        subquestions: ids.clone(),
-        heading: String::new(),
-        paragraphs: vec![],
-        dropped: vec![],
-        degraded: None,
-    };
+) -> Vec<task::Claim> {
     let mut documents: Vec<&str> = Vec::new();
     let mut shown = Vec::new();
     for (claim, verdict) in claims {
@@ -202,14 +208,37 @@ pub async fn run(
             quotes,
         });
     }
+    shown
+}
+
+pub async fn run(
+    node_id: &str,
+    prompt: &deepr_prompts::Prompt,
+    brief: Brief<'_>,
+    section: &[Subq],
+    claims: &[(ClaimDraft, Verdict)],
+    archive: &dyn TextArchive,
+    models: Models<'_>,
+) -> (SectionOut, Vec<LedgerEntry>) {
+    let ids: Vec<String> = section.iter().map(|s| s.id.clone()).collect();
+    let mut out = SectionOut {
+        section: ids.first().cloned().unwrap_or_default(),
+        subquestions: ids.clone(),
+        heading: String::new(),
+        paragraphs: vec![],
+        dropped: vec![],
+        degraded: None,
+    };
+    let shown = shown_claims_of(&ids, claims, archive);
     if shown.is_empty() {
         return (out, vec![]);
     }
     let input = Input {
         topic: brief.topic.to_string(),
         subquestions: section.iter().map(|s| s.text.clone()).collect(),
+        words: evidence_words(brief.words, shown.len()),
         claims: shown,
-        words: brief.words,
+        instructions: deepr_tasks::brief::parse_brief(brief.topic).instructions,
     };
     let result = call_task(
         models,
@@ -241,6 +270,42 @@ pub async fn run(
     (out, result.calls)
 }
 
+/// One article section (a top-level subquestion and its follow-ups), written in
+/// `words`; `deps`: every round's deepen node.
+pub fn node(
+    cx: &crate::node::PipelineContext,
+    section: Vec<Subq>,
+    claims: &std::sync::Arc<Vec<(ClaimDraft, Verdict)>>,
+    words: usize,
+    deps: &[String],
+) -> crate::node::Node {
+    use crate::node::{finish, spec};
+    let (p, t, cl) = (cx.providers.clone(), cx.topic.clone(), claims.clone());
+    let llm = crate::model_call::prompt_key(
+        &cx.providers.prompts.write_section,
+        cx.providers.strong_models(),
+    );
+    let key = serde_json::json!({"v": STAGE_VERSION, "prose": deepr_evidence::prose::VERSION, "words": words, "llm": llm});
+    let id = crate::research::node_id::section(
+        &section.first().map(|s| s.id.clone()).unwrap_or_default(),
+    );
+    let node = spec(id, "write", key, move |ctx| async move {
+        let brief = Brief { topic: &t, words };
+        let (out, calls) = run(
+            &ctx.node_id,
+            &p.prompts.write_section,
+            brief,
+            &section,
+            &cl,
+            p.archive.as_ref(),
+            p.strong_models(),
+        )
+        .await;
+        finish(out, calls)
+    });
+    (node, deps.to_vec())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,6 +317,22 @@ mod tests {
             round: u32::from(parent.is_some()),
             parent: parent.map(String::from),
         }
+    }
+
+    #[test]
+    fn section_words_follow_the_depth_and_the_evidence() {
+        // Four sections at quick depth: the body, summary included, stays within 800.
+        let share = section_words(Depth::Quick, 4);
+        assert!(
+            share * 4 + (800.0 * SUMMARY_SHARE) as usize <= 800,
+            "{share}"
+        );
+        assert!(section_words(Depth::Standard, 6) > section_words(Depth::Quick, 6));
+        assert!(section_words(Depth::Deep, 6) > section_words(Depth::Standard, 6));
+        // Two claims bound a section well below its share; many claims do not raise it.
+        assert_eq!(evidence_words(400, 2), 90);
+        assert_eq!(evidence_words(400, 40), 400);
+        assert_eq!(evidence_words(400, 0), MIN_SECTION_WORDS);
     }
 
     #[test]

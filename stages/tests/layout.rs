@@ -30,6 +30,11 @@ const CRATES: &[&str] = &[
     "providers",
     "settings",
     "benches",
+    "fleet",
+    "session",
+    "evaluation",
+    "mcp",
+    "worker",
     "cli",
 ];
 

@@ -24,12 +24,39 @@ pub struct Brief {
     pub entities: Vec<String>,
 }
 
+/// A brief's writing instructions as a prompt block: one quoted line each (data, like
+/// every untrusted text), or a line saying there are none.
+pub fn instructions_block(instructions: &[String]) -> String {
+    if instructions.is_empty() {
+        return "(none)".to_string();
+    }
+    instructions
+        .iter()
+        .map(|i| format!("- {}", deepr_prompts::quoted(i)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The longest topic used as a report's title as it stands.
+pub const MAX_TITLE_CHARS: usize = 120;
+
 /// Words that open an instruction to the writer.
 const INSTRUCTION_OPENERS: &[&str] = &[
     "be ",
     "cite ",
     "use ",
     "write in ",
+    "write for ",
+    "write as ",
+    "write it ",
+    "write no ",
+    "write at most",
+    "address it to ",
+    "the audience ",
+    "audience:",
+    "tone:",
+    "length:",
+    "format:",
     "keep ",
     "include ",
     "avoid ",
@@ -80,6 +107,56 @@ impl Brief {
         } else {
             topic
         }
+    }
+
+    /// The report's title: the topic itself when it is a question or short, else "Research brief: "
+    /// and the brief's subject (its first entity), else the topic's first words — a
+    /// long brief is shown in full under the title, not as it.
+    pub fn title(&self, topic: &str) -> String {
+        let topic = topic.split_whitespace().collect::<Vec<_>>().join(" ");
+        let is_brief = self.parts.len() >= 2 || !self.instructions.is_empty();
+        if !is_brief || topic.chars().count() <= MAX_TITLE_CHARS {
+            return topic;
+        }
+        if let Some(entity) = self.entities.first() {
+            return format!("Research brief: {entity}");
+        }
+        let mut title = String::new();
+        for word in topic.split(' ') {
+            if title.chars().count() + word.chars().count() + 1 > MAX_TITLE_CHARS {
+                break;
+            }
+            if !title.is_empty() {
+                title.push(' ');
+            }
+            title.push_str(word);
+        }
+        format!("{title} …")
+    }
+
+    /// The brief as parsed, for a report's Run details: its parts, writing instructions
+    /// and entities (a one-line question has none worth listing).
+    pub fn details(&self) -> Vec<(&'static str, String)> {
+        if self.parts.len() < 2 && self.instructions.is_empty() {
+            return Vec::new();
+        }
+        let mut lines = Vec::new();
+        if self.parts.len() >= 2 {
+            let parts: Vec<String> = self
+                .parts
+                .iter()
+                .enumerate()
+                .map(|(i, p)| format!("({}) {p}", i + 1))
+                .collect();
+            lines.push(("Brief parts", parts.join("; ")));
+        }
+        if !self.instructions.is_empty() {
+            lines.push(("Writing instructions", self.instructions.join(" ")));
+        }
+        if !self.entities.is_empty() {
+            lines.push(("Brief entities", self.entities.join(", ")));
+        }
+        lines
     }
 
     /// Whether an instruction asks for specifics — numbers, figures, dates, names,
@@ -155,6 +232,12 @@ pub fn parse_brief(text: &str) -> Brief {
     }
     brief.context = context.join(" ");
     brief.entities = entities(&brief.context);
+    // Names the parts add (competitors, products) come after the context's subject.
+    for name in entities(&brief.parts.join(". ")) {
+        if !brief.entities.contains(&name) {
+            brief.entities.push(name);
+        }
+    }
     if brief.parts.is_empty() {
         let whole = if brief.context.is_empty() {
             text.trim().to_string()
@@ -231,6 +314,9 @@ fn numbered_parts(sentence: &str) -> (String, Vec<String>) {
         i += 1;
     }
     if cuts.len() < 2 {
+        cuts = dotted_cuts(sentence);
+    }
+    if cuts.len() < 2 {
         return (sentence.to_string(), Vec::new());
     }
     let lead = sentence[..cuts[0].0].to_string();
@@ -243,6 +329,35 @@ fn numbered_parts(sentence: &str) -> (String, Vec<String>) {
         }
     }
     (lead, parts)
+}
+
+/// Inline `1. … 2. … 3. …` markers: a number of one or two digits, a period and a space,
+/// after a space or at the start — taken only when they count 1, 2, 3 … in order, so
+/// "version 2. The" or "3.5" is never a part.
+fn dotted_cuts(sentence: &str) -> Vec<(usize, usize)> {
+    let bytes = sentence.as_bytes();
+    let mut cuts = Vec::new();
+    let mut expected = 1;
+    for (i, _) in sentence.char_indices() {
+        let preceded = i == 0 || bytes[i - 1] == b' ';
+        let digits = bytes[i..]
+            .iter()
+            .take(3)
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if !preceded || digits == 0 || digits > 2 {
+            continue;
+        }
+        let end = i + digits;
+        if bytes.get(end) != Some(&b'.') || bytes.get(end + 1) != Some(&b' ') {
+            continue;
+        }
+        if sentence[i..end].parse::<usize>().ok() == Some(expected) {
+            cuts.push((i, end + 1));
+            expected += 1;
+        }
+    }
+    cuts
 }
 
 /// "… covering: X, Y and Z." → [X, Y, Z].
@@ -263,7 +378,23 @@ fn enumeration(sentence: &str) -> Option<Vec<String>> {
     let list = sentence.get(at + lead.len()..)?;
     let pieces: Vec<String> = list
         .split([',', ';'])
-        .flat_map(|p| p.split(" and "))
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .split_last()
+        .map(|(last, firsts)| {
+            // Only the last piece holds the list's own "and" ("A, B and C"); an
+            // earlier "X and Y" is one part ("payload and battery life, pricing, and …").
+            let mut pieces: Vec<&str> = firsts.to_vec();
+            match last.rsplit_once(" and ") {
+                Some((before, after)) if !last.starts_with("and ") => {
+                    pieces.extend([before, after])
+                }
+                _ => pieces.push(last),
+            }
+            pieces
+        })
+        .unwrap_or_default()
+        .into_iter()
         .map(clean_part)
         .filter(|p| !p.is_empty())
         .collect();
@@ -399,6 +530,23 @@ mod tests {
         assert_eq!(
             lettered.parts,
             ["the rollback journal", "WAL mode for SQLite"]
+        );
+    }
+
+    #[test]
+    fn a_long_brief_gets_a_short_title_and_a_question_keeps_its_own() {
+        let question = "How does the rollback journal protect a transaction, and what is the default journal page size? What do lighthouse keepers eat?";
+        assert_eq!(parse_brief(question).title(question), question);
+        let brief = "You are preparing a due-diligence brief on Harrowgate Foods, a Leeds-based maker of frozen ready meals. Write a brief covering: (1) its funding history, (2) the product range and (3) supply risks. Cite your sources.";
+        assert_eq!(
+            parse_brief(brief).title(brief),
+            "Research brief: Harrowgate Foods"
+        );
+        let details = parse_brief(brief).details();
+        assert_eq!(details[0].0, "Brief parts");
+        assert!(
+            details[0].1.starts_with("(1) its funding history; (2)"),
+            "{details:?}"
         );
     }
 }

@@ -52,6 +52,9 @@ pub struct Input {
     pub topic: String,
     pub subquestions: Vec<Group>,
     pub conflicts: Vec<Conflict>,
+    /// The brief's writing instructions (untrusted; they never relax the rules).
+    #[serde(default)]
+    pub instructions: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -103,6 +106,10 @@ impl ModelTask for Synthesize {
             ("topic", input.topic.clone()),
             ("claims", claims),
             ("conflicts", conflicts),
+            (
+                "instructions",
+                crate::brief::instructions_block(&input.instructions),
+            ),
         ]
     }
 

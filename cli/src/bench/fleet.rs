@@ -121,7 +121,7 @@ fn write_cell(
     wall_s: f64,
 ) -> Result<(), Failure> {
     let report_path = out_dir.join("reports").join(format!("{run_id}.md"));
-    crate::fleet::write_reports(reports, &report_path)?;
+    deepr_session::reports::write_stored_reports(reports, &report_path)?;
     let archive = FileArchive::open(state_dir).map_err(|e| Failure::Run(e.into()))?;
     if let Some(bundle) = reports.get("bundle").and_then(|b| b.as_str()) {
         let bundle: serde_json::Value =

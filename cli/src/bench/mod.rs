@@ -14,49 +14,19 @@ use std::time::Instant;
 use deepr_checkpoints::FileArchive;
 use deepr_evidence::report::Report;
 use deepr_stages::{Depth, Strategy};
-use serde::{Deserialize, Serialize};
 
 use crate::record::{now_secs, read_run_file, run_dir, RunRecord, RunState, RECORD_SCHEMA};
 use crate::session::{self, SessionOptions, Start};
 use crate::{config, usage, BenchArgs, DepthArg, Failure, Globals};
+use deepr_session::SessionEnd;
 
-pub mod facts;
 mod fleet;
-mod qa;
-mod quality;
-mod rows;
-mod table;
 
-pub use qa::*;
-pub use rows::*;
-use table::*;
-
-pub const BENCH_SCHEMA: &str = "deepr.bench.v1";
-
-/// One topic × strategy run.
-
-#[derive(Debug, Serialize, Deserialize)]
-pub struct BenchFile {
-    pub schema: String,
-    pub strategies: Vec<StrategyRow>,
-    pub runs: Vec<BenchRow>,
-    /// With `--qa`: quality against the official answers, beside BM25 baselines.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub qa: Option<Vec<QaRow>>,
-    /// With `--facts`: fact coverage per strategy, and every checkpoint's row.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub facts: Option<facts::FactsSummaryFile>,
-    /// Columns that cannot fail with this bench's model (the offline model), and why.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub by_construction: Option<ByConstruction>,
-}
-
-/// Figures that hold by construction, not by measurement.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct ByConstruction {
-    pub columns: Vec<String>,
-    pub why: String,
-}
+pub use deepr_evaluation::qa::*;
+use deepr_evaluation::qa_table::{qa_table, QaTable};
+pub use deepr_evaluation::rows::*;
+use deepr_evaluation::table::*;
+use deepr_evaluation::{facts, quality};
 
 fn parse_strategy(name: &str) -> Result<Strategy, Failure> {
     match name.trim() {
@@ -111,30 +81,7 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         (None, None, Some(path)) => read_topics(path)?,
         (None, None, None) => return Err(usage("pass --topics FILE, --qa FILE or --facts FILE")),
     };
-    let strategies: Vec<Strategy> = args
-        .strategies
-        .split(',')
-        .filter(|s| !s.trim().is_empty())
-        .map(parse_strategy)
-        .collect::<Result<_, _>>()?;
-    if strategies.is_empty() {
-        return Err(usage(
-            "--strategies is empty; e.g. --strategies linear,per-claim",
-        ));
-    }
-    if !(1..=8).contains(&args.jobs) {
-        return Err(usage(format!(
-            "--jobs {} is out of range; use 1 to 8",
-            args.jobs
-        )));
-    }
-    let corpus = std::path::absolute(&args.corpus).unwrap_or_else(|_| args.corpus.clone());
-    if !corpus.is_dir() {
-        return Err(usage(format!(
-            "--corpus {} is not a folder",
-            args.corpus.display()
-        )));
-    }
+    let (strategies, corpus) = checked_args(args)?;
     let file = config::load(globals.config.as_deref())?;
     let llm = args
         .llm
@@ -143,11 +90,11 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         .unwrap_or_else(|| "offline".into());
     let spec = deepr_providers::LlmSpec::parse(&llm).map_err(usage)?;
     let offline = matches!(spec, deepr_providers::LlmSpec::Offline);
-    if crate::fleet::db_url(globals)?.is_none() {
+    if crate::fleet::db_url_in(globals, &file).is_none() {
         // In fleet mode the workers' keys count (keys never travel).
         crate::wiring::check_credentials(&spec, args.llm_base_url.as_deref())?;
     }
-    let simulation = crate::record::Simulation::from_settings(&args.simulation, &file)?;
+    let simulation = crate::settings::simulation(&args.simulation, &file)?;
     let io_concurrency = crate::settings::check_io_concurrency(
         args.io_concurrency
             .or(file.io_concurrency)
@@ -178,90 +125,105 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         simulation: &simulation,
         io_concurrency,
     };
-    if let Some(url) = crate::fleet::db_url(globals)? {
-        let fleet_cells = cells
-            .iter()
-            .map(|(topic_index, topic, strategy)| {
-                let run_id = format!("t{:02}-{}", topic_index + 1, strategy.as_str());
-                let report_path = out_dir.join("reports").join(format!("{run_id}.md"));
-                let record = cell_record(&spec, &run_id, topic, *strategy, &report_path);
-                fleet::Cell { run_id, record }
-            })
-            .collect();
-        fleet::run_cells(&url, globals, fleet_cells, &state_dir, &out_dir)?;
-    } else {
-        run_locally(globals, args, &cells, &spec, &state_dir, &out_dir)?;
-    }
+    run_cells(globals, args, &cells, &spec, &state_dir, &out_dir)?;
 
     let texts = corpus_texts(&corpus, &state_dir)?;
     let stats = quality::CorpusStats::build(texts.iter().map(|(_, t)| &*t.text));
-    let mut rows = Vec::new();
-    for (topic_index, _, strategy) in &cells {
-        let run_id = format!("t{:02}-{}", topic_index + 1, strategy.as_str());
-        let bytes = std::fs::read(out_dir.join("rows").join(format!("{run_id}.json")))
-            .map_err(|e| Failure::Run(e.into()))?;
-        let mut row =
-            serde_json::from_slice::<BenchRow>(&bytes).map_err(|e| Failure::Run(e.into()))?;
-        let report_path = out_dir.join("reports").join(format!("{run_id}.json"));
-        let report: deepr_evidence::report::Report = serde_json::from_slice(
-            &std::fs::read(&report_path).map_err(|e| Failure::Run(e.into()))?,
-        )
-        .map_err(|e| Failure::Run(e.into()))?;
-        let found = quality::quality(&report, &stats);
-        (row.quoted, row.relevant_quotes, row.duplicate_quotes) =
-            (found.quoted, found.relevant, found.duplicates);
-        rows.push(row);
-    }
+    let rows = measured_rows(&cells, &out_dir, &stats)?;
     let summary = summarise(&strategies, &rows);
     let qa_table = match &qa {
         Some(items) => Some(qa_table(items, &strategies, &out_dir, &state_dir, &texts)?),
         None => None,
     };
     if let Some(table) = &qa_table {
-        // One line per question and strategy, so a regression can be traced to questions.
-        let mut lines = String::new();
-        for row in &table.questions {
-            lines.push_str(&serde_json::to_string(row).map_err(|e| Failure::Run(e.into()))?);
-            lines.push('\n');
-        }
-        crate::util::write_atomically(&out_dir.join("qa.jsonl"), lines.as_bytes())?;
+        write_qa_lines(table, &out_dir)?;
     }
     let qa_rows = qa_table.map(|t| t.rows);
     let fact_rows = match &fact_file {
         Some(file) => Some(facts::facts_table(file, &strategies, &out_dir)?),
         None => None,
     };
-    let bench = BenchFile {
-        schema: BENCH_SCHEMA.into(),
-        strategies: summary.clone(),
-        runs: rows.clone(),
-        qa: qa_rows.clone(),
-        facts: fact_rows
-            .clone()
-            .map(|(strategies, checkpoints)| facts::FactsSummaryFile {
-                strategies,
-                checkpoints,
-            }),
-        by_construction: offline.then(|| ByConstruction {
-            columns: vec!["supported_share".into(), "verbatim_rate".into()],
-            why: BY_CONSTRUCTION_NOTE.into(),
-        }),
-    };
-    crate::util::write_atomically(
-        &out_dir.join("bench.json"),
-        &serde_json::to_vec_pretty(&bench).map_err(|e| Failure::Run(e.into()))?,
+    let table = write_bench_files(
+        &out_dir,
+        BenchTables {
+            summary: &summary,
+            rows: &rows,
+            qa: qa_rows.as_deref(),
+            facts: fact_rows.as_ref(),
+        },
+        topics.len(),
+        offline,
     )?;
-    let mut table = markdown(&summary, &rows, topics.len(), offline);
-    if let Some(qa_rows) = &qa_rows {
-        table.push_str(&qa_markdown(qa_rows));
-    }
-    if let Some((summaries, rows)) = &fact_rows {
-        table.push_str(&facts::facts_markdown(summaries, rows));
-    }
-    crate::util::write_atomically(&out_dir.join("bench.md"), table.as_bytes())?;
-    crate::util::write_atomically(&out_dir.join("bench.svg"), svg(&summary).as_bytes())?;
     out!("{table}");
     Ok(0)
+}
+
+/// Every cell run: queued into the fleet with `--db`, else here.
+fn run_cells(
+    globals: &Globals,
+    args: &BenchArgs,
+    cells: &[(usize, String, Strategy)],
+    spec: &CellSpec<'_>,
+    state_dir: &Path,
+    out_dir: &Path,
+) -> Result<(), Failure> {
+    if let Some(url) = crate::fleet::db_url(globals)? {
+        let fleet_cells = cells
+            .iter()
+            .map(|(topic_index, topic, strategy)| {
+                let run_id = format!("t{:02}-{}", topic_index + 1, strategy.as_str());
+                let report_path = out_dir.join("reports").join(format!("{run_id}.md"));
+                let record = cell_record(spec, &run_id, topic, *strategy, &report_path);
+                fleet::Cell { run_id, record }
+            })
+            .collect();
+        fleet::run_cells(&url, globals, fleet_cells, state_dir, out_dir)?;
+    } else {
+        run_locally(globals, args, cells, spec, state_dir, out_dir)?;
+    }
+    Ok(())
+}
+
+/// qa.jsonl: one line per question and strategy, so a regression can be traced to
+/// questions.
+fn write_qa_lines(table: &QaTable, out_dir: &Path) -> Result<(), Failure> {
+    let mut lines = String::new();
+    for row in &table.questions {
+        lines.push_str(&serde_json::to_string(row).map_err(|e| Failure::Run(e.into()))?);
+        lines.push('\n');
+    }
+    crate::util::write_atomically(&out_dir.join("qa.jsonl"), lines.as_bytes())?;
+    Ok(())
+}
+
+/// `--strategies` parsed (never empty), `--jobs` in range, and the corpus folder
+/// (absolute) that exists.
+fn checked_args(args: &BenchArgs) -> Result<(Vec<Strategy>, PathBuf), Failure> {
+    let strategies: Vec<Strategy> = args
+        .strategies
+        .split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(parse_strategy)
+        .collect::<Result<_, _>>()?;
+    if strategies.is_empty() {
+        return Err(usage(
+            "--strategies is empty; e.g. --strategies linear,per-claim",
+        ));
+    }
+    if !(1..=8).contains(&args.jobs) {
+        return Err(usage(format!(
+            "--jobs {} is out of range; use 1 to 8",
+            args.jobs
+        )));
+    }
+    let corpus = std::path::absolute(&args.corpus).unwrap_or_else(|_| args.corpus.clone());
+    if !corpus.is_dir() {
+        return Err(usage(format!(
+            "--corpus {} is not a folder",
+            args.corpus.display()
+        )));
+    }
+    Ok((strategies, corpus))
 }
 
 /// Content-word document frequencies of the corpus (for relevance).
@@ -318,29 +280,43 @@ fn run_cell(
         }
     };
     let started = Instant::now();
+    let mut written = None;
+    let mut efficiency = None;
     if let Some(start) = start {
         if matches!(start, Start::New(_)) {
             std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
         }
         let options = SessionOptions::unattended(None, None, None);
         match session::execute(state_dir, start, options) {
-            Ok(0) => {}
-            Ok(code) => return Err(format!("stopped with exit code {code}")),
+            Ok(SessionEnd::Finished(report, measured)) => {
+                written = Some(*report);
+                efficiency = measured;
+            }
+            Ok(end) => return Err(format!("stopped with exit code {}", end.exit_code())),
             Err(Failure::Usage(m)) => return Err(m),
             Err(Failure::Run(e)) => return Err(format!("{e:#}")),
         }
     }
     let wall_s = started.elapsed().as_secs_f64();
-    let report: Report = serde_json::from_slice(
-        &std::fs::read(report_path.with_extension("json")).map_err(|e| e.to_string())?,
-    )
-    .map_err(|e| e.to_string())?;
+    // A cell run now hands its report over; one finished by an earlier bench is read.
+    let reused = written.is_none();
+    let report: Report = match written {
+        Some(report) => report,
+        None => serde_json::from_slice(
+            &std::fs::read(report_path.with_extension("json")).map_err(|e| e.to_string())?,
+        )
+        .map_err(|e| e.to_string())?,
+    };
     let archive = FileArchive::open(state_dir).map_err(|e| e.to_string())?;
     let mut row = measure(&report, &archive, run_id, wall_s);
-    if let Some(efficiency) = std::fs::read(dir.join("efficiency.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<crate::record::Efficiency>(&b).ok())
-    {
+    // The session hands over its efficiency; a cell whose run an earlier bench finished
+    // (killed before its row was written) has it on disk from that session.
+    if reused {
+        efficiency = std::fs::read(dir.join("efficiency.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<crate::record::Efficiency>(&b).ok());
+    }
+    if let Some(efficiency) = efficiency {
         // The ratio means something only when calls take simulated time: without it the
         // bound is a few milliseconds of measured noise.
         let simulated = simulation.offline.is_some()
@@ -391,6 +367,7 @@ pub fn cell_record(
         schema: RECORD_SCHEMA.into(),
         run_id: run_id.to_string(),
         topic: topic.to_string(),
+        brief: crate::record::brief_of(topic),
         depth,
         strategy,
         corpus: Some(corpus.to_path_buf()),

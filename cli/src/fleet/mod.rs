@@ -10,43 +10,34 @@
 //! * `heartbeat`: a claim's lease, kept while its run works; `settled`: what a finished
 //!   run leaves (reports, bundle, memory, the copy at its `--out`).
 
-mod heartbeat;
 pub mod runs;
-mod settled;
-pub mod worker;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use deepr_fleet::{Fleet, FleetError};
-use serde::{Deserialize, Serialize};
+use deepr_fleet::Fleet;
 
-use crate::record::RunRecord;
 use crate::{usage, Failure, Globals};
 
-/// What the queue carries for a run: its record and the budgets that hold for the whole
-/// run across all its sessions (`max_time` holds per session). Never a secret.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct FleetJob {
-    pub record: RunRecord,
-    #[serde(default)]
-    pub max_tokens: Option<u64>,
-    #[serde(default)]
-    pub max_cost: Option<f64>,
-    #[serde(default)]
-    pub max_time_secs: Option<f64>,
-}
+pub use crate::record::FleetJob;
 
 /// The fleet database URL: `--db`, else `DEEPR_DB`, else `db` in the config file.
 pub fn db_url(globals: &Globals) -> Result<Option<String>, Failure> {
+    let file = crate::config::load(globals.config.as_deref())?;
+    Ok(db_url_in(globals, &file))
+}
+
+/// [`db_url`] with the config file already read: `--db`, else `DEEPR_DB`, else the
+/// file's `db`.
+pub fn db_url_in(globals: &Globals, file: &crate::config::FileConfig) -> Option<String> {
     if let Some(url) = globals.db.as_ref().filter(|u| !u.is_empty()) {
-        return Ok(Some(url.clone()));
+        return Some(url.clone());
     }
     if let Some(url) = std::env::var("DEEPR_DB").ok().filter(|u| !u.is_empty()) {
-        return Ok(Some(url));
+        return Some(url);
     }
-    Ok(crate::config::load(globals.config.as_deref())?.db)
+    file.db.clone()
 }
 
 /// The URL, or a usage error naming how to give one.
@@ -58,27 +49,37 @@ pub fn require_db(globals: &Globals, command: &str) -> Result<String, Failure> {
     })
 }
 
-/// A fleet error as the command line reports it: bad input exits 2.
-pub fn failure(error: FleetError) -> Failure {
-    match error {
-        FleetError::LeaseLost(_) | FleetError::Db(_) => Failure::Run(anyhow::Error::new(error)),
-        other => usage(other.to_string()),
-    }
+pub use deepr_worker::connection::{connect, failure, runtime};
+
+/// `deepr worker`'s flags (see `deepr_worker::WorkerOptions`).
+#[derive(clap::Args, Debug)]
+pub struct WorkerArgs {
+    /// Runs this worker executes at once (1–16).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub concurrency: usize,
+    /// Seconds a claim holds a run without a heartbeat before another worker may take it
+    /// over (5–3600).
+    #[arg(long, default_value_t = deepr_worker::LEASE_SECS, value_name = "SECS")]
+    pub lease: u64,
+    /// Claims after which a run that never settles is parked with its last error.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub max_attempts: u32,
+    /// Exit once the queue has nothing visible and no run is held (batch jobs, tests).
+    #[arg(long)]
+    pub exit_when_idle: bool,
 }
 
-pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
-    Ok(tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?)
-}
-
-/// Connect and make sure the schema is this deepr's (installing it on first use).
-pub async fn connect(url: &str) -> Result<Fleet, Failure> {
-    let fleet = Fleet::connect(url).await.map_err(failure)?;
-    fleet.ready().await.map_err(failure)?;
-    Ok(fleet)
+/// `deepr worker --db URL`: serve the fleet (`deepr-worker`).
+pub fn work(globals: &Globals, args: &WorkerArgs) -> Result<u8, Failure> {
+    let url = require_db(globals, "deepr worker")?;
+    let state_dir = crate::state::resolve(globals.state_dir.as_deref())?;
+    let options = deepr_worker::WorkerOptions {
+        concurrency: args.concurrency,
+        lease: args.lease,
+        max_attempts: args.max_attempts,
+        exit_when_idle: args.exit_when_idle,
+    };
+    deepr_worker::execute(&url, &state_dir, &options, globals.quiet)
 }
 
 /// `deepr db migrate`.
@@ -180,7 +181,7 @@ pub async fn follow(
             "finished" | "incomplete" => {
                 if let Some(out) = out {
                     let reports = fleet.reports(run_id).await.map_err(failure)?;
-                    let written = write_reports(&reports, out)?;
+                    let written = deepr_session::reports::write_stored_reports(&reports, out)?;
                     if !quiet {
                         errln!("deepr: wrote {written}");
                     }
@@ -203,36 +204,4 @@ pub async fn follow(
             _ = tokio::time::sleep(Duration::from_millis(500)) => {}
         }
     }
-}
-
-/// Write a run's stored reports (extension → text) beside `out`, the markdown report
-/// at `out` itself; the export bundle is not written. Returns the paths, joined.
-pub fn write_reports(reports: &serde_json::Value, out: &Path) -> Result<String, Failure> {
-    let files = reports
-        .as_object()
-        .ok_or_else(|| Failure::Run(anyhow::anyhow!("the stored reports are malformed")))?;
-    let folder = out.parent().filter(|p| !p.as_os_str().is_empty());
-    if let Some(folder) = folder {
-        std::fs::create_dir_all(folder)
-            .map_err(|e| usage(format!("cannot create {}: {e}", folder.display())))?;
-    }
-    let stem = out.file_stem().and_then(|s| s.to_str()).unwrap_or("report");
-    let mut written = Vec::new();
-    for (extension, text) in files {
-        // Stored by extension ("md", "json", "html", "bullets.md", …); the export
-        // bundle stays in the database (`deepr runs export`).
-        let Some(text) = text.as_str() else { continue };
-        if extension == "bundle" || extension.contains('/') || extension.contains("..") {
-            continue;
-        }
-        let name = format!("{stem}.{extension}");
-        let path = match folder {
-            Some(folder) => folder.join(name),
-            None => std::path::PathBuf::from(name),
-        };
-        crate::util::write_atomically(&path, text.as_bytes())?;
-        written.push(path.display().to_string());
-    }
-    written.sort();
-    Ok(written.join(", "))
 }

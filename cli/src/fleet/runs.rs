@@ -119,7 +119,7 @@ async fn export(fleet: &deepr_fleet::Fleet, run_id: &str, out: &Path) -> Result<
                 "run {run_id} has no stored report yet; `deepr runs follow {run_id} --db URL` waits for it"
             ))
         })?;
-    crate::verify::write_bundle(out, bundle.as_bytes())?;
+    crate::export::write_bundle(out, bundle.as_bytes())?;
     errln!(
         "deepr: exported run {run_id} to {} ({} bytes)",
         out.display(),

@@ -47,17 +47,19 @@ use deepr_orchestrator::{DocMeta, SearchHit};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{IndexReader, IndexWriter, TantivyDocument, Term};
+use tantivy::{IndexReader, TantivyDocument, Term};
 use thiserror::Error;
 
 mod adapters;
 mod files;
-mod store;
+mod index_store;
+mod update;
 
 use crate::analyzer::{MultiScriptTokenizer, ANALYZER_VERSION, TOKENIZER_NAME};
 pub use adapters::{CorpusFetcher, CorpusSearch};
 use files::*;
-use store::*;
+use index_store::*;
+use update::{lock_index, Update};
 
 /// Files larger than this are skipped (20 MB).
 pub const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
@@ -209,21 +211,7 @@ impl CorpusIndex {
             )));
         }
 
-        // One process at a time updates a corpus index: a second run starting at the
-        // same moment waits here, then finds the index built and reuses it.
-        let locks = state_dir.join("locks");
-        std::fs::create_dir_all(&locks)
-            .map_err(|e| io_error("cannot create the lock folder", &locks, e))?;
-        let lock_path = locks.join(format!("corpus-{key}.lock"));
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| io_error("cannot open the corpus index lock", &lock_path, e))?;
-        lock.lock()
-            .map_err(|e| io_error("cannot lock the corpus index", &lock_path, e))?;
-
+        let _lock = lock_index(state_dir, &key)?;
         let mut report = IndexReport::default();
         let candidates = walk_corpus(&root, follow_links, &mut report.skipped);
         if candidates.is_empty() && report.skipped.is_empty() {
@@ -233,112 +221,11 @@ impl CorpusIndex {
         let (schema, fields) = build_schema();
         let analyzer = MultiScriptTokenizer::default();
         let (index, manifest, fresh) = open_or_rebuild(&index_dir, &root, &schema, &analyzer)?;
-        let mut old_docs = manifest.docs;
-        let mut docs: BTreeMap<String, ManifestEntry> = BTreeMap::new();
-        let mut writer: Option<IndexWriter> = None;
-        let mut changed = fresh;
-
+        let mut update = Update::new(&index, &index_dir, fields, manifest.docs, fresh);
         for candidate in candidates {
-            let bytes = match read_document(&candidate.path) {
-                Ok(bytes) => bytes,
-                Err(reason) => {
-                    report.skipped.push((candidate.relpath, reason));
-                    continue;
-                }
-            };
-            let raw_blake3 = blake3::hash(&bytes).to_hex().to_string();
-            if let Some(old) = old_docs.get(&candidate.relpath) {
-                if old.raw_blake3 == raw_blake3 && archive.contains(&old.content_sha256) {
-                    if let Some(old) = old_docs.remove(&candidate.relpath) {
-                        if !old.gaps.is_empty() {
-                            report
-                                .partial
-                                .push((candidate.relpath.clone(), old.gaps.join("; ")));
-                        }
-                        docs.insert(candidate.relpath.clone(), old);
-                    }
-                    report.reused.push(candidate.relpath);
-                    continue;
-                }
-            }
-            let mut extracted = match crate::reading::read_bounded(bytes, candidate.kind) {
-                Ok(extracted) => extracted,
-                Err(err) => {
-                    report.skipped.push((candidate.relpath, err.to_string()));
-                    continue;
-                }
-            };
-            extracted.apply_path(&candidate.relpath);
-            let content_sha256 = archive
-                .put(&extracted.text)
-                .map_err(|e| io_error("cannot archive the text of", &candidate.path, e))?;
-            let writer = match &mut writer {
-                Some(writer) => writer,
-                None => writer.insert(open_writer(&index, &index_dir)?),
-            };
-            writer.delete_term(Term::from_field_text(fields.doc_key, &candidate.relpath));
-            let mut doc = TantivyDocument::default();
-            doc.add_text(fields.doc_key, &candidate.relpath);
-            doc.add_text(fields.title, &extracted.title);
-            doc.add_text(fields.body, &extracted.text);
-            writer
-                .add_document(doc)
-                .map_err(|e| index_error("cannot add a document to the index", e))?;
-            changed = true;
-            old_docs.remove(&candidate.relpath);
-            docs.insert(
-                candidate.relpath.clone(),
-                ManifestEntry {
-                    raw_blake3,
-                    content_sha256,
-                    outline: crate::reading::outline_of(&extracted),
-                    gaps: extracted.gaps.clone(),
-                    title: extracted.title,
-                    date: extracted.date,
-                    kind: candidate.kind,
-                },
-            );
-            if !extracted.gaps.is_empty() {
-                report
-                    .partial
-                    .push((candidate.relpath.clone(), extracted.gaps.join("; ")));
-            }
-            report.extracted.push(candidate.relpath);
+            update.file(candidate, archive, &mut report)?;
         }
-
-        // Whatever the manifest still lists is gone (or now unreadable/bad): drop it.
-        let skipped_now: BTreeSet<&str> = report.skipped.iter().map(|(p, _)| p.as_str()).collect();
-        for relpath in old_docs.keys() {
-            let writer = match &mut writer {
-                Some(writer) => writer,
-                None => writer.insert(open_writer(&index, &index_dir)?),
-            };
-            writer.delete_term(Term::from_field_text(fields.doc_key, relpath));
-            changed = true;
-            if !skipped_now.contains(relpath.as_str()) {
-                report.removed.push(relpath.clone());
-            }
-        }
-
-        if let Some(mut writer) = writer {
-            writer
-                .commit()
-                .map_err(|e| index_error("cannot commit the corpus index", e))?;
-            compact(&index, &mut writer)?;
-            writer
-                .wait_merging_threads()
-                .map_err(|e| index_error("cannot finish merging the corpus index", e))?;
-        }
-        if changed {
-            write_manifest(
-                &index_dir,
-                &Manifest {
-                    schema: schema_version(),
-                    corpus_root: root_string(&root),
-                    docs: docs.clone(),
-                },
-            )?;
-        }
+        let docs = update.finish(&root, &mut report)?;
         if docs.is_empty() {
             return Err(CorpusError::NoUsableDocuments(root));
         }

@@ -199,26 +199,8 @@ impl WebFetcher {
             );
         }
         self.per_host.until_key_ready(&host).await;
-        // Validators from an earlier fetch of this URL (any run): ask only for changes.
-        let validators = self.validators(&hit.locator);
-        let known = validators
-            .as_ref()
-            .and_then(|v| serde_json::from_value::<DocMeta>(v["doc"].clone()).ok())
-            .filter(|d| self.archive.contains(&d.content_sha256));
-        let page = match &known {
-            Some(_) => {
-                let etag = validators.as_ref().and_then(|v| v["etag"].as_str());
-                let modified = validators
-                    .as_ref()
-                    .and_then(|v| v["last_modified"].as_str());
-                self.client
-                    .get_conditional(&hit.locator, etag, modified)
-                    .await
-            }
-            None => self.client.get(&hit.locator).await,
-        };
-        let page = match page {
-            Ok(page) => page,
+        let (page, known) = match self.get_page(&hit.locator).await {
+            Ok(got) => got,
             Err(failure) => return fail(failure.status, failure.detail),
         };
         if page.not_modified {
@@ -234,6 +216,40 @@ impl WebFetcher {
                 };
             }
         }
+        self.archive_page(hit, page).await
+    }
+
+    /// The page, asked only for changes when an earlier fetch of this URL (any run)
+    /// left validators and its text is still archived; that earlier document with it.
+    async fn get_page(
+        &self,
+        locator: &str,
+    ) -> Result<(crate::http::Page, Option<DocMeta>), crate::http::FetchFailure> {
+        let validators = self.validators(locator);
+        let known = validators
+            .as_ref()
+            .and_then(|v| serde_json::from_value::<DocMeta>(v["doc"].clone()).ok())
+            .filter(|d| self.archive.contains(&d.content_sha256));
+        let page = match &known {
+            Some(_) => {
+                let etag = validators.as_ref().and_then(|v| v["etag"].as_str());
+                let modified = validators
+                    .as_ref()
+                    .and_then(|v| v["last_modified"].as_str());
+                self.client.get_conditional(locator, etag, modified).await
+            }
+            None => self.client.get(locator).await,
+        };
+        Ok((page?, known))
+    }
+
+    /// A fetched page read (bounded, off the async runtime), archived, and described.
+    async fn archive_page(&self, hit: &SearchHit, page: crate::http::Page) -> FetchOutcome {
+        let fail = |status: CallStatus, detail: String| FetchOutcome {
+            status,
+            doc: None,
+            detail: Some(detail),
+        };
         let Some((format, bytes)) = page_bytes(&page.content_type, &hit.locator, &page.body) else {
             return fail(
                 CallStatus::Skipped,

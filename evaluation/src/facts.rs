@@ -1,0 +1,333 @@
+//! `deepr bench --facts FILE`: fact coverage, a figure users can compute for their own
+//! document shares. FILE (TOML) holds a brief and its checkpoints: a statement, the key
+//! values that must appear in the report's prose, and the stale values (from archived
+//! or superseded documents) that must not. A checkpoint is **correct** when all its
+//! values appear, **partial** when at least half do; coverage = (correct + ½ partial)
+//! ÷ checkpoints. Stale values stated are counted apart. Values are matched in the
+//! article's prose (summary and sections, not the quotes or the claim list), both sides
+//! normalised by the one comparison function and case-folded.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use deepr_evidence::report::Report;
+use serde::{Deserialize, Serialize};
+
+use deepr_stages::Strategy;
+
+use deepr_session::{usage, Failure};
+
+/// The checkpoint file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FactsFile {
+    /// The brief (or question) every strategy researches.
+    pub brief: String,
+    #[serde(rename = "checkpoint")]
+    pub checkpoints: Vec<Checkpoint>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Checkpoint {
+    pub id: String,
+    pub statement: String,
+    /// Strings that must appear in the prose.
+    pub values: Vec<String>,
+    /// Outdated strings that must not.
+    #[serde(default)]
+    pub stale: Vec<String>,
+    /// Where the fact is stated (for readers of the file and the rows).
+    #[serde(default, rename = "where")]
+    pub source: Option<String>,
+}
+
+/// What `bench.json` keeps of a facts bench.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FactsSummaryFile {
+    pub strategies: Vec<FactsSummary>,
+    pub checkpoints: Vec<FactRow>,
+}
+
+/// One checkpoint against one strategy's report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FactRow {
+    pub strategy: String,
+    pub id: String,
+    pub statement: String,
+    /// `correct`, `partial` or `missed`.
+    pub outcome: String,
+    pub found: Vec<String>,
+    pub missing: Vec<String>,
+    pub stale_stated: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+/// One strategy's fact coverage.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FactsSummary {
+    pub strategy: String,
+    pub checkpoints: usize,
+    pub correct: usize,
+    pub partial: usize,
+    /// (correct + ½ partial) ÷ checkpoints.
+    pub coverage: f64,
+    /// Checkpoints whose stale values the prose states.
+    pub stale_stated: usize,
+    /// Words of the article's prose.
+    pub words: usize,
+}
+
+/// The checkpoint file, checked: parseable, at least one checkpoint, unique ids, every
+/// checkpoint with a value, no blank strings.
+pub fn read_facts(path: &Path) -> Result<FactsFile, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| usage(format!("cannot read --facts {}: {e}", path.display())))?;
+    parse_facts(&text).map_err(|e| usage(format!("--facts {}: {e}", path.display())))
+}
+
+pub fn parse_facts(text: &str) -> Result<FactsFile, String> {
+    let file: FactsFile = toml::from_str(text).map_err(|e| {
+        let message = e.message().to_string();
+        format!("not a facts file ({message}); see the README's `bench --facts` section")
+    })?;
+    if file.brief.trim().is_empty() {
+        return Err("`brief` is empty".into());
+    }
+    if file.checkpoints.is_empty() {
+        return Err("no [[checkpoint]] entries".into());
+    }
+    let mut ids = BTreeSet::new();
+    for checkpoint in &file.checkpoints {
+        if !ids.insert(checkpoint.id.as_str()) {
+            return Err(format!("checkpoint id {:?} appears twice", checkpoint.id));
+        }
+        if checkpoint.values.is_empty() {
+            return Err(format!("checkpoint {:?} has no values", checkpoint.id));
+        }
+        let blank = checkpoint
+            .values
+            .iter()
+            .chain(&checkpoint.stale)
+            .any(|v| v.trim().is_empty());
+        if blank {
+            return Err(format!("checkpoint {:?} has a blank value", checkpoint.id));
+        }
+    }
+    Ok(file)
+}
+
+/// The article's prose: the summary and every section's sentences.
+pub fn prose_of(report: &Report) -> String {
+    let article = &report.article;
+    let paragraphs = article
+        .summary
+        .iter()
+        .chain(article.sections.iter().flat_map(|s| &s.paragraphs));
+    let mut prose = String::new();
+    for paragraph in paragraphs {
+        for sentence in &paragraph.sentences {
+            prose.push_str(&sentence.text);
+            prose.push('\n');
+        }
+    }
+    prose
+}
+
+fn folded(text: &str) -> String {
+    deepr_evidence::normalise(text).to_lowercase()
+}
+
+/// Whether folded `prose` states folded `value` as a whole: not inside a longer number
+/// or word ("38%" is not stated by "138%", "$48M" not by "$148M").
+fn states(prose: &str, value: &str) -> bool {
+    let part_of = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
+    prose.match_indices(value).any(|(at, _)| {
+        let before = prose[..at].chars().next_back();
+        let after = prose[at + value.len()..].chars().next();
+        let joins_before = value.starts_with(|c: char| c.is_alphanumeric()) && part_of(before);
+        let joins_after = value.ends_with(|c: char| c.is_alphanumeric()) && part_of(after);
+        let decimal_after = value.ends_with(|c: char| c.is_ascii_digit())
+            && after == Some('.')
+            && prose[at + value.len() + 1..].starts_with(|c: char| c.is_ascii_digit());
+        !joins_before && !joins_after && !decimal_after
+    })
+}
+
+/// Every checkpoint of `facts` against one report's prose.
+pub fn score(facts: &FactsFile, strategy: &str, prose: &str) -> Vec<FactRow> {
+    let prose = folded(prose);
+    facts
+        .checkpoints
+        .iter()
+        .map(|checkpoint| {
+            let (found, missing): (Vec<String>, Vec<String>) = checkpoint
+                .values
+                .iter()
+                .cloned()
+                .partition(|v| states(&prose, &folded(v)));
+            let stale_stated = checkpoint
+                .stale
+                .iter()
+                .filter(|v| states(&prose, &folded(v)))
+                .cloned()
+                .collect();
+            let outcome = if missing.is_empty() {
+                "correct"
+            } else if found.len() * 2 >= checkpoint.values.len() {
+                "partial"
+            } else {
+                "missed"
+            };
+            FactRow {
+                strategy: strategy.to_string(),
+                id: checkpoint.id.clone(),
+                statement: checkpoint.statement.clone(),
+                outcome: outcome.to_string(),
+                found,
+                missing,
+                stale_stated,
+                source: checkpoint.source.clone(),
+            }
+        })
+        .collect()
+}
+
+/// One strategy's coverage from its rows.
+pub fn summarise(strategy: &str, rows: &[FactRow], words: usize) -> FactsSummary {
+    let count = |outcome: &str| rows.iter().filter(|r| r.outcome == outcome).count();
+    let (correct, partial) = (count("correct"), count("partial"));
+    let coverage = if rows.is_empty() {
+        0.0
+    } else {
+        (correct as f64 + 0.5 * partial as f64) / rows.len() as f64
+    };
+    FactsSummary {
+        strategy: strategy.to_string(),
+        checkpoints: rows.len(),
+        correct,
+        partial,
+        coverage: (coverage * 1000.0).round() / 1000.0,
+        stale_stated: rows.iter().filter(|r| !r.stale_stated.is_empty()).count(),
+        words,
+    }
+}
+
+/// Each strategy's report (`reports/t01-<strategy>.json` under `out_dir`) scored
+/// against `facts`: the summaries and every checkpoint's row.
+pub fn facts_table(
+    facts: &FactsFile,
+    strategies: &[Strategy],
+    out_dir: &Path,
+) -> Result<(Vec<FactsSummary>, Vec<FactRow>), Failure> {
+    let mut summaries = Vec::new();
+    let mut all_rows = Vec::new();
+    for strategy in strategies {
+        let path = out_dir
+            .join("reports")
+            .join(format!("t01-{}.json", strategy.as_str()));
+        let bytes = std::fs::read(&path).map_err(|e| Failure::Run(e.into()))?;
+        let report: Report = serde_json::from_slice(&bytes).map_err(|e| Failure::Run(e.into()))?;
+        let prose = prose_of(&report);
+        let rows = score(facts, strategy.as_str(), &prose);
+        summaries.push(summarise(
+            strategy.as_str(),
+            &rows,
+            prose.split_whitespace().count(),
+        ));
+        all_rows.extend(rows);
+    }
+    Ok((summaries, all_rows))
+}
+
+/// The facts section of `bench.md`.
+pub fn facts_markdown(summaries: &[FactsSummary], rows: &[FactRow]) -> String {
+    let mut out = String::from("\n## Fact coverage\n\n| strategy | checkpoints | correct | partial | coverage | stale values stated | prose words |\n|---|---|---|---|---|---|---|\n");
+    for s in summaries {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {:.0} % | {} | {} |\n",
+            s.strategy,
+            s.checkpoints,
+            s.correct,
+            s.partial,
+            s.coverage * 100.0,
+            s.stale_stated,
+            s.words
+        ));
+    }
+    out.push_str(
+        "\n| strategy | checkpoint | outcome | missing | stale stated |\n|---|---|---|---|---|\n",
+    );
+    for row in rows {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            row.strategy,
+            row.id,
+            row.outcome,
+            row.missing.join(", ").replace('|', "/"),
+            row.stale_stated.join(", ").replace('|', "/")
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r#"
+brief = "Due diligence on Kestrelmoor"
+[[checkpoint]]
+id = "revenue"
+statement = "Q1 revenue was $14.2M, up 38%."
+values = ["$14.2M", "38%"]
+stale = ["$13.6M"]
+[[checkpoint]]
+id = "fleet"
+statement = "3,412 robots deployed."
+values = ["3,412"]
+[[checkpoint]]
+id = "funding"
+statement = "Series C of $48M led by Northgate."
+values = ["$48M", "Northgate Capital", "October 2025"]
+"#;
+
+    #[test]
+    fn coverage_counts_correct_partial_and_stale() {
+        let facts = parse_facts(FILE).unwrap();
+        let prose = "Revenue reached $14.2m in the quarter, after a flash of $13.6M.\nThe Series C raised $48M from NORTHGATE  capital.";
+        let rows = score(&facts, "linear", prose);
+        let outcomes: Vec<&str> = rows.iter().map(|r| r.outcome.as_str()).collect();
+        assert_eq!(outcomes, ["partial", "missed", "partial"]);
+        assert_eq!(rows[0].stale_stated, ["$13.6M"]);
+        let summary = summarise("linear", &rows, 20);
+        assert_eq!(
+            (summary.correct, summary.partial, summary.stale_stated),
+            (0, 2, 1)
+        );
+        assert!((summary.coverage - 0.333).abs() < 1e-9);
+        let all = score(
+            &facts,
+            "linear",
+            "$14.2M up 38%; 3,412 robots; $48M Northgate Capital October 2025",
+        );
+        assert_eq!(summarise("linear", &all, 9).coverage, 1.0);
+    }
+
+    #[test]
+    fn bad_files_are_usage_errors() {
+        for (text, says) in [
+            ("brief = 1", "not a facts file"),
+            ("brief = \"x\"", "not a facts file"),
+            ("brief = \"x\"\ncheckpoint = []", "no [[checkpoint]]"),
+            ("brief = \"x\"\n[[checkpoint]]\nid = \"a\"\nstatement = \"s\"\nvalues = []", "no values"),
+            ("brief = \"x\"\n[[checkpoint]]\nid = \"a\"\nstatement = \"s\"\nvalues = [\"1\"]\n[[checkpoint]]\nid = \"a\"\nstatement = \"s\"\nvalues = [\"2\"]", "twice"),
+            ("brief = \"x\"\n[[checkpoint]]\nid = \"a\"\nstatement = \"s\"\nvalues = [\" \"]", "blank"),
+            ("brief = \"x\"\n[[checkpoint]]\nid = \"a\"\nstatement = \"s\"\nvalues = [\"1\"]\nextra = 2", "not a facts file"),
+        ] {
+            let error = parse_facts(text).err().unwrap_or_default();
+            assert!(error.contains(says), "{text:?}: {error}");
+        }
+    }
+}

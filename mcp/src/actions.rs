@@ -1,0 +1,330 @@
+//! The tools that start, follow and stop runs: `research`, `resume_run`, `run_status`,
+//! `cancel_run`. A run started here is an ordinary run in the state dir, created by
+//! the same checks as `deepr run` (its arguments become that command line), so it
+//! spends what the CLI spends and any front end can resume it.
+
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use deepr_checkpoints::CallJournal;
+use deepr_session::record::{process_alive, read_owner, read_run_file, run_dir, RunState};
+use deepr_session::{SessionOptions, Start};
+use rmcp::model::JsonObject;
+use serde_json::{json, Value};
+
+use crate::active::ActiveRun;
+use crate::shared::Shared;
+use crate::tools::{Arguments, DEPTHS, FORMATS, MAX_WAIT_S, STRATEGIES};
+use deepr_session::Failure;
+
+/// A run started or resumed, and how long the call may wait for it.
+pub struct Started {
+    pub run: Arc<ActiveRun>,
+    pub wait_s: f64,
+}
+
+fn one_line(failure: Failure) -> String {
+    match failure {
+        Failure::Usage(message) => message,
+        Failure::Run(error) => format!("{error:#}"),
+    }
+}
+
+/// The budget flags of a call, capped by the server's policy.
+fn budget_flags(shared: &Shared, args: &Arguments<'_>) -> Result<Vec<String>, String> {
+    let (tokens, cost) = shared.policy.budgets(
+        args.positive_integer("max_tokens")?,
+        args.number("max_cost", 0.0, f64::MAX, true)?,
+    )?;
+    let mut flags = vec![
+        "--max-tokens".to_string(),
+        tokens.to_string(),
+        "--max-cost".to_string(),
+        cost.to_string(),
+    ];
+    if let Some(time) = args.string("max_time")? {
+        deepr_session::record::parse_duration("max_time", time).map_err(one_line)?;
+        flags.extend(["--max-time".to_string(), time.to_string()]);
+    }
+    Ok(flags)
+}
+
+/// A `research` call read into the `deepr run` command line it stands for.
+pub struct ResearchCall {
+    pub run_id: String,
+    /// The `deepr run` arguments (without the program and command).
+    pub line: Vec<String>,
+    pub wait_s: f64,
+}
+
+/// Reads a `research` call: its arguments checked (paths under the roots, budgets
+/// under the caps) and turned into a `deepr run` command line, parsed by its parser.
+pub fn research_call(shared: &Shared, map: &JsonObject) -> Result<ResearchCall, String> {
+    let args = Arguments::new(
+        "research",
+        map,
+        &[
+            "topic",
+            "corpus",
+            "sources",
+            "depth",
+            "strategy",
+            "formats",
+            "run_id",
+            "max_tokens",
+            "max_cost",
+            "max_time",
+            "wait_s",
+        ],
+    )?;
+    let topic = args.required("topic")?;
+    let run_id = match args.string("run_id")? {
+        Some(_) => args.run_id()?.to_string(),
+        None => deepr_session::state::new_run_id(topic),
+    };
+    let out = shared
+        .state_dir
+        .join("reports")
+        .join(&run_id)
+        .join("report.md");
+    let mut line: Vec<String> = Vec::new();
+    let mut flag = |name: &str, value: String| line.extend([name.to_string(), value]);
+    if let Some(corpus) = args.string("corpus")? {
+        flag(
+            "--corpus",
+            shared
+                .policy
+                .inside_roots("corpus", corpus)?
+                .display()
+                .to_string(),
+        );
+    }
+    if let Some(sources) = args.string("sources")? {
+        flag("--sources", sources.to_string());
+    }
+    if let Some(depth) = args.choice("depth", DEPTHS)? {
+        flag("--depth", depth.to_string());
+    }
+    if let Some(strategy) = args.choice("strategy", STRATEGIES)? {
+        flag("--strategy", strategy.to_string());
+    }
+    for format in args.choices("formats", FORMATS)? {
+        flag("--format", format.to_string());
+    }
+    flag("--run-id", run_id.clone());
+    flag("--out", out.display().to_string());
+    line.extend(budget_flags(shared, &args)?);
+    line.extend(["--".to_string(), topic.to_string()]);
+    let wait_s = args
+        .number("wait_s", 0.0, MAX_WAIT_S, false)?
+        .unwrap_or(0.0);
+    Ok(ResearchCall {
+        run_id,
+        line,
+        wait_s,
+    })
+}
+
+/// `research`: the call's arguments as a `deepr run` command line, checked and
+/// created like one, then run by a session of this server.
+pub fn research(shared: &Shared, map: &JsonObject) -> Result<Started, String> {
+    let ResearchCall {
+        run_id,
+        line,
+        wait_s,
+    } = research_call(shared, map)?;
+    let created = shared.host.create_run(&line)?;
+    let run = shared.runs.launch(
+        &run_id,
+        shared.state_dir.clone(),
+        Start::New(Box::new(created.record)),
+        created.options,
+    )?;
+    Ok(Started { run, wait_s })
+}
+
+/// A `resume_run` call read: the run and the budgets (capped) of its next session.
+pub struct ResumeCall {
+    pub run_id: String,
+    pub tokens: u64,
+    pub cost: f64,
+    pub max_time: Option<Duration>,
+    pub wait_s: f64,
+}
+
+/// Reads a `resume_run` call's arguments.
+pub fn resume_call(shared: &Shared, map: &JsonObject) -> Result<ResumeCall, String> {
+    let args = Arguments::new(
+        "resume_run",
+        map,
+        &["run_id", "max_tokens", "max_cost", "max_time", "wait_s"],
+    )?;
+    let run_id = args.run_id()?.to_string();
+    let (tokens, cost) = shared.policy.budgets(
+        args.positive_integer("max_tokens")?,
+        args.number("max_cost", 0.0, f64::MAX, true)?,
+    )?;
+    let max_time = args
+        .string("max_time")?
+        .map(|t| deepr_session::record::parse_duration("max_time", t))
+        .transpose()
+        .map_err(one_line)?;
+    let wait_s = args
+        .number("wait_s", 0.0, MAX_WAIT_S, false)?
+        .unwrap_or(0.0);
+    Ok(ResumeCall {
+        run_id,
+        tokens,
+        cost,
+        max_time,
+        wait_s,
+    })
+}
+
+/// `resume_run`: a stopped, cancelled, incomplete or killed run, continued from its
+/// checkpoints by a session of this server.
+pub fn resume(shared: &Shared, map: &JsonObject) -> Result<Started, String> {
+    let ResumeCall {
+        run_id,
+        tokens,
+        cost,
+        max_time,
+        wait_s,
+    } = resume_call(shared, map)?;
+    let run_id = run_id.as_str();
+    if shared.runs.executing(run_id) {
+        return Err(format!(
+            "resume_run: run {run_id} is executing in this server now; follow it with run_status"
+        ));
+    }
+    let dir = run_dir(&shared.state_dir, run_id);
+    let file = read_run_file(&dir).ok_or_else(|| {
+        format!(
+            "resume_run: no run {run_id} in {}; list_runs shows the runs",
+            shared.state_dir.display()
+        )
+    })?;
+    if file.state == RunState::Running {
+        if let Some(owner) =
+            read_owner(&dir).filter(|o| process_alive(o.pid) && o.pid != std::process::id())
+        {
+            return Err(format!(
+                "resume_run: run {run_id} is executing in process {}; wait for it or stop that process",
+                owner.pid
+            ));
+        }
+    }
+    let options = SessionOptions::unattended(Some(tokens), Some(cost), max_time);
+    let run = shared.runs.launch(
+        run_id,
+        shared.state_dir.clone(),
+        Start::Resume(run_id.to_string()),
+        options,
+    )?;
+    Ok(Started { run, wait_s })
+}
+
+/// `cancel_run`: stop a run this server executes, as Ctrl-C does, and wait (60 s at
+/// most) for its running steps to checkpoint.
+pub async fn cancel(shared: &Shared, map: &JsonObject) -> Result<Value, String> {
+    let args = Arguments::new("cancel_run", map, &["run_id"])?;
+    let run_id = args.run_id()?;
+    let run = shared
+        .runs
+        .get(run_id)
+        .filter(|run| run.ended().is_none())
+        .ok_or_else(|| {
+            format!("cancel_run: run {run_id} is not executing in this server; run_status shows its state")
+        })?;
+    run.stop.store(true, Ordering::SeqCst);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while run.ended().is_none() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Ok(status_of(shared, run_id))
+}
+
+/// `run_status`.
+pub fn status(shared: &Shared, map: &JsonObject) -> Result<Value, String> {
+    let args = Arguments::new("run_status", map, &["run_id"])?;
+    let run_id = args.run_id()?;
+    if shared.runs.get(run_id).is_none()
+        && !run_dir(&shared.state_dir, run_id).join("run.json").exists()
+    {
+        return Err(format!(
+            "run_status: no run {run_id} in {}; list_runs shows the runs",
+            shared.state_dir.display()
+        ));
+    }
+    Ok(status_of(shared, run_id))
+}
+
+/// A run's state: from this server's session if it has one, else from its run file.
+pub fn status_of(shared: &Shared, run_id: &str) -> Value {
+    let dir = run_dir(&shared.state_dir, run_id);
+    let file = read_run_file(&dir);
+    let (spent, _) = CallJournal::spent(&dir.join("calls.jsonl"));
+    let report = file
+        .as_ref()
+        .map(|f| f.record.out.clone())
+        .filter(|out| out.exists());
+    let mut status = json!({
+        "run_id": run_id,
+        "topic": file.as_ref().map(|f| f.record.topic.clone()),
+        "created": file.as_ref().map(|f| f.record.created),
+        "tokens_spent": spent,
+        "report": report.as_deref().map(Path::display).map(|p| p.to_string()),
+    });
+    let (state, detail) = match shared.runs.get(run_id) {
+        Some(run) => match run.ended() {
+            Some(ended) => {
+                status["exit_code"] = json!(ended.exit_code);
+                (ended.state.to_string(), ended.detail)
+            }
+            None => (
+                "running".to_string(),
+                "executing in this server; run_status again, or cancel_run".to_string(),
+            ),
+        },
+        None => stored_state(&dir, file.as_ref(), run_id),
+    };
+    if let Some(run) = shared.runs.get(run_id) {
+        status["progress"] = run.live_json();
+    }
+    status["state"] = json!(state);
+    status["resumable"] = json!(!matches!(state.as_str(), "finished" | "running" | "failed"));
+    status["detail"] = json!(detail);
+    status
+}
+
+/// The state a run file records, with a `running` run whose process is gone shown as
+/// killed.
+fn stored_state(
+    dir: &Path,
+    file: Option<&deepr_session::record::RunFile>,
+    run_id: &str,
+) -> (String, String) {
+    let resume = format!("resume it with resume_run {{\"run_id\": \"{run_id}\"}}");
+    match file {
+        None => (
+            "unknown".into(),
+            "no run.json: it was stopped before it started".into(),
+        ),
+        Some(file) => match file.state {
+            RunState::Running => match read_owner(dir) {
+                Some(owner) if process_alive(owner.pid) && owner.pid != std::process::id() => (
+                    "running".into(),
+                    format!("executing in process {}", owner.pid),
+                ),
+                _ => ("killed".into(), format!("its process is gone; {resume}")),
+            },
+            RunState::Finished => ("finished".into(), "the report is written".into()),
+            other => (
+                other.as_str().to_string(),
+                format!("{}; {resume}", file.note.clone().unwrap_or_default()),
+            ),
+        },
+    }
+}

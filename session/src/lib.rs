@@ -1,0 +1,135 @@
+//! A research session as a library: what every front end of deepr (the command line,
+//! the fleet worker, the bench, an MCP server) calls to run or resume a run.
+//!
+//! A session opens the run (its checkpoint store and record), reads the corpus, wires
+//! the providers ([`wiring`]), says what a resume will restore ([`lifecycle`]), runs
+//! the pipeline under the run's budgets and signals, and settles: it writes the
+//! reports ([`reports`]), remembers the run ([`memory`]) and ends in a [`SessionEnd`]
+//! that carries the [`Report`] it wrote. [`SessionEnd::exit_code`] is the one map from
+//! how a session ended to the command line's exit code.
+//!
+//! * [`record`]: the run record (every setting needed to continue a run), the fleet's
+//!   job, and the run's state files.
+//! * [`state`]: the state dir and run ids.
+//! * [`progress`]: progress lines and `--json` events.
+//! * [`output`]: the one place deepr writes to stdout and stderr.
+
+#[macro_use]
+pub mod output;
+pub mod embedder;
+pub mod lifecycle;
+pub mod memory;
+mod opened;
+pub mod options;
+pub mod outcome;
+pub mod progress;
+pub mod record;
+pub mod reports;
+pub mod signals;
+pub mod state;
+pub mod util;
+pub mod wiring;
+
+use deepr_evidence::report::Report;
+
+pub use lifecycle::{execute, session};
+pub use options::{SessionOptions, Start};
+
+/// A session that could not run: bad input (exit 2) or a failed run (exit 1).
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    /// Bad input: exit 2. The message says what was wrong and what to do.
+    #[error("{0}")]
+    Usage(String),
+    /// The run failed: exit 1.
+    #[error(transparent)]
+    Run(#[from] anyhow::Error),
+}
+
+/// A usage failure with its one-line message.
+pub fn usage(message: impl Into<String>) -> Failure {
+    Failure::Usage(message.into())
+}
+
+/// Why a run's report is incomplete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shortfall {
+    /// A budget (tokens, cost, time) stopped it.
+    Budget,
+    /// A provider stayed unavailable.
+    Unavailable,
+}
+
+/// How a session ended. Every ending but `Finished` resumes.
+#[derive(Debug)]
+pub enum SessionEnd {
+    /// The run finished; its report is written. With it, this session's wall time
+    /// against the DAG's lower bound (`None` when it restored nodes).
+    Finished(Box<Report>, Option<record::Efficiency>),
+    /// A budget or an unavailable provider stopped the run; the report written is
+    /// marked incomplete with `reason`.
+    Incomplete {
+        shortfall: Shortfall,
+        reason: String,
+        report: Box<Report>,
+    },
+    /// A provider refused the credentials: no report; fix the key and resume.
+    AuthRefused { provider: String, message: String },
+    /// Interrupted by a signal (or the fleet worker stopping): checkpoints are saved.
+    /// The code is the shell's `128 + signal` (130 for SIGINT, 143 for SIGTERM).
+    Interrupted(u8),
+    /// `--dry-run`: the resume plan was printed and nothing ran.
+    Planned,
+}
+
+/// Exit code of a run stopped by a budget, with an incomplete report (resumable).
+pub const EXIT_BUDGET: u8 = 4;
+/// Exit code of a run stopped because a provider stayed unavailable (resumable).
+pub const EXIT_UNAVAILABLE: u8 = 5;
+/// Exit code of a run stopped because a provider refused the credentials (resumable
+/// once the key is fixed).
+pub const EXIT_AUTH: u8 = 6;
+
+impl SessionEnd {
+    /// The command line's exit code for this ending.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::Finished(..) | Self::Planned => 0,
+            Self::Incomplete {
+                shortfall: Shortfall::Budget,
+                ..
+            } => EXIT_BUDGET,
+            Self::Incomplete {
+                shortfall: Shortfall::Unavailable,
+                ..
+            } => EXIT_UNAVAILABLE,
+            Self::AuthRefused { .. } => EXIT_AUTH,
+            Self::Interrupted(code) => *code,
+        }
+    }
+
+    /// The report the session wrote, if it wrote one.
+    pub fn report(&self) -> Option<&Report> {
+        match self {
+            Self::Finished(report, _) | Self::Incomplete { report, .. } => Some(report),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_ending_has_its_exit_code() {
+        assert_eq!(SessionEnd::Planned.exit_code(), 0);
+        assert_eq!(SessionEnd::Interrupted(143).exit_code(), 143);
+        let refused = SessionEnd::AuthRefused {
+            provider: "openai".into(),
+            message: "401".into(),
+        };
+        assert_eq!(refused.exit_code(), EXIT_AUTH);
+        assert!(refused.report().is_none());
+    }
+}

@@ -1,0 +1,269 @@
+//! One session of a run — the first (`deepr run`) or a later one (`deepr resume`).
+//!
+//! A session owns the run's lifecycle, one function per phase: open the run's
+//! checkpoint store (refusing, with the holder's pid, a run another process is
+//! executing) and record ([`crate::opened`]), [`read_corpus`], [`wire`] the providers
+//! ([`crate::wiring`]), [`plan`] (a resume prints what it restores), run the pipeline
+//! under Ctrl-C/SIGTERM and settle the outcome ([`crate::outcome`]), and have
+//! [`crate::reports`] write the report. It ends in a [`SessionEnd`]: finished, incomplete because a budget stopped it or because a
+//! provider stayed unavailable, no report because a provider refused the key or
+//! because it was interrupted. Every one of them resumes.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use anyhow::Context;
+use deepr_checkpoints::FileArchive;
+use deepr_orchestrator::executor::NoProgress;
+use deepr_orchestrator::{Budget, Executor, PlanAction, UsageLedger};
+use deepr_providers::CorpusIndex;
+use deepr_stages::{run_research, ResearchConfig, ResearchError};
+
+use crate::opened::{set_state, OpenRun};
+use crate::options::{SessionOptions, Start};
+use crate::record::RunState;
+use crate::wiring::{BudgetLimits, FleetLink, Wiring};
+use crate::{usage, Failure, SessionEnd};
+
+pub fn execute(
+    state_dir: &Path,
+    start: Start,
+    options: SessionOptions,
+) -> Result<SessionEnd, Failure> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(session(state_dir, start, options, None))
+}
+
+/// One session of a run; `fleet`: on a worker, with the fleet's store and journal.
+/// Open → read the corpus → wire → plan (a resume) → execute → settle.
+pub async fn session(
+    state_dir: &Path,
+    start: Start,
+    options: SessionOptions,
+    fleet: Option<FleetLink>,
+) -> Result<SessionEnd, Failure> {
+    // The tokenizer loads while the store, the corpus and the scout do their work.
+    let _warm = tokio::task::spawn_blocking(deepr_orchestrator::tokens::warm_up);
+    let run = crate::opened::open(state_dir, start, &options, fleet.as_ref()).await?;
+    let mut archive = FileArchive::open(state_dir).context("cannot open the text archive")?;
+    if let Some(link) = &fleet {
+        archive = archive.with_mirror(Arc::clone(&link.archive));
+    }
+    let archive = Arc::new(archive);
+    let corpus = read_corpus(state_dir, &run, &archive)?;
+    announce(state_dir, &run, &options);
+    let corpus = corpus.map(|(index, report)| {
+        say_corpus(&run, &report);
+        (index, crate::reports::corpus_files(&report))
+    });
+    let (index, corpus_files) = corpus.unzip();
+    let Wiring {
+        providers,
+        budget,
+        search_fingerprint,
+    } = wire(state_dir, &run, &options, &archive, index, fleet.as_ref())?;
+    let config = ResearchConfig {
+        topic: run.record.topic.clone(),
+        depth: run.record.depth,
+        strategy: run.record.strategy,
+        search_fingerprint,
+        io_concurrency: options.io_concurrency.unwrap_or(run.record.io_concurrency),
+        model_pool: run.record.model_pool,
+        corpus_files,
+    };
+    if !run.first && plan(&run, &config, &providers, &options).await {
+        return Ok(SessionEnd::Planned);
+    }
+    let executed = crate::outcome::execute_pipeline(
+        &run,
+        &config,
+        &providers,
+        budget,
+        &options,
+        fleet.as_ref(),
+    )
+    .await;
+    let settled = crate::outcome::settle(&run, executed.outcome, executed.signal)?;
+    let (result, completion, shortfall) = match settled {
+        crate::outcome::Settled::Ended(end) => return Ok(end),
+        crate::outcome::Settled::Report(result, completion, shortfall) => {
+            (result, completion, shortfall)
+        }
+    };
+    let report = crate::reports::write_reports(
+        state_dir,
+        &run.record,
+        &config,
+        &result,
+        &completion,
+        &executed.ledger,
+        archive.as_ref(),
+        executed.started,
+        &run.reporter,
+    )?;
+    Ok(crate::outcome::close(
+        state_dir,
+        &run,
+        report,
+        completion,
+        shortfall,
+        executed.efficiency,
+    ))
+}
+
+/// The run's corpus, indexed (unchanged files reused). A corpus that cannot be used is
+/// bad input: a new run's just-created folder goes (no other run is touched), a
+/// resumed run is marked failed.
+fn read_corpus(
+    state_dir: &Path,
+    run: &OpenRun,
+    archive: &Arc<FileArchive>,
+) -> Result<Option<(Arc<CorpusIndex>, deepr_providers::IndexReport)>, Failure> {
+    let Some(corpus) = &run.record.corpus else {
+        return Ok(None);
+    };
+    match CorpusIndex::open_with(corpus, state_dir, archive, run.record.follow_links) {
+        Ok((index, report)) => Ok(Some((Arc::new(index), report))),
+        Err(error) => {
+            if run.first {
+                let _ = std::fs::remove_dir_all(&run.dir);
+            } else {
+                set_state(
+                    &run.dir,
+                    &run.record,
+                    RunState::Failed,
+                    Some(error.to_string()),
+                );
+            }
+            Err(usage(error.to_string()))
+        }
+    }
+}
+
+/// The session's opening lines: notices, a close past run (a new run only), the run.
+fn announce(state_dir: &Path, run: &OpenRun, options: &SessionOptions) {
+    let record = &run.record;
+    for notice in &options.notices {
+        run.reporter.say(notice);
+    }
+    if run.first {
+        if let Some(past) =
+            crate::memory::close_to(state_dir, &record.topic).filter(|m| m.run_id != record.run_id)
+        {
+            run.reporter.say(&format!(
+                "deepr: a past run researched a close topic: {} ({}) — {}",
+                past.run_id,
+                crate::memory::day(&past.date),
+                past.report
+            ));
+        }
+    }
+    if options.json {
+        run.reporter.event(serde_json::json!({"event": "run", "run_id": record.run_id, "topic": record.topic, "resumed": !run.first}));
+    } else if !options.quiet {
+        errln!("deepr: run {} — {}", record.run_id, record.topic);
+    }
+}
+
+/// What indexing the corpus read, read in part and skipped.
+fn say_corpus(run: &OpenRun, report: &deepr_providers::IndexReport) {
+    let reporter = &run.reporter;
+    for (path, what) in &report.partial {
+        reporter.say(&format!("deepr: read in part {path}: {what}"));
+    }
+    let corpus = run.record.corpus.as_deref().unwrap_or(Path::new(""));
+    reporter.say(&format!(
+        "deepr: corpus {}: {} documents ({} indexed now, {} reused), {} skipped",
+        corpus.display(),
+        report.extracted.len() + report.reused.len(),
+        report.extracted.len(),
+        report.reused.len(),
+        report.skipped.len()
+    ));
+    for (path, why) in &report.skipped {
+        reporter.say(&format!("deepr: skipped {path}: {why}"));
+    }
+}
+
+/// The providers for this session. A resume that cannot be wired (its recorded model
+/// gone, say) is marked failed, not left "running" with no owner.
+fn wire(
+    state_dir: &Path,
+    run: &OpenRun,
+    options: &SessionOptions,
+    archive: &Arc<FileArchive>,
+    index: Option<Arc<CorpusIndex>>,
+    fleet: Option<&FleetLink>,
+) -> Result<Wiring, Failure> {
+    let limits = BudgetLimits {
+        max_tokens: options.max_tokens,
+        max_cost: options.max_cost,
+        max_time: options.max_time,
+    };
+    let shared = fleet.map(|link| crate::wiring::SharedCalls {
+        answers: Arc::clone(&link.answers),
+        calls: Arc::clone(&link.calls),
+        spent: link.spent,
+        rate: Arc::clone(&link.rate),
+    });
+    let wired = crate::wiring::wire(
+        &run.record,
+        state_dir,
+        &run.dir,
+        &limits,
+        archive,
+        index,
+        shared,
+    );
+    if let Err(failure) = &wired {
+        if !run.first && !options.dry_run {
+            let why = match failure {
+                Failure::Usage(message) => message.clone(),
+                Failure::Run(error) => format!("{error:#}"),
+            };
+            set_state(&run.dir, &run.record, RunState::Failed, Some(why));
+        }
+    }
+    wired
+}
+
+/// A resume says what it will restore, recompute (and why) or run — before spending.
+/// True when that is all it does (`--dry-run`).
+async fn plan(
+    run: &OpenRun,
+    config: &ResearchConfig,
+    providers: &deepr_stages::ResearchProviders,
+    options: &SessionOptions,
+) -> bool {
+    let plan = Arc::new(Mutex::new(Vec::new()));
+    let planner = Executor {
+        store: Arc::clone(&run.store),
+        ledger: Arc::new(UsageLedger::default()),
+        progress: Arc::new(NoProgress),
+        concurrency: run.concurrency,
+        stop: Arc::new(AtomicBool::new(false)),
+        budget: Budget::unlimited(),
+        plan: Some(Arc::clone(&plan)),
+        retry_degraded: options.retry_degraded,
+    };
+    let ends = match run_research(config, providers, &planner).await {
+        Err(ResearchError::PlanEnds(node)) => Some(node),
+        _ => None,
+    };
+    let steps = plan.lock().map(|s| s.clone()).unwrap_or_default();
+    crate::reports::print_plan(&run.reporter, &steps, ends.as_deref());
+    if options.dry_run && options.quiet {
+        // --dry-run's plan is its output, even with --quiet.
+        let restored = steps
+            .iter()
+            .filter(|s| s.action == PlanAction::Restore)
+            .count();
+        outln!("{restored} restored, {} to run", steps.len() - restored);
+    }
+    options.dry_run
+}

@@ -1,0 +1,262 @@
+//! Running a session's pipeline and settling how it ended: the executor under the
+//! run's budget and Ctrl-C/SIGTERM (or the fleet worker's stop flag), the efficiency
+//! record, the stop reason read into the run's state, and the [`SessionEnd`] once the
+//! report is written.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use deepr_orchestrator::{Budget, Executor, StopReason, Unfinished, UsageLedger};
+use deepr_stages::render::Completion;
+use deepr_stages::{run_research, ResearchConfig, ResearchError};
+
+use crate::opened::{set_state, set_state_labelled, OpenRun};
+use crate::options::SessionOptions;
+use crate::record::{now_secs, RunState};
+use crate::util::{utc_rfc3339, write_atomically};
+use crate::wiring::FleetLink;
+use crate::{Failure, SessionEnd, Shortfall};
+
+/// What running the pipeline left: its outcome, its spend, when it started and the
+/// signal that stopped it (0: none).
+pub(crate) struct Executed {
+    pub(crate) outcome: Result<deepr_stages::ResearchResult, ResearchError>,
+    pub(crate) ledger: Arc<UsageLedger>,
+    pub(crate) started: Instant,
+    pub(crate) signal: u8,
+    /// Wall time against the DAG's lower bound, when this session restored no node.
+    pub(crate) efficiency: Option<crate::record::Efficiency>,
+}
+
+/// Runs the pipeline under the run's budget and the session's stop flag, and records
+/// how close to its lower bound the wall time came.
+pub(crate) async fn execute_pipeline(
+    run: &OpenRun,
+    config: &ResearchConfig,
+    providers: &deepr_stages::ResearchProviders,
+    budget: Arc<Budget>,
+    options: &SessionOptions,
+    fleet: Option<&FleetLink>,
+) -> Executed {
+    let signalled = Arc::new(AtomicU8::new(0));
+    let stop = match (fleet, &options.stop) {
+        // The worker owns the signals (and stops every run it holds).
+        (Some(link), _) => Arc::clone(&link.stop),
+        // So does a front end that passed its own stop flag (the MCP server).
+        (None, Some(flag)) => Arc::clone(flag),
+        (None, None) => stop_on_signals(&run.record.run_id, &signalled),
+    };
+    let ledger = Arc::new(UsageLedger::default());
+    let executor = Executor {
+        store: Arc::clone(&run.store),
+        ledger: Arc::clone(&ledger),
+        progress: run.reporter.clone(),
+        concurrency: run.concurrency,
+        stop,
+        budget,
+        plan: None,
+        retry_degraded: options.retry_degraded,
+    };
+    let started = Instant::now();
+    let outcome = run_research(config, providers, &executor).await;
+    let pipeline_wall = started.elapsed().as_secs_f64();
+    run.reporter.finish();
+    let efficiency = write_efficiency(run, config, outcome.as_ref().ok(), pipeline_wall);
+    let mut signal = signalled.load(Ordering::SeqCst);
+    let worker_stopped = fleet.is_some_and(|link| link.stop.load(Ordering::SeqCst))
+        || options
+            .stop
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::SeqCst));
+    if signal == 0
+        && worker_stopped
+        && matches!(
+            &outcome,
+            Err(ResearchError::Stopped {
+                reason: StopReason::Interrupted,
+                ..
+            })
+        )
+    {
+        signal = 130;
+    }
+    Executed {
+        outcome,
+        ledger,
+        started,
+        signal,
+        efficiency,
+    }
+}
+
+/// First Ctrl-C / SIGTERM: stop starting work (running steps finish and are
+/// checkpointed). Second: exit at once — the store stays consistent because every
+/// checkpoint is one atomic batch. `signalled` keeps the exit code (130 or 143).
+fn stop_on_signals(run_id: &str, signalled: &Arc<AtomicU8>) -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (flag, code) = (Arc::clone(&stop), Arc::clone(signalled));
+    let run_id = run_id.to_string();
+    crate::signals::on_interrupt(
+        move |signal| {
+            code.store(signal, Ordering::SeqCst);
+            flag.store(true, Ordering::SeqCst);
+            errln!("\ndeepr: stopping — letting running steps finish and checkpoint (press Ctrl-C again to quit at once)");
+        },
+        move |_| errln!("\ndeepr: stopped at once. resume with: deepr resume {run_id}"),
+    );
+    stop
+}
+
+/// The bound covers the nodes this session ran; a session that restored some has no
+/// meaningful one (their calls happened before it started), so it writes none.
+/// Returns what it wrote, for the session's ending.
+fn write_efficiency(
+    run: &OpenRun,
+    config: &ResearchConfig,
+    result: Option<&deepr_stages::ResearchResult>,
+    pipeline_wall: f64,
+) -> Option<crate::record::Efficiency> {
+    let path = run.dir.join("efficiency.json");
+    let Some(result) = result.filter(|r| r.restored_nodes == 0) else {
+        let _ = std::fs::remove_file(path);
+        return None;
+    };
+    let efficiency = crate::reports::efficiency(
+        run.store.as_ref(),
+        run.concurrency,
+        config.io_concurrency,
+        pipeline_wall,
+        result.restored_nodes,
+    );
+    if let Ok(bytes) = serde_json::to_vec_pretty(&efficiency) {
+        let _ = write_atomically(&path, &bytes);
+    }
+    Some(efficiency)
+}
+
+/// What the pipeline's outcome leaves to do: write a report (complete, or incomplete
+/// for a reason), or nothing more (interrupted, credentials refused).
+pub(crate) enum Settled {
+    Report(
+        Box<deepr_stages::ResearchResult>,
+        Completion,
+        Option<Shortfall>,
+    ),
+    Ended(SessionEnd),
+}
+
+/// Settles the pipeline's outcome: the run's state, and what the session still writes.
+pub(crate) fn settle(
+    run: &OpenRun,
+    outcome: Result<deepr_stages::ResearchResult, ResearchError>,
+    signal: u8,
+) -> Result<Settled, Failure> {
+    let record = &run.record;
+    let (reason, partial) = match outcome {
+        Ok(result) => {
+            let complete = Completion {
+                complete: true,
+                incomplete_reason: None,
+            };
+            return Ok(Settled::Report(Box::new(result), complete, None));
+        }
+        Err(ResearchError::Stopped { reason, partial }) => (reason, partial),
+        Err(error) => {
+            set_state(&run.dir, record, RunState::Failed, Some(error.to_string()));
+            return Err(Failure::Run(
+                anyhow::Error::new(error).context("research run failed"),
+            ));
+        }
+    };
+    if signal != 0 {
+        set_state(
+            &run.dir,
+            record,
+            RunState::Interrupted,
+            Some("interrupted".into()),
+        );
+        errln!(
+            "deepr: interrupted; checkpoints are saved. resume with: deepr resume {}",
+            record.run_id
+        );
+        return Ok(Settled::Ended(SessionEnd::Interrupted(signal)));
+    }
+    let (why, shortfall) = match &reason {
+        StopReason::Unfinished(Unfinished::AuthFailed { provider, message }) => {
+            return Ok(Settled::Ended(refused(run, provider, message)));
+        }
+        StopReason::Unfinished(Unfinished::ProviderUnavailable { .. }) => (
+            format!("Stopped early: {reason}. Finished steps are kept; resume the run when the provider answers again (deepr resume {}) to finish the report.", record.run_id),
+            Shortfall::Unavailable,
+        ),
+        _ => (
+            format!("Stopped early: {reason}. Resume the run with a larger budget to finish the report."),
+            Shortfall::Budget,
+        ),
+    };
+    let incomplete = Completion {
+        complete: false,
+        incomplete_reason: Some(why),
+    };
+    Ok(Settled::Report(partial, incomplete, Some(shortfall)))
+}
+
+/// A provider refused the credentials: nothing works until the key is fixed, so no
+/// report is written and the finished steps are kept.
+fn refused(run: &OpenRun, provider: &str, message: &str) -> SessionEnd {
+    let var = crate::wiring::key_variable(provider);
+    set_state_labelled(
+        &run.dir,
+        &run.record,
+        RunState::Failed,
+        Some(format!("{provider} refused the credentials: {message}")),
+        Some("auth"),
+    );
+    errln!(
+        "deepr: {provider} refused the credentials in {var} ({message}); finished steps are kept. Fix {var}, then: deepr resume {}",
+        run.record.run_id
+    );
+    SessionEnd::AuthRefused {
+        provider: provider.to_string(),
+        message: message.to_string(),
+    }
+}
+
+/// The session's end once its report is written: a finished run is remembered.
+pub(crate) fn close(
+    state_dir: &Path,
+    run: &OpenRun,
+    report: deepr_evidence::report::Report,
+    completion: Completion,
+    shortfall: Option<Shortfall>,
+    efficiency: Option<crate::record::Efficiency>,
+) -> SessionEnd {
+    let record = &run.record;
+    if completion.complete {
+        crate::memory::remember(state_dir, &report, &record.out, utc_rfc3339(now_secs()));
+        set_state(&run.dir, record, RunState::Finished, None);
+        return SessionEnd::Finished(Box::new(report), efficiency);
+    }
+    let reason = completion.incomplete_reason.unwrap_or_default();
+    let shortfall = shortfall.unwrap_or(Shortfall::Budget);
+    if shortfall == Shortfall::Unavailable {
+        set_state_labelled(
+            &run.dir,
+            record,
+            RunState::Incomplete,
+            Some(reason.clone()),
+            Some("provider unavailable"),
+        );
+        errln!("deepr: {reason} The report is marked incomplete.");
+    } else {
+        set_state(&run.dir, record, RunState::Incomplete, Some(reason.clone()));
+        errln!("deepr: {reason} The report is marked incomplete. resume with: deepr resume {} --max-tokens N", record.run_id);
+    }
+    SessionEnd::Incomplete {
+        shortfall,
+        reason,
+        report: Box::new(report),
+    }
+}

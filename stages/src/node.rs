@@ -1,0 +1,84 @@
+//! What a stage's node builder needs: the run's settings and providers
+//! ([`PipelineContext`]), and the helpers that turn a stage call into a DAG node
+//! ([`spec`], [`read`], [`finish`]). Each stage module exports its own builders, its
+//! key material beside its `STAGE_VERSION`; `pipeline.rs` keeps only the shape of
+//! the phases.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use deepr_orchestrator::executor::NodeResult;
+use deepr_orchestrator::{LedgerEntry, NodeContext, NodeSpec};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::research::{Depth, ResearchConfig, ResearchProviders, Strategy};
+
+/// The run as every node builder sees it.
+#[derive(Clone)]
+pub struct PipelineContext {
+    pub providers: ResearchProviders,
+    pub topic: String,
+    pub depth: Depth,
+    pub strategy: Strategy,
+    /// The search providers' names (key material of the steps that search).
+    pub search_names: Vec<String>,
+    /// What the search providers search (the corpus index's content hash).
+    pub search_fingerprint: String,
+    /// Independent calls one step keeps in flight.
+    pub io: usize,
+    /// Candidates a model extractor reads per subquestion.
+    pub model_pool: usize,
+}
+
+impl PipelineContext {
+    pub fn new(config: &ResearchConfig, providers: &ResearchProviders) -> Self {
+        Self {
+            providers: providers.clone(),
+            topic: config.topic.clone(),
+            depth: config.depth,
+            strategy: config.strategy,
+            search_names: providers.search.iter().map(|p| p.name()).collect(),
+            search_fingerprint: config.search_fingerprint.clone(),
+            io: config.io_concurrency,
+            model_pool: config.model_pool,
+        }
+    }
+}
+
+/// A node and the nodes it depends on.
+pub type Node = (NodeSpec, Vec<String>);
+
+/// A dependency's output, typed.
+pub fn read<T: DeserializeOwned>(
+    inputs: &BTreeMap<String, Arc<Value>>,
+    id: &str,
+) -> Result<T, String> {
+    let value = inputs
+        .get(id)
+        .ok_or_else(|| format!("missing input {id}"))?;
+    serde_json::from_value(Value::clone(value)).map_err(|e| format!("input {id} unreadable: {e}"))
+}
+
+/// A stage's output and its model calls as a node result.
+pub fn finish<T: Serialize>(output: T, calls: Vec<LedgerEntry>) -> Result<NodeResult, String> {
+    Ok(NodeResult {
+        output: serde_json::to_value(output).map_err(|e| e.to_string())?,
+        calls,
+    })
+}
+
+/// A node: its id, its stage, its key material and what it runs.
+pub fn spec<F, Fut>(id: String, stage: &str, key_material: Value, f: F) -> NodeSpec
+where
+    F: FnOnce(NodeContext) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<NodeResult, String>> + Send + 'static,
+{
+    NodeSpec {
+        id,
+        stage: stage.to_string(),
+        key_material,
+        run: Box::new(move |ctx| Box::pin(f(ctx))),
+    }
+}
