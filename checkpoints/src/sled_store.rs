@@ -6,8 +6,10 @@
 //! loses most writes on `kill -9`.
 
 use std::path::Path;
+use std::time::Duration;
 
 use async_trait::async_trait;
+use backon::{ConstantBuilder, Retryable};
 use deepr_orchestrator::store::{CheckpointStore, NodeRecord, StoreError};
 use serde_json::Value;
 
@@ -16,20 +18,37 @@ pub const SCHEMA_VERSION: &str = "deepr.checkpoints.v1";
 
 /// sled's page cache: small, since a run's checkpoints are a few MB.
 const CACHE_BYTES: u64 = 16 * 1024 * 1024;
+/// How long a lock is waited for: a store closed a moment ago in this process (a
+/// session that just ended, before its resume) keeps its file lock until sled's
+/// background flusher lets go, within one flush interval (500 ms). A lock held longer
+/// belongs to a live run and is reported as [`StoreError::Locked`].
+const LOCK_WAIT_TRIES: usize = 15;
+const LOCK_WAIT_STEP: Duration = Duration::from_millis(100);
 
 pub struct SledStore {
     db: sled::Db,
 }
 
 impl SledStore {
-    /// Open or create the store at `path`, checking its schema version.
+    /// Open or create the store at `path`, checking its schema version; a held lock is
+    /// waited for up to 1.5 s before it is reported as [`StoreError::Locked`].
     pub async fn open(path: &Path) -> Result<Self, StoreError> {
-        let db = sled::Config::new()
-            .path(path)
-            .cache_capacity(CACHE_BYTES)
-            .mode(sled::Mode::LowSpace)
-            .open()
-            .map_err(|e| classify(&e))?;
+        let open = || async {
+            sled::Config::new()
+                .path(path)
+                .cache_capacity(CACHE_BYTES)
+                .mode(sled::Mode::LowSpace)
+                .open()
+                .map_err(|e| classify(&e))
+        };
+        let db = open
+            .retry(
+                ConstantBuilder::default()
+                    .with_delay(LOCK_WAIT_STEP)
+                    .with_max_times(LOCK_WAIT_TRIES),
+            )
+            .when(|e| matches!(e, StoreError::Locked(_)))
+            .await?;
         match db.get("schema_version").map_err(|e| classify(&e))? {
             Some(found) if found.as_ref() != SCHEMA_VERSION.as_bytes() => {
                 return Err(StoreError::Schema {
