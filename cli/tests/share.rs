@@ -229,6 +229,27 @@ fn the_share_is_read_in_every_format_and_its_facts_are_benched() {
         coverage >= COVERAGE_FLOOR,
         "coverage {coverage} fell below {COVERAGE_FLOOR}: {checkpoints:#?}"
     );
+    // Every missing value says where the run lost it, and the stages are the run's own:
+    // the planted facts are all in the corpus's text, so none is "unread".
+    let mut lost = 0;
+    for row in checkpoints {
+        let missing = row["missing"].as_array().expect("missing");
+        let traced = row["lost"].as_array().map_or(0, Vec::len);
+        assert_eq!(traced, missing.len(), "{row}");
+        for entry in row["lost"].as_array().into_iter().flatten() {
+            assert_ne!(entry[1], "unread", "{row}");
+            lost += 1;
+        }
+    }
+    assert!(
+        lost > 0,
+        "the offline run misses some facts: the trail is exercised"
+    );
+    let markdown = std::fs::read_to_string(out.join("bench.md")).expect("bench.md");
+    assert!(
+        markdown.contains("Missing values by the furthest stage that held them"),
+        "{markdown}"
+    );
 }
 
 /// The offline coverage measured when this test was written, less a margin: a change

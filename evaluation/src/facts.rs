@@ -17,6 +17,8 @@ use deepr_stages::Strategy;
 
 use deepr_session::{usage, Failure};
 
+use crate::trail::{Reach, Trail};
+
 /// The checkpoint file.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -62,6 +64,10 @@ pub struct FactRow {
     pub stale_stated: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Each missing value with the furthest stage of the run that held it
+    /// (`crate::trail`); empty when the run's checkpoints could not be read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lost: Vec<(String, Reach)>,
 }
 
 /// One strategy's fact coverage.
@@ -135,13 +141,13 @@ pub fn prose_of(report: &Report) -> String {
     prose
 }
 
-fn folded(text: &str) -> String {
+pub(crate) fn folded(text: &str) -> String {
     deepr_evidence::normalise(text).to_lowercase()
 }
 
 /// Whether folded `prose` states folded `value` as a whole: not inside a longer number
 /// or word ("38%" is not stated by "138%", "$48M" not by "$148M").
-fn states(prose: &str, value: &str) -> bool {
+pub(crate) fn states(prose: &str, value: &str) -> bool {
     let part_of = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
     prose.match_indices(value).any(|(at, _)| {
         let before = prose[..at].chars().next_back();
@@ -155,8 +161,14 @@ fn states(prose: &str, value: &str) -> bool {
     })
 }
 
-/// Every checkpoint of `facts` against one report's prose.
-pub fn score(facts: &FactsFile, strategy: &str, prose: &str) -> Vec<FactRow> {
+/// Every checkpoint of `facts` against one report's prose; with the run's `trail`, each
+/// missing value says where it was lost.
+pub fn score(
+    facts: &FactsFile,
+    strategy: &str,
+    prose: &str,
+    trail: Option<&Trail>,
+) -> Vec<FactRow> {
     let prose = folded(prose);
     facts
         .checkpoints
@@ -185,6 +197,9 @@ pub fn score(facts: &FactsFile, strategy: &str, prose: &str) -> Vec<FactRow> {
                 id: checkpoint.id.clone(),
                 statement: checkpoint.statement.clone(),
                 outcome: outcome.to_string(),
+                lost: trail
+                    .map(|t| missing.iter().map(|v| (v.clone(), t.reach(v))).collect())
+                    .unwrap_or_default(),
                 found,
                 missing,
                 stale_stated,
@@ -215,11 +230,13 @@ pub fn summarise(strategy: &str, rows: &[FactRow], words: usize) -> FactsSummary
 }
 
 /// Each strategy's report (`reports/t01-<strategy>.json` under `out_dir`) scored
-/// against `facts`: the summaries and every checkpoint's row.
+/// against `facts`: the summaries and every checkpoint's row. `trail_of` reads a
+/// strategy's run trail (`None`: where values were lost is not reported).
 pub fn facts_table(
     facts: &FactsFile,
     strategies: &[Strategy],
     out_dir: &Path,
+    trail_of: &dyn Fn(Strategy) -> Option<Trail>,
 ) -> Result<(Vec<FactsSummary>, Vec<FactRow>), Failure> {
     let mut summaries = Vec::new();
     let mut all_rows = Vec::new();
@@ -230,7 +247,8 @@ pub fn facts_table(
         let bytes = std::fs::read(&path).map_err(|e| Failure::Run(e.into()))?;
         let report: Report = serde_json::from_slice(&bytes).map_err(|e| Failure::Run(e.into()))?;
         let prose = prose_of(&report);
-        let rows = score(facts, strategy.as_str(), &prose);
+        let trail = trail_of(*strategy);
+        let rows = score(facts, strategy.as_str(), &prose, trail.as_ref());
         summaries.push(summarise(
             strategy.as_str(),
             &rows,
@@ -257,7 +275,7 @@ pub fn facts_markdown(summaries: &[FactsSummary], rows: &[FactRow]) -> String {
         ));
     }
     out.push_str(
-        "\n| strategy | checkpoint | outcome | missing | stale stated |\n|---|---|---|---|---|\n",
+        "\n| strategy | checkpoint | outcome | missing (where it was lost) | stale stated |\n|---|---|---|---|---|\n",
     );
     for row in rows {
         out.push_str(&format!(
@@ -265,9 +283,60 @@ pub fn facts_markdown(summaries: &[FactsSummary], rows: &[FactRow]) -> String {
             row.strategy,
             row.id,
             row.outcome,
-            row.missing.join(", ").replace('|', "/"),
+            missing_cell(row).replace('|', "/"),
             row.stale_stated.join(", ").replace('|', "/")
         ));
+    }
+    out.push_str(&lost_summary(rows));
+    out
+}
+
+/// A row's missing values, each with where it was lost when that is known.
+fn missing_cell(row: &FactRow) -> String {
+    row.missing
+        .iter()
+        .map(|v| match row.lost.iter().find(|(l, _)| l == v) {
+            Some((_, reach)) => format!("{v} ({})", reach.as_str()),
+            None => v.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// How many missing values were lost at each stage, per strategy: which part of the
+/// pipeline to improve for this share.
+fn lost_summary(rows: &[FactRow]) -> String {
+    let mut counts: std::collections::BTreeMap<(&str, Reach), usize> = Default::default();
+    let mut unknown: std::collections::BTreeMap<&str, usize> = Default::default();
+    for row in rows {
+        for value in &row.missing {
+            match row.lost.iter().find(|(l, _)| l == value) {
+                Some((_, reach)) => {
+                    *counts.entry((row.strategy.as_str(), *reach)).or_default() += 1
+                }
+                None => *unknown.entry(row.strategy.as_str()).or_default() += 1,
+            }
+        }
+    }
+    if counts.is_empty() && unknown.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\nMissing values by the furthest stage that held them:\n\n");
+    let strategies: BTreeSet<&str> = rows.iter().map(|r| r.strategy.as_str()).collect();
+    for strategy in strategies {
+        let mut parts: Vec<String> = counts
+            .iter()
+            .filter(|((s, _), _)| *s == strategy)
+            .map(|((_, reach), n)| format!("{n} {}", reach.as_str()))
+            .collect();
+        if let Some(n) = unknown.get(strategy) {
+            parts.push(format!(
+                "{n} not traced (the run's checkpoints could not be read)"
+            ));
+        }
+        if !parts.is_empty() {
+            out.push_str(&format!("- {strategy}: {}\n", parts.join("; ")));
+        }
     }
     out
 }
@@ -297,7 +366,7 @@ values = ["$48M", "Northgate Capital", "October 2025"]
     fn coverage_counts_correct_partial_and_stale() {
         let facts = parse_facts(FILE).unwrap();
         let prose = "Revenue reached $14.2m in the quarter, after a flash of $13.6M.\nThe Series C raised $48M from NORTHGATE  capital.";
-        let rows = score(&facts, "linear", prose);
+        let rows = score(&facts, "linear", prose, None);
         let outcomes: Vec<&str> = rows.iter().map(|r| r.outcome.as_str()).collect();
         assert_eq!(outcomes, ["partial", "missed", "partial"]);
         assert_eq!(rows[0].stale_stated, ["$13.6M"]);
@@ -311,6 +380,7 @@ values = ["$48M", "Northgate Capital", "October 2025"]
             &facts,
             "linear",
             "$14.2M up 38%; 3,412 robots; $48M Northgate Capital October 2025",
+            None,
         );
         assert_eq!(summarise("linear", &all, 9).coverage, 1.0);
     }

@@ -1,7 +1,7 @@
 //! Measuring research reports, for `deepr bench`: one row per run from its report
 //! (`rows`), fact coverage against a facts file (`facts`), answer recall beside BM25
 //! sentence-retrieval baselines at the same budget (`qa`), on-topic and repeated quotes
-//! (`quality`), and the bench's files — bench.json, bench.md, bench.svg (`table`).
+//! (`quality`), where each fact a report missed was lost (`trail`), and the bench's files — bench.json, bench.md, bench.svg (`table`).
 //! Nothing here runs research: the bench command runs its cells as sessions
 //! (`deepr_session`) and hands their reports here.
 
@@ -11,6 +11,7 @@ pub mod qa_table;
 pub mod quality;
 pub mod rows;
 pub mod table;
+pub mod trail;
 
 use serde::{Deserialize, Serialize};
 

@@ -140,7 +140,19 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
     }
     let qa_rows = qa_table.map(|t| t.rows);
     let fact_rows = match &fact_file {
-        Some(file) => Some(facts::facts_table(file, &strategies, &out_dir)?),
+        Some(file) => {
+            let corpus_only: Vec<_> = texts.iter().map(|(_, t)| t.clone()).collect();
+            let archive = FileArchive::open(&state_dir).map_err(|e| Failure::Run(e.into()))?;
+            let trail_of = |strategy: Strategy| {
+                let run_id = format!("t01-{}", strategy.as_str());
+                deepr_evaluation::trail::read_trail(&state_dir, &run_id, &corpus_only, &archive)
+                    .map_err(|e| {
+                        errln!("bench: where {run_id}'s missing facts were lost is not traced: {e}")
+                    })
+                    .ok()
+            };
+            Some(facts::facts_table(file, &strategies, &out_dir, &trail_of)?)
+        }
         None => None,
     };
     let table = write_bench_files(
