@@ -18,6 +18,7 @@ use deepr_stages::Strategy;
 use deepr_session::{usage, Failure};
 
 use crate::trail::{Reach, Trail};
+use crate::values::{folded, states};
 
 /// The checkpoint file.
 #[derive(Clone, Debug, Deserialize)]
@@ -139,26 +140,6 @@ pub fn prose_of(report: &Report) -> String {
         }
     }
     prose
-}
-
-pub(crate) fn folded(text: &str) -> String {
-    deepr_evidence::normalise(text).to_lowercase()
-}
-
-/// Whether folded `prose` states folded `value` as a whole: not inside a longer number
-/// or word ("38%" is not stated by "138%", "$48M" not by "$148M").
-pub(crate) fn states(prose: &str, value: &str) -> bool {
-    let part_of = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
-    prose.match_indices(value).any(|(at, _)| {
-        let before = prose[..at].chars().next_back();
-        let after = prose[at + value.len()..].chars().next();
-        let joins_before = value.starts_with(|c: char| c.is_alphanumeric()) && part_of(before);
-        let joins_after = value.ends_with(|c: char| c.is_alphanumeric()) && part_of(after);
-        let decimal_after = value.ends_with(|c: char| c.is_ascii_digit())
-            && after == Some('.')
-            && prose[at + value.len() + 1..].starts_with(|c: char| c.is_ascii_digit());
-        !joins_before && !joins_after && !decimal_after
-    })
 }
 
 /// Every checkpoint of `facts` against one report's prose; with the run's `trail`, each

@@ -12,6 +12,7 @@ pub mod quality;
 pub mod rows;
 pub mod table;
 pub mod trail;
+mod values;
 
 use serde::{Deserialize, Serialize};
 

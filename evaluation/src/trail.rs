@@ -61,7 +61,7 @@ impl Trail {
     ) -> Self {
         let join = |texts: &mut dyn Iterator<Item = &'t str>| {
             texts
-                .map(crate::facts::folded)
+                .map(crate::values::folded)
                 .collect::<Vec<_>>()
                 .join("\n\n")
         };
@@ -75,8 +75,8 @@ impl Trail {
 
     /// The furthest stage whose texts state `value` (compared as the prose is).
     pub fn reach(&self, value: &str) -> Reach {
-        let value = crate::facts::folded(value);
-        let holds = |text: &str| crate::facts::states(text, &value);
+        let value = crate::values::folded(value);
+        let holds = |text: &str| crate::values::states(text, &value);
         if holds(&self.claimed) {
             Reach::Claimed
         } else if holds(&self.ranked) {

@@ -319,7 +319,7 @@ pub fn json_rows(report: &Report) -> Vec<CitationCheck> {
     rows
 }
 
-/// Footnotes `[^N]: "QUOTE" — LOCATOR` of a markdown report, with the first line that
+/// Footnotes `[^N]: "QUOTE" — LOCATOR` of a markdown report, with the sentence that first
 /// cites each as its claim.
 pub fn markdown_rows(markdown: &str) -> Vec<CitationCheck> {
     let mut rows = Vec::new();
@@ -340,14 +340,7 @@ pub fn markdown_rows(markdown: &str) -> Vec<CitationCheck> {
         let claim = markdown
             .lines()
             .find(|l| l.contains(&marker) && !l.starts_with("[^"))
-            .map(|l| {
-                l.trim_start_matches(['-', ' ', '*'])
-                    .split("[^")
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .to_string()
-            })
+            .map(|l| citing_sentence(l, &marker))
             .unwrap_or_default();
         rows.push(CitationCheck {
             row: rows.len() + 1,
@@ -363,9 +356,60 @@ pub fn markdown_rows(markdown: &str) -> Vec<CitationCheck> {
     rows
 }
 
+/// The sentence of `line` that `marker` (`[^7]`) closes: the text after the markers
+/// that close the sentence before it, up to this marker and those just before it
+/// (`… commits.[^6][^7]`). A report's sentences end with their footnote markers.
+fn citing_sentence(line: &str, marker: &str) -> String {
+    let Some(at) = line.find(marker) else {
+        return String::new();
+    };
+    let mut before = line[..at].trim_end();
+    // The markers right before this one belong to the same sentence.
+    while before.ends_with(']') {
+        match before.rfind("[^") {
+            Some(open) if is_marker(&before[open..]) => before = before[..open].trim_end(),
+            _ => break,
+        }
+    }
+    // The sentence starts after the last marker before it.
+    let start = before.rfind("[^").map_or(0, |open| {
+        before[open..]
+            .find(']')
+            .map_or(open, |close| open + close + 1)
+    });
+    before[start..]
+        .trim_start_matches(['-', ' ', '*'])
+        .trim()
+        .to_string()
+}
+
+/// Whether `text` is one footnote marker, `[^` digits `]`.
+fn is_marker(text: &str) -> bool {
+    text.strip_prefix("[^")
+        .and_then(|t| t.strip_suffix(']'))
+        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_footnote_shows_the_sentence_it_closes() {
+        let line = "- A one.[^1] B two.[^2][^3] C three, with [brackets].[^4]";
+        assert_eq!(citing_sentence(line, "[^1]"), "A one.");
+        assert_eq!(citing_sentence(line, "[^2]"), "B two.");
+        assert_eq!(citing_sentence(line, "[^3]"), "B two.");
+        assert_eq!(citing_sentence(line, "[^4]"), "C three, with [brackets].");
+        assert_eq!(citing_sentence(line, "[^9]"), "");
+        let markdown =
+            "Intro.[^1] Second claim.[^2]\n\n[^1]: \"Intro\" — a.md\n[^2]: \"Second\" — b.md\n";
+        let claims: Vec<String> = markdown_rows(markdown)
+            .into_iter()
+            .map(|r| r.claim)
+            .collect();
+        assert_eq!(claims, ["Intro.", "Second claim."]);
+    }
 
     fn citation(quote: &str) -> CitationCheck {
         CitationCheck {
