@@ -98,6 +98,14 @@ pub struct SearchHit {
     pub snippet: String,
 }
 
+impl SearchHit {
+    /// Whether the hit is a web page (fetched over the network), not a document of a
+    /// local corpus (read from the archive).
+    pub fn is_web(&self) -> bool {
+        self.locator.starts_with("http://") || self.locator.starts_with("https://")
+    }
+}
+
 /// The outcome of one search call: a status and zero or more hits.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SearchOutcome {

@@ -384,11 +384,7 @@ pub fn node(
         _ => scores.to_vec(),
     };
     // Who reads the candidates decides how many: see `candidates_for`.
-    let model_reads = !cx
-        .providers
-        .cheap
-        .model_id_for("extract")
-        .starts_with("offline:");
+    let model_reads = cx.model_extracts();
     let pool = cx.model_pool;
     let prompt = match free {
         true => &cx.providers.prompts.extract_free,

@@ -6,24 +6,50 @@ use deepr_orchestrator::clock::Clock;
 use deepr_orchestrator::{Fetcher, LedgerEntry};
 
 use crate::concurrent::in_order;
-use crate::types::{FetchFailure, FetchOut, RetrieveOut};
+use crate::types::{FetchFailure, FetchOut, FusedHit, RetrieveOut};
 
 /// 2: documents carry the outline their reader found (status, headings, places).
 pub const STAGE_VERSION: u32 = 2;
 /// Documents fetched per subquestion.
 pub const DOCS_PER_SUBQUESTION: usize = 8;
+/// Documents a subquestion reads when a model extracts: the top
+/// [`DOCS_PER_SUBQUESTION`] hits, then further local-corpus hits up to this many. A
+/// model is shown a larger candidate pool, which needs documents to fill it, and a
+/// corpus document costs no request (web pages stay at [`DOCS_PER_SUBQUESTION`]).
+/// Measured with a capable model on the second share (quick): values whose document
+/// was never fetched 11 → 5, fact coverage 38 → 45 %, tokens +3 %. The heuristic
+/// extractor keeps [`DOCS_PER_SUBQUESTION`]: more documents only add rivals to its
+/// partitioned pool (both shares, three depths: 1.96 → 1.90 summed coverage).
+pub const MODEL_DOCS_PER_SUBQUESTION: usize = 16;
 
-/// Fetch the top fused hits, at most `io_concurrency` at once (the fetcher's own
-/// per-host rate limits and global cap still apply inside each call). Documents and
-/// failures are merged in rank order, whatever order the fetches finish in.
+/// The hits a subquestion reads: the top `DOCS_PER_SUBQUESTION`, then (`wider`: a model
+/// extracts) local documents after them up to `MODEL_DOCS_PER_SUBQUESTION` in all.
+pub fn chosen(hits: &[FusedHit], wider: bool) -> Vec<&FusedHit> {
+    let mut out: Vec<&FusedHit> = hits.iter().take(DOCS_PER_SUBQUESTION).collect();
+    if wider {
+        out.extend(
+            hits.iter()
+                .skip(DOCS_PER_SUBQUESTION)
+                .filter(|h| !h.hit.is_web())
+                .take(MODEL_DOCS_PER_SUBQUESTION.saturating_sub(DOCS_PER_SUBQUESTION)),
+        );
+    }
+    out
+}
+
+/// Fetch the chosen hits (`wider`: see [`chosen`]), at most `io_concurrency` at once
+/// (the fetcher's own per-host rate limits and global cap still apply inside each
+/// call). Documents and failures are merged in rank order, whatever order the fetches
+/// finish in.
 pub async fn run(
     node_id: &str,
     retrieved: &RetrieveOut,
+    wider: bool,
     fetcher: &dyn Fetcher,
     io_concurrency: usize,
     clock: &dyn Clock,
 ) -> (FetchOut, Vec<LedgerEntry>) {
-    let top = retrieved.hits.iter().take(DOCS_PER_SUBQUESTION);
+    let top = chosen(&retrieved.hits, wider).into_iter();
     let calls = top
         .map(|fused| async move {
             let started = clock.now();
@@ -64,7 +90,12 @@ pub fn node(cx: &crate::node::PipelineContext, round: u32, subquestion: &str) ->
     use crate::research::node_id;
     let (p, io) = (cx.providers.clone(), cx.io);
     let rt = node_id::step(round, subquestion, "retrieve");
-    let key = serde_json::json!({"v": STAGE_VERSION, "docs": DOCS_PER_SUBQUESTION});
+    let wider = cx.model_extracts();
+    // The offline run's key is unchanged; a model-read run's names its wider reading.
+    let mut key = serde_json::json!({"v": STAGE_VERSION, "docs": DOCS_PER_SUBQUESTION});
+    if wider {
+        key["local_docs"] = serde_json::json!(MODEL_DOCS_PER_SUBQUESTION);
+    }
     let input = rt.clone();
     let node = spec(
         node_id::step(round, subquestion, "fetch"),
@@ -75,6 +106,7 @@ pub fn node(cx: &crate::node::PipelineContext, round: u32, subquestion: &str) ->
             let (out, calls) = run(
                 &ctx.node_id,
                 &retrieved,
+                wider,
                 p.fetcher.as_ref(),
                 io,
                 p.clock.as_ref(),
@@ -168,7 +200,8 @@ mod tests {
         let clock = Arc::new(VirtualClock::new());
         let fetcher = slow("doc3", Arc::clone(&clock));
         let started = clock.now();
-        let (parallel, calls) = clock.run(run("n", &retrieved(10), &fetcher, 8, clock.as_ref()));
+        let (parallel, calls) =
+            clock.run(run("n", &retrieved(10), false, &fetcher, 8, clock.as_ref()));
         let elapsed = clock.now() - started;
         let latencies: Vec<Duration> = (0..DOCS_PER_SUBQUESTION).map(latency_of).collect();
         let slowest = latencies.iter().copied().max().unwrap_or_default();
@@ -183,7 +216,8 @@ mod tests {
         );
 
         let started = clock.now();
-        let (sequential, _) = clock.run(run("n", &retrieved(10), &fetcher, 1, clock.as_ref()));
+        let (sequential, _) =
+            clock.run(run("n", &retrieved(10), false, &fetcher, 1, clock.as_ref()));
         assert_eq!(clock.now() - started, sum, "one at a time costs the sum");
         // Same documents, failures and order either way: rank order, not finish order.
         assert_eq!(parallel, sequential);
@@ -198,5 +232,31 @@ mod tests {
         );
         assert_eq!(parallel.failures.len(), 1);
         assert_eq!(parallel.failures[0].status, "unreachable");
+    }
+
+    #[test]
+    fn a_model_reads_more_corpus_documents_never_more_web_pages() {
+        let mut hits = retrieved(24).hits;
+        // Hits 10 and 11 are web pages.
+        for hit in &mut hits[10..12] {
+            hit.hit.locator = format!("https://example.org/{}", hit.hit.doc_key);
+        }
+        let keys = |wider| -> Vec<String> {
+            chosen(&hits, wider)
+                .iter()
+                .map(|h| h.hit.doc_key.clone())
+                .collect()
+        };
+        let heuristic = keys(false);
+        assert_eq!(heuristic.len(), DOCS_PER_SUBQUESTION);
+        assert_eq!(heuristic.last().map(String::as_str), Some("doc7"));
+        let model = keys(true);
+        assert_eq!(model.len(), MODEL_DOCS_PER_SUBQUESTION);
+        assert_eq!(model[..DOCS_PER_SUBQUESTION], heuristic[..]);
+        assert!(!model.contains(&"doc10".to_string()) && !model.contains(&"doc11".to_string()));
+        assert_eq!(model.last().map(String::as_str), Some("doc17"));
+        // Fewer hits than either limit: all of them, in rank order.
+        let few = &hits[..5];
+        assert_eq!(chosen(few, true).len(), 5);
     }
 }

@@ -45,6 +45,16 @@ impl PipelineContext {
             model_pool: config.model_pool,
         }
     }
+
+    /// Whether a model (not the offline heuristic) extracts claims: it reads a larger
+    /// pool of candidates, from more documents.
+    pub fn model_extracts(&self) -> bool {
+        !self
+            .providers
+            .cheap
+            .model_id_for("extract")
+            .starts_with("offline:")
+    }
 }
 
 /// A node and the nodes it depends on.

@@ -16,8 +16,11 @@ pub struct RoutingFetcher {
 #[async_trait]
 impl Fetcher for RoutingFetcher {
     async fn fetch(&self, hit: &SearchHit) -> FetchOutcome {
-        let is_url = hit.locator.starts_with("http://") || hit.locator.starts_with("https://");
-        let target = if is_url { &self.web } else { &self.corpus };
+        let target = if hit.is_web() {
+            &self.web
+        } else {
+            &self.corpus
+        };
         match target {
             Some(fetcher) => fetcher.fetch(hit).await,
             None => FetchOutcome {
