@@ -22,7 +22,9 @@ pub enum Reach {
     Indexed,
     /// In a fetched document, but never ranked as a candidate unit.
     Fetched,
-    /// In a candidate unit, but in no extracted claim's quotes.
+    /// In a subquestion's ranked candidates (what a model extractor is shown; the
+    /// offline extractor reads its partitioned share of them), but in no extracted
+    /// claim's quotes.
     Ranked,
     /// In a claim's quotes, but not in the article's prose.
     Claimed,
