@@ -40,7 +40,9 @@ fn available(program: &str, args: &[&str], what: &str) -> bool {
 fn python_sdk_present() -> bool {
     available(
         "python3",
-        &["-c", "import mcp, anyio"],
+        // A submodule: a bare `import mcp` also succeeds on any folder named `mcp` on
+        // the path (as the deepr-mcp crate's is, from the repository root).
+        &["-c", "import mcp.client.stdio, anyio"],
         "python3 cannot import the MCP SDK (pip install mcp)",
     )
 }
