@@ -76,6 +76,48 @@ fn make_share(dir: &Path, outside: &Path) -> (usize, Vec<(&'static str, &'static
     (generated, planted)
 }
 
+/// `deepr bench --facts FACTS` (relative to the repository) on `share`, offline, linear:
+/// the bench's folder.
+fn bench_facts(home: &Path, facts: &str, share: &Path) -> PathBuf {
+    let out = home.join("bench");
+    let facts = root().join(facts);
+    let output = deepr(
+        home,
+        &[
+            "--quiet",
+            "bench",
+            "--facts",
+            facts.to_str().expect("utf-8"),
+            "--corpus",
+            share.to_str().expect("utf-8"),
+            "--strategies",
+            "linear",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    out
+}
+
+/// `deepr verify` passes the bench's linear report against its state dir.
+fn assert_report_verifies(home: &Path, out: &Path) {
+    let verified = deepr(
+        home,
+        &[
+            "verify",
+            out.join("reports/t01-linear.md").to_str().unwrap(),
+            "--state-dir",
+            out.join("state").to_str().unwrap(),
+        ],
+    );
+    assert!(
+        verified.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verified.stdout)
+    );
+}
+
 /// The files of the share whose text sources are under `sources_dir` (relative to the
 /// repository), written under `dir`: how many.
 fn generate(sources_dir: &str, dir: &Path) -> usize {
@@ -98,24 +140,7 @@ fn the_share_is_read_in_every_format_and_its_facts_are_benched() {
     let share = home.path().join("share");
     let (generated, planted) = make_share(&share, &home.path().join("outside-secret.md"));
     assert!(generated >= 25, "{generated} files");
-    let out = home.path().join("bench");
-    let facts = root().join("test_data/share/facts.toml");
-    let output = deepr(
-        home.path(),
-        &[
-            "--quiet",
-            "bench",
-            "--facts",
-            facts.to_str().expect("utf-8"),
-            "--corpus",
-            share.to_str().expect("utf-8"),
-            "--strategies",
-            "linear",
-            "--out",
-            out.to_str().expect("utf-8"),
-        ],
-    );
-    assert!(output.status.success(), "{}", stderr(&output));
+    let out = bench_facts(home.path(), "test_data/share/facts.toml", &share);
 
     // Every planted file is listed with its reason; every generated file was read.
     let report_json: Value = serde_json::from_slice(
@@ -203,20 +228,7 @@ fn the_share_is_read_in_every_format_and_its_facts_are_benched() {
             "no {ext} source: {sources:?}"
         );
     }
-    let verified = deepr(
-        home.path(),
-        &[
-            "verify",
-            out.join("reports/t01-linear.md").to_str().unwrap(),
-            "--state-dir",
-            out.join("state").to_str().unwrap(),
-        ],
-    );
-    assert!(
-        verified.status.success(),
-        "{}",
-        String::from_utf8_lossy(&verified.stdout)
-    );
+    assert_report_verifies(home.path(), &out);
 
     // The fact figures: one row per checkpoint, coverage above the recorded floor,
     // no stale value stated.
@@ -269,24 +281,7 @@ fn the_second_share_is_read_whole_and_its_facts_are_benched() {
     let share = home.path().join("share2");
     let generated = generate("test_data/share2/docs", &share);
     assert!(generated >= 25, "{generated} files");
-    let out = home.path().join("bench");
-    let facts = root().join("test_data/share2/facts.toml");
-    let output = deepr(
-        home.path(),
-        &[
-            "--quiet",
-            "bench",
-            "--facts",
-            facts.to_str().expect("utf-8"),
-            "--corpus",
-            share.to_str().expect("utf-8"),
-            "--strategies",
-            "linear",
-            "--out",
-            out.to_str().expect("utf-8"),
-        ],
-    );
-    assert!(output.status.success(), "{}", stderr(&output));
+    let out = bench_facts(home.path(), "test_data/share2/facts.toml", &share);
     let report: Value = serde_json::from_slice(
         &std::fs::read(out.join("reports/t01-linear.json")).expect("report"),
     )
@@ -298,20 +293,7 @@ fn the_second_share_is_read_whole_and_its_facts_are_benched() {
         0,
         "{files}"
     );
-    let verified = deepr(
-        home.path(),
-        &[
-            "verify",
-            out.join("reports/t01-linear.md").to_str().unwrap(),
-            "--state-dir",
-            out.join("state").to_str().unwrap(),
-        ],
-    );
-    assert!(
-        verified.status.success(),
-        "{}",
-        String::from_utf8_lossy(&verified.stdout)
-    );
+    assert_report_verifies(home.path(), &out);
     let bench: Value =
         serde_json::from_slice(&std::fs::read(out.join("bench.json")).expect("bench.json"))
             .expect("json");

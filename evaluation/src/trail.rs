@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use deepr_orchestrator::store::CheckpointStore;
-use deepr_orchestrator::{ArchivedText, TextArchive};
+use deepr_orchestrator::TextArchive;
 use deepr_stages::types::{ExtractOut, FetchOut, ScoreOut};
 use serde::{Deserialize, Serialize};
 
@@ -99,7 +99,7 @@ impl Trail {
 pub fn read_trail(
     state_dir: &Path,
     run_id: &str,
-    corpus: &[ArchivedText],
+    corpus: &[&str],
     archive: &dyn TextArchive,
 ) -> Result<Trail, String> {
     let dir = deepr_session::record::run_dir(state_dir, run_id);
@@ -148,7 +148,7 @@ pub fn read_trail(
         }
     }
     Ok(Trail::new(
-        corpus.iter().map(|t| &*t.text),
+        corpus.iter().copied(),
         fetched.iter().map(String::as_str),
         ranked.iter().map(String::as_str),
         claimed.iter().map(String::as_str),

@@ -140,19 +140,7 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
     }
     let qa_rows = qa_table.map(|t| t.rows);
     let fact_rows = match &fact_file {
-        Some(file) => {
-            let corpus_only: Vec<_> = texts.iter().map(|(_, t)| t.clone()).collect();
-            let archive = FileArchive::open(&state_dir).map_err(|e| Failure::Run(e.into()))?;
-            let trail_of = |strategy: Strategy| {
-                let run_id = format!("t01-{}", strategy.as_str());
-                deepr_evaluation::trail::read_trail(&state_dir, &run_id, &corpus_only, &archive)
-                    .map_err(|e| {
-                        errln!("bench: where {run_id}'s missing facts were lost is not traced: {e}")
-                    })
-                    .ok()
-            };
-            Some(facts::facts_table(file, &strategies, &out_dir, &trail_of)?)
-        }
+        Some(file) => Some(fact_rows(file, &strategies, &out_dir, &state_dir, &texts)?),
         None => None,
     };
     let table = write_bench_files(
@@ -254,6 +242,28 @@ fn corpus_texts(
         .into_iter()
         .filter_map(|d| archive.get(&d.content_sha256).map(|t| (d.doc_key, t)))
         .collect())
+}
+
+/// Each strategy's fact rows, every missing value traced through its run (a run whose
+/// checkpoints cannot be read is reported and left untraced).
+fn fact_rows(
+    file: &facts::FactsFile,
+    strategies: &[Strategy],
+    out_dir: &Path,
+    state_dir: &Path,
+    texts: &[(String, deepr_orchestrator::ArchivedText)],
+) -> Result<(Vec<facts::FactsSummary>, Vec<facts::FactRow>), Failure> {
+    let corpus: Vec<&str> = texts.iter().map(|(_, t)| &*t.text).collect();
+    let archive = FileArchive::open(state_dir).map_err(|e| Failure::Run(e.into()))?;
+    let trail_of = |strategy: Strategy| {
+        let run_id = format!("t01-{}", strategy.as_str());
+        deepr_evaluation::trail::read_trail(state_dir, &run_id, &corpus, &archive)
+            .map_err(|e| {
+                errln!("bench: where {run_id}'s missing facts were lost is not traced: {e}")
+            })
+            .ok()
+    };
+    facts::facts_table(file, strategies, out_dir, &trail_of)
 }
 
 /// Run (or resume, or read back) one cell and store its row.
