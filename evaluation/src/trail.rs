@@ -118,13 +118,13 @@ pub fn read_trail(
             .ok_or_else(|| format!("node {id} is listed but not stored"))
     };
     let parse = |id: &str, e: serde_json::Error| format!("node {id}: {e}");
-    let (mut fetched, mut ranked, mut claimed) = (Vec::new(), Vec::new(), Vec::new());
+    let mut fetched_docs = std::collections::BTreeSet::new();
+    let (mut ranked, mut claimed) = (Vec::new(), Vec::new());
     for id in &nodes {
         if id.ends_with("/fetch") {
             let out: FetchOut = serde_json::from_value(output(id)?).map_err(|e| parse(id, e))?;
-            for (doc, _) in out.docs {
-                fetched.extend(archive.get(&doc.content_sha256).map(|t| t.text.to_string()));
-            }
+            // A document several subquestions fetched is read once.
+            fetched_docs.extend(out.docs.into_iter().map(|(doc, _)| doc.content_sha256));
         } else if id.ends_with("/score") {
             let out: ScoreOut = serde_json::from_value(output(id)?).map_err(|e| parse(id, e))?;
             for c in out.candidates {
@@ -147,6 +147,10 @@ pub fn read_trail(
             }
         }
     }
+    let fetched: Vec<String> = fetched_docs
+        .iter()
+        .filter_map(|sha| archive.get(sha).map(|t| t.text.to_string()))
+        .collect();
     Ok(Trail::new(
         corpus.iter().copied(),
         fetched.iter().map(String::as_str),
