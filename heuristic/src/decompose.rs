@@ -16,12 +16,15 @@ impl Heuristic for Decompose {
     /// in most headings (a corpus-wide word such as the product's name says nothing).
     /// 3: a brief's parts are planned first, one or more subquestions each.
     /// 4: a brief's probes name its context, never its instructions or opening verbs.
-    const VERSION: u32 = 4;
+    /// 5: a brief is planned to the depth's maximum, a part's listed subjects get their
+    /// own subquestions, and the brief's subject's name makes no heading a subquestion.
+    const VERSION: u32 = 5;
 
     fn answer(input: &Input) -> Answer {
         let topic = input.topic.as_str();
         let (min, max) = (input.min, input.max);
-        let target = input.target.clamp(min, max.max(min));
+        let brief = deepr_tasks::brief::parse_brief(topic);
+        let target = plan_size(input, &brief);
         let mut questions: Vec<String> = Vec::new();
         let mut seen_terms: Vec<BTreeSet<String>> = Vec::new();
         let mut push = |q: String, questions: &mut Vec<String>| {
@@ -33,7 +36,6 @@ impl Heuristic for Decompose {
             questions.push(q);
         };
 
-        let brief = deepr_tasks::brief::parse_brief(topic);
         let clauses = if brief.parts.len() >= 2 {
             for question in part_questions(&brief, target) {
                 push(question, &mut questions);
@@ -55,9 +57,17 @@ impl Heuristic for Decompose {
             .iter()
             .map(|h| content_terms(h).into_iter().collect())
             .collect();
-        // Topic terms that tell headings apart: found in at most half of them.
-        let topic_terms: BTreeSet<String> = content_terms(topic)
+        // Topic terms that tell headings apart: found in at most half of them, and not
+        // the brief's subject's name (every document of its share names it: a title such
+        // as "Kestrelmoor Robotics, Inc. - Product Management" is no subject of its own).
+        let entity_terms: BTreeSet<String> = brief
+            .entities
+            .first()
+            .map(|e| content_terms(e).into_iter().collect())
+            .unwrap_or_default();
+        let topic_terms: BTreeSet<String> = content_terms(&brief_subject(&brief, topic))
             .into_iter()
+            .filter(|t| !entity_terms.contains(t))
             .filter(|t| {
                 heading_terms.iter().filter(|h| h.contains(t)).count() * 2
                     <= heading_terms.len().max(1)
@@ -116,6 +126,28 @@ impl Heuristic for Decompose {
     }
 }
 
+/// What a topic is about: a brief's parts and context, never its writing instructions
+/// ("a due-diligence brief" names no subject of the documents); a question itself.
+fn brief_subject(brief: &deepr_tasks::brief::Brief, topic: &str) -> String {
+    if brief.parts.len() >= 2 {
+        format!("{} {}", brief.context, brief.parts.join(" "))
+    } else {
+        topic.to_string()
+    }
+}
+
+/// How many subquestions to plan: the depth's target for a question; its maximum for a
+/// brief with several parts, which asks for more than one question does (each part
+/// and the subjects it lists get their own).
+fn plan_size(input: &Input, brief: &deepr_tasks::brief::Brief) -> usize {
+    let (min, max) = (input.min, input.max.max(input.min));
+    if brief.parts.len() >= 2 {
+        max
+    } else {
+        input.target.clamp(min, max)
+    }
+}
+
 /// What generic probes name: a question's own words; for a brief with parts, its context
 /// (never its writing instructions) without the verb each sentence opens with
 /// ("Research the …", "Assess the …").
@@ -133,7 +165,10 @@ fn probe_text(brief: &deepr_tasks::brief::Brief, topic: &str) -> String {
 
 /// One subquestion per part of a brief, named after the part's subject with the
 /// brief's subject added; when the plan has room (`target`), a part joining two
-/// subjects ("funding history and financial trajectory") gets one for each.
+/// subjects ("funding history and financial trajectory") gets one for each, and then a
+/// part that lists several ("the budget, fare revenue, reserves and borrowing") gets
+/// one more for each listed subject, round by round across the parts — all in the
+/// brief's order.
 fn part_questions(brief: &deepr_tasks::brief::Brief, target: usize) -> Vec<String> {
     let subjects: Vec<String> = brief.parts.iter().map(|p| subject_of(p)).collect();
     let pairs: Vec<Option<(String, String)>> = subjects.iter().map(|s| split_pair(s)).collect();
@@ -144,24 +179,88 @@ fn part_questions(brief: &deepr_tasks::brief::Brief, target: usize) -> Vec<Strin
         Some(entity) => format!("What does the documentation say about “{subject}” for {entity}?"),
         None => format!("What does the documentation say about “{subject}”?"),
     };
-    let mut out = Vec::new();
+    let mut per_part: Vec<Vec<String>> = Vec::new();
     for (subject, pair) in subjects.iter().zip(pairs) {
-        match pair {
+        per_part.push(match pair {
             Some((first, second)) if split_left > 0 => {
                 split_left -= 1;
-                out.push(ask(&first));
-                out.push(ask(&second));
+                vec![first, second]
             }
-            _ => out.push(ask(subject)),
+            _ => vec![subject.clone()],
+        });
+    }
+    // Listed subjects not yet a subquestion of their own, one per part per round.
+    let mut listed: Vec<std::collections::VecDeque<String>> = subjects
+        .iter()
+        .zip(&per_part)
+        .map(|(subject, planned)| {
+            // A part planned whole already names its list's head ("Financial position").
+            let skip = usize::from(planned.len() == 1);
+            listed_subjects(subject)
+                .into_iter()
+                .skip(skip)
+                .filter(|item| !planned.iter().any(|p| p.eq_ignore_ascii_case(item)))
+                .collect()
+        })
+        .collect();
+    let mut planned: usize = per_part.iter().map(Vec::len).sum();
+    while planned < target && listed.iter().any(|l| !l.is_empty()) {
+        for (part, items) in per_part.iter_mut().zip(listed.iter_mut()) {
+            if planned >= target {
+                break;
+            }
+            if let Some(item) = items.pop_front() {
+                part.push(item);
+                planned += 1;
+            }
         }
     }
-    out
+    per_part.iter().flatten().map(|s| ask(s)).collect()
+}
+
+/// The subjects a part lists: "Financial position, including the budget, fare revenue,
+/// reserves and borrowing" → Financial position, Budget, Fare revenue, Reserves,
+/// Borrowing. What follows "with their"/"with its" qualifies them ("with their costs
+/// and schedules") and is no subject; a list of names ("against Swiftlane Robotics,
+/// MediRover and Corvid Logistics") is one subject, not several. Fewer than two: none.
+fn listed_subjects(subject: &str) -> Vec<String> {
+    let lowered = subject.to_lowercase();
+    let head = [", with their ", ", with its ", " with their ", " with its "]
+        .iter()
+        .filter_map(|q| lowered.find(q))
+        .min()
+        .and_then(|at| subject.get(..at))
+        .unwrap_or(subject);
+    let items: Vec<String> = head
+        .split([',', ';'])
+        .flat_map(|piece| piece.split(" including "))
+        .flat_map(|piece| piece.split(" and "))
+        .map(|piece| {
+            let piece = piece.trim();
+            let lowered = piece.to_lowercase();
+            ["including ", "and ", "or ", "what ", "how "]
+                .iter()
+                .find_map(|w| lowered.starts_with(w).then(|| piece.get(w.len()..)))
+                .flatten()
+                .unwrap_or(piece)
+                .trim()
+                .to_string()
+        })
+        .filter(|piece| !content_terms(piece).is_empty())
+        .collect();
+    if items.len() < 2 || items.iter().skip(1).any(|i| is_name(i)) {
+        return Vec::new();
+    }
+    items.iter().map(|i| subject_of(i)).collect()
 }
 
 /// A part's subject: without the possessive that stands for the brief's subject
 /// ("the company's", "its"), capitalised.
 fn subject_of(part: &str) -> String {
-    let mut text = part.trim().to_string();
+    let mut text = part
+        .trim()
+        .trim_end_matches([';', ',', '.', ':'])
+        .to_string();
     let lowered = text.to_lowercase();
     for prefix in [
         "the company's ",
@@ -187,14 +286,24 @@ fn subject_of(part: &str) -> String {
     }
 }
 
+/// Whether every word of `text` is capitalised: a name ("Corvid Logistics").
+fn is_name(text: &str) -> bool {
+    text.split_whitespace()
+        .all(|w| w.starts_with(|c: char| c.is_uppercase()))
+}
+
 /// "Funding history and current financial trajectory" → both subjects, when the part
 /// joins exactly two (no commas, one "and", words on both sides).
 fn split_pair(subject: &str) -> Option<(String, String)> {
-    if subject.contains(',') || subject.matches(" and ").count() != 1 {
+    let joiner = [" and ", " including "]
+        .into_iter()
+        .find(|j| subject.contains(j))?;
+    if subject.contains(',') || subject.matches(joiner).count() != 1 {
         return None;
     }
-    let (first, second) = subject.split_once(" and ")?;
-    if content_terms(first).is_empty() || content_terms(second).is_empty() {
+    let (first, second) = subject.split_once(joiner)?;
+    // "competes with Birchwood Kitchens and Nordlys" joins two names, not two subjects.
+    if content_terms(first).is_empty() || content_terms(second).is_empty() || is_name(second) {
         return None;
     }
     Some((subject_of(first), subject_of(second)))
@@ -305,6 +414,8 @@ mod tests {
                 "Current financial trajectory",
                 "Product line",
                 "Roadmap including pricing",
+                "Roadmap",
+                "Pricing",
                 "Operational performance",
                 "Key risks",
                 "How it is positioned against Swiftlane Robotics, MediRover and Corvid Logistics",
@@ -319,8 +430,44 @@ mod tests {
         assert!(!questions
             .iter()
             .any(|q| q.contains("Cite") || q.contains("Brand")));
-        // A smaller plan keeps one subquestion per part.
-        assert_eq!(plan(brief, 3, 5, 4, &headings).len(), 4);
+        // A smaller plan keeps one subquestion per part and stays within its maximum.
+        assert_eq!(plan(brief, 3, 5, 4, &headings).len(), 5);
+    }
+
+    #[test]
+    fn a_part_that_lists_subjects_gets_one_subquestion_each() {
+        assert_eq!(
+            listed_subjects("Its cost base, including staffing, energy, insurance and leases"),
+            ["Cost base", "Staffing", "Energy", "Insurance", "Leases"]
+        );
+        // What follows "with their" qualifies the subjects; it lists none.
+        assert_eq!(
+            listed_subjects(
+                "new plants and product lines, with their budgets, dates and suppliers"
+            ),
+            ["New plants", "Product lines"]
+        );
+        // A list of names is one subject; so is a part that lists nothing.
+        assert!(listed_subjects("how it compares with Acme Corp, Beta Labs and Gamma").is_empty());
+        assert!(listed_subjects("the regulatory outlook").is_empty());
+        // A question with one part is planned to the depth's target, a brief to its maximum.
+        let question = plan("How are hot rollback journals replayed?", 5, 10, 6, &[]);
+        assert!((5..=6).contains(&question.len()), "{question:?}");
+        let brief = "Assess Orbel Foods. Cover: (1) its cost base, including staffing, energy, insurance and leases; (2) the regulatory outlook; and (3) new plants and product lines, with their budgets, dates and suppliers.";
+        let subjects: Vec<String> = plan(brief, 5, 10, 6, &[])
+            .iter()
+            .filter_map(|q| q.split('“').nth(1)?.split('”').next().map(str::to_string))
+            .collect();
+        // Parts first in the brief's order, each part's listed subjects after it.
+        assert_eq!(
+            subjects[0],
+            "Cost base, including staffing, energy, insurance and leases"
+        );
+        assert!(subjects.contains(&"Staffing".to_string()), "{subjects:?}");
+        let outlook = subjects.iter().position(|s| s == "Regulatory outlook");
+        let staffing = subjects.iter().position(|s| s == "Staffing");
+        assert!(staffing < outlook, "{subjects:?}");
+        assert!(subjects.len() <= 10);
     }
 
     #[test]

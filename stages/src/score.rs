@@ -32,7 +32,9 @@ use crate::units::{
 /// documents' sentences and bylines weigh less; a topic's own terms together weigh at
 /// most as much as the question's.
 /// 6: a brief that asks for specifics triples the figure bonus.
-pub const STAGE_VERSION: u32 = 6;
+/// 7: ... and reads list items and table rows that state a figure without a question
+/// term.
+pub const STAGE_VERSION: u32 = 7;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
 /// Weight of a question term found only in the headings above a sentence.
@@ -144,15 +146,16 @@ fn lexical(
 
     // A brief that asks for specifics (numbers, dates, names) is answered by units that
     // state figures: their bonus triples.
-    let figure_bonus = if brief.asks_for_specifics() {
-        3.0 * FIGURE_BONUS
-    } else {
-        FIGURE_BONUS
-    };
+    let specifics = brief.asks_for_specifics();
     let weights = Weights {
         terms: &weighted,
         total: total_weight,
-        figure_bonus,
+        figure_bonus: if specifics {
+            3.0 * FIGURE_BONUS
+        } else {
+            FIGURE_BONUS
+        },
+        rows_with_figures: specifics,
     };
     let mut scored: Vec<(f64, String, u32, Option<u32>)> = Vec::new();
     for source in &sources {
@@ -285,6 +288,9 @@ struct Weights<'w> {
     terms: &'w BTreeMap<String, f64>,
     total: f64,
     figure_bonus: f64,
+    /// Whether list items and table rows that state a figure are candidates without a
+    /// question term.
+    rows_with_figures: bool,
 }
 
 /// The candidate units of one source's text with their weights: sentences and
@@ -365,7 +371,11 @@ fn units_of(
             &[]
         };
         let matched = matched_weight(weights, terms, path);
-        if matched <= 0.0 {
+        // A brief that asks for specifics reads every list item and table row stating
+        // a figure in a fetched document, worded like the question or not ("Gross
+        // margin: 42.5%" answers "financial trajectory"); its bonus alone ranks it.
+        let figure_row = weights.rows_with_figures && block_unit && states_a_figure(body);
+        if matched <= 0.0 && !figure_row {
             continue;
         }
         let share = matched / weights.total.max(f64::MIN_POSITIVE);
@@ -540,6 +550,58 @@ mod tests {
 
     const QUESTION: &str = "Is the commit journal durable?";
     const TOPIC: &str = "Does the commit journal stay durable?";
+
+    #[tokio::test]
+    async fn a_brief_asking_for_specifics_reads_rows_that_state_figures() {
+        let text = ArchivedText::new(
+            "The financial trajectory improved through the year.\n\n\
+             - Gross margin: 42.5% for the first quarter\n\n\
+             - Office plants are watered on Mondays by facilities",
+        );
+        let doc = DocMeta {
+            doc_key: "memo.docx".into(),
+            locator: "memo.docx".into(),
+            title: "Memo".into(),
+            content_sha256: text.content_sha256.clone(),
+            date: None,
+            authority: 0.5,
+            outline: Default::default(),
+        };
+        let archive = Archive(BTreeMap::from([(text.content_sha256.clone(), text)]));
+        let fetched = FetchOut {
+            docs: vec![(doc, 1.0)],
+            failures: vec![],
+        };
+        let question = "What is the financial trajectory?";
+        let ranked = |topic: &'static str| {
+            let (fetched, archive) = (&fetched, &archive);
+            async move {
+                run(
+                    fetched,
+                    question,
+                    topic,
+                    &[],
+                    &BTreeSet::new(),
+                    archive,
+                    None,
+                    30,
+                )
+                .await
+                .candidates
+                .iter()
+                .map(|c| c.sentence)
+                .collect::<Vec<u32>>()
+            }
+        };
+        // A question alone: only the unit that shares its words.
+        assert_eq!(ranked(question).await, [0]);
+        // A brief that asks for figures: the row stating one too, after the matching
+        // unit; the row without a figure or a question term never.
+        let brief =
+            "Review Orbel Foods. Cover: (1) the financial trajectory, and (2) the outlook. \
+                     Be specific about numbers and dates.";
+        assert_eq!(ranked(brief).await, [0, 1]);
+    }
 
     #[tokio::test]
     async fn meaning_lifts_a_sentence_worded_unlike_the_question() {
