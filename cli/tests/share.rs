@@ -316,6 +316,6 @@ fn the_second_share_is_read_whole_and_its_facts_are_benched() {
 /// The second share's offline coverage when its test was written (24 %), less a margin.
 const SECOND_SHARE_FLOOR: f64 = 0.15;
 
-/// The offline coverage measured when this test was written, less a margin: a change
-/// that reads or plans worse fails here (raise it when coverage rises).
-const COVERAGE_FLOOR: f64 = 0.35;
+/// The offline coverage measured last (57 % at standard depth, 2026-12-03), less a
+/// margin: a change that reads or plans worse fails here (raise it when coverage rises).
+const COVERAGE_FLOOR: f64 = 0.45;
