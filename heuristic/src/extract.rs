@@ -19,7 +19,8 @@ impl Heuristic for Extract {
     /// 4: stale documents are quoted only when no current one has a candidate.
     /// 5: rows of one table are compared by their values, not their shared labels;
     /// short units of one document join one claim (up to three quotes).
-    const VERSION: u32 = 5;
+    /// 6: a table row's cell separators are not counted as words of a short unit.
+    const VERSION: u32 = 6;
 
     fn answer(input: &Input) -> Answer {
         let candidates = &input.candidates;
@@ -158,8 +159,12 @@ const SHORT_UNIT_WORDS: usize = 20;
 /// Sentences are never joined — each reads as its own claim.
 fn is_short(text: &str) -> bool {
     let text = text.trim_end();
-    !text.ends_with(['.', '!', '?', '…', '。', '！', '？'])
-        && text.split_whitespace().count() < SHORT_UNIT_WORDS
+    // A table row's cell separators are no words.
+    let words = text
+        .split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .count();
+    !text.ends_with(['.', '!', '?', '…', '。', '！', '？']) && words < SHORT_UNIT_WORDS
 }
 
 /// A table row's values without its column labels (`Round: Seed · Amount: $3.5M` →
@@ -219,6 +224,17 @@ mod tests {
             .map(|c| c.sentence_ids[0].clone())
             .collect();
         assert_eq!(ids, ["c1", "c3"]);
+    }
+
+    #[test]
+    fn a_table_row_is_short_by_its_words_not_its_cell_separators() {
+        // 17 words and 5 separators: short, so rows of one table join one claim.
+        let row = "Agency: LVTA · Operating cost per hour: $168.40 · Cost per boarding: $4.05 · Farebox: 28.1% · Rank: 2 · Year: 2025";
+        assert!(row.split_whitespace().count() >= SHORT_UNIT_WORDS);
+        assert!(is_short(row));
+        assert!(!is_short("A sentence ends with a stop."));
+        let long = "word ".repeat(SHORT_UNIT_WORDS);
+        assert!(!is_short(long.trim()));
     }
 
     #[test]

@@ -171,6 +171,11 @@ impl Outline {
         matches!(self.status.as_deref(), Some("archived" | "superseded"))
     }
 
+    /// Whether the document is a draft: its figures may not be final.
+    pub fn is_draft(&self) -> bool {
+        self.status.as_deref() == Some("draft")
+    }
+
     /// The headings above byte `offset` of `text` (the archived text this outline
     /// describes), outermost first; a heading's own path ends with its parent. For many
     /// lookups in one text, build [`Outline::heading_index`] once.

@@ -33,7 +33,7 @@ use crate::units::{
 /// most as much as the question's.
 /// 6: a brief that asks for specifics triples the figure bonus.
 /// 7: ... and reads list items and table rows that state a figure without a question
-/// term.
+/// term; a draft's units weigh as little as a stale document's.
 pub const STAGE_VERSION: u32 = 7;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
@@ -386,9 +386,10 @@ fn units_of(
         } else {
             0.0
         };
-        // A document that says a newer one replaces it (archived, superseded) is
-        // still read, but its sentences come after the current versions'.
-        let stale = if outline.is_stale() {
+        // A document that says a newer one replaces it (archived, superseded), or a
+        // draft whose figures may not be final, is still read, but its sentences come
+        // after the current versions'.
+        let stale = if outline.is_stale() || outline.is_draft() {
             STALE_WEIGHT
         } else {
             1.0
@@ -601,6 +602,55 @@ mod tests {
             "Review Orbel Foods. Cover: (1) the financial trajectory, and (2) the outlook. \
                      Be specific about numbers and dates.";
         assert_eq!(ranked(brief).await, [0, 1]);
+    }
+
+    #[tokio::test]
+    async fn a_draft_is_read_after_the_final_version() {
+        let final_text = ArchivedText::new("Quarterly revenue was $14.2M in the first quarter.");
+        let draft_text =
+            ArchivedText::new("Preliminary quarterly revenue was $13.6M in the first quarter.");
+        let doc = |text: &ArchivedText, key: &str, status: Option<&str>| DocMeta {
+            doc_key: key.into(),
+            locator: key.into(),
+            title: key.into(),
+            content_sha256: text.content_sha256.clone(),
+            date: Some("2026-04-10".into()),
+            authority: 0.5,
+            outline: deepr_orchestrator::Outline {
+                status: status.map(str::to_string),
+                ..Default::default()
+            },
+        };
+        let fetched = FetchOut {
+            // The draft ranks first in retrieval.
+            docs: vec![
+                (doc(&draft_text, "flash-draft.docx", Some("draft")), 1.0),
+                (doc(&final_text, "board-update.pdf", None), 0.9),
+            ],
+            failures: vec![],
+        };
+        let archive = Archive(BTreeMap::from([
+            (draft_text.content_sha256.clone(), draft_text.clone()),
+            (final_text.content_sha256.clone(), final_text.clone()),
+        ]));
+        let question = "What was the quarterly revenue?";
+        let out = run(
+            &fetched,
+            question,
+            question,
+            &[],
+            &BTreeSet::new(),
+            &archive,
+            None,
+            30,
+        )
+        .await;
+        assert_eq!(out.candidates.len(), 2, "{out:?}");
+        assert_eq!(out.candidates[0].content_sha256, final_text.content_sha256);
+        assert!(
+            out.candidates[1].weight < 0.5 * out.candidates[0].weight,
+            "{out:?}"
+        );
     }
 
     #[tokio::test]
