@@ -12,7 +12,9 @@ use deepr_tasks::decompose::{Decompose, Input};
 use crate::model_call::{call_task, Models, TaskCall};
 use crate::types::{DecomposeOut, ScoutOut, Subq};
 
-pub const STAGE_VERSION: u32 = 1;
+/// 2: a document with an outline shows its reader's headings, not guessed lines (a
+/// table row such as "Item: Par amount · Proposal: $148.5M" is no heading).
+pub const STAGE_VERSION: u32 = 2;
 /// Documents the scout reads headings from.
 pub const SCOUT_DOCS: usize = 6;
 /// Headings shown to the planner.
@@ -63,7 +65,14 @@ pub async fn scout(
         ));
         let Some(doc) = outcome.doc else { continue };
         if let Some(text) = archive.get(&doc.content_sha256) {
-            for heading in std::iter::once(doc.title.clone()).chain(heading_lines(&text)) {
+            // The headings its reader found; a text without an outline (plain text, an
+            // older index) is guessed from its short capitalised lines.
+            let lines = if !doc.outline.headings.is_empty() {
+                outline_headings(&doc.outline, &text.text)
+            } else {
+                heading_lines(&text)
+            };
+            for heading in std::iter::once(doc.title.clone()).chain(lines) {
                 let key = heading.to_lowercase();
                 if !heading.is_empty() && seen.insert(key) && headings.len() < MAX_HEADINGS {
                     headings.push(heading);
@@ -85,6 +94,19 @@ pub async fn scout(
 
 /// Heading-like lines of an archived text: short, no final punctuation, mostly
 /// capitalised words, at least two content words.
+/// The headings a document's reader found (its outline), as one line each.
+fn outline_headings(outline: &deepr_orchestrator::Outline, text: &str) -> Vec<String> {
+    outline
+        .headings
+        .iter()
+        .filter(|(_, level)| *level > 0)
+        .filter_map(|(at, _)| text.get(*at as usize..))
+        .map(|rest| rest.split("\n\n").next().unwrap_or(""))
+        .map(|h| h.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|h| !h.is_empty())
+        .collect()
+}
+
 pub fn heading_lines(text: &ArchivedText) -> Vec<String> {
     let mut out = Vec::new();
     for index in 0..text.sentences.len() {
@@ -242,6 +264,26 @@ pub fn node(cx: &crate::node::PipelineContext) -> crate::node::Node {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_documents_headings_are_its_outlines_not_its_short_lines() {
+        let text = ArchivedText::new(
+            "Bond Sale Memo\n\nFinancial Position\n\nItem: Par Amount · Proposal: $148.5M\n\n\
+             Reserves stood at 47 days of operating expenses.",
+        );
+        let outline = deepr_orchestrator::Outline {
+            headings: vec![(0, 1), (16, 2)],
+            ..Default::default()
+        };
+        assert_eq!(
+            outline_headings(&outline, &text.text),
+            ["Bond Sale Memo", "Financial Position"]
+        );
+        // The guess, for a text without an outline, takes the table row for a heading.
+        assert!(heading_lines(&text)
+            .iter()
+            .any(|h| h.starts_with("Item: Par Amount")));
+    }
 
     #[test]
     fn clean_question_strips_markup_and_controls() {

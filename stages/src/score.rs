@@ -32,8 +32,9 @@ use crate::units::{
 /// documents' sentences and bylines weigh less; a topic's own terms together weigh at
 /// most as much as the question's.
 /// 6: a brief that asks for specifics triples the figure bonus.
-/// 7: ... and reads list items and table rows that state a figure without a question
-/// term; a draft's units weigh as little as a stale document's.
+/// 7: ... and, for the heuristic reader, reads list items and table rows that state a
+/// figure without a question term; a draft's units weigh as little as a stale
+/// document's.
 pub const STAGE_VERSION: u32 = 7;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
@@ -67,8 +68,17 @@ pub async fn run(
     archive: &dyn TextArchive,
     embedder: Option<&dyn SentenceEmbedder>,
     keep: usize,
+    reader: Reader,
 ) -> ScoreOut {
-    let (sources, scored) = lexical(fetched, ranking_question, topic, queries, exclude, archive);
+    let (sources, scored) = lexical(
+        fetched,
+        ranking_question,
+        topic,
+        queries,
+        exclude,
+        archive,
+        reader,
+    );
     let (scored, rerank) = match embedder {
         None => (scored, None),
         Some(embedder) => crate::rerank::rerank(scored, topic, archive, embedder).await,
@@ -103,6 +113,7 @@ fn lexical(
     queries: &[String],
     exclude: &BTreeSet<SentenceRef>,
     archive: &dyn TextArchive,
+    reader: Reader,
 ) -> Lexical {
     // Sentences are matched against the ranking question (what a relevant passage must
     // say); the search queries only widen document relevance.
@@ -155,7 +166,7 @@ fn lexical(
         } else {
             FIGURE_BONUS
         },
-        rows_with_figures: specifics,
+        rows_with_figures: specifics && reader == Reader::Heuristic,
     };
     let mut scored: Vec<(f64, String, u32, Option<u32>)> = Vec::new();
     for source in &sources {
@@ -283,13 +294,22 @@ fn score_sources(
     (sources, texts)
 }
 
+/// Who reads the candidates: the offline heuristic (its 30, partitioned, above its
+/// floor) or a model (its own larger pool, uncut). Only the heuristic, which cannot tell
+/// what a row means, is handed figure rows that share no word with the question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reader {
+    Heuristic,
+    Model,
+}
+
 /// How much the question's terms weigh, and the bonus of a unit that states a figure.
 struct Weights<'w> {
     terms: &'w BTreeMap<String, f64>,
     total: f64,
     figure_bonus: f64,
     /// Whether list items and table rows that state a figure are candidates without a
-    /// question term.
+    /// question term (a brief that asks for specifics, read by the heuristic).
     rows_with_figures: bool,
 }
 
@@ -443,7 +463,15 @@ pub fn node(
     let mut deps = vec![ft.clone(), sq.clone()];
     deps.extend(earlier_extracts.iter().cloned());
     let previous = earlier_extracts.to_vec();
-    let key = node_key(cx.providers.embedder.as_deref(), keep);
+    let reader = if cx.model_extracts() {
+        Reader::Model
+    } else {
+        Reader::Heuristic
+    };
+    let mut key = node_key(cx.providers.embedder.as_deref(), keep);
+    if reader == Reader::Model {
+        key["reader"] = serde_json::json!("model");
+    }
     let node = spec(
         node_id::step(round, subquestion, "score"),
         "score",
@@ -465,6 +493,7 @@ pub fn node(
                 p.archive.as_ref(),
                 p.embedder.as_deref(),
                 keep,
+                reader,
             )
             .await;
             finish(out, vec![])
@@ -574,7 +603,7 @@ mod tests {
             failures: vec![],
         };
         let question = "What is the financial trajectory?";
-        let ranked = |topic: &'static str| {
+        let ranked = |topic: &'static str, reader: Reader| {
             let (fetched, archive) = (&fetched, &archive);
             async move {
                 run(
@@ -586,6 +615,7 @@ mod tests {
                     archive,
                     None,
                     30,
+                    reader,
                 )
                 .await
                 .candidates
@@ -595,13 +625,15 @@ mod tests {
             }
         };
         // A question alone: only the unit that shares its words.
-        assert_eq!(ranked(question).await, [0]);
+        assert_eq!(ranked(question, Reader::Heuristic).await, [0]);
         // A brief that asks for figures: the row stating one too, after the matching
         // unit; the row without a figure or a question term never.
         let brief =
             "Review Orbel Foods. Cover: (1) the financial trajectory, and (2) the outlook. \
                      Be specific about numbers and dates.";
-        assert_eq!(ranked(brief).await, [0, 1]);
+        assert_eq!(ranked(brief, Reader::Heuristic).await, [0, 1]);
+        // A model judges what a row means itself: its pool is ranked by words alone.
+        assert_eq!(ranked(brief, Reader::Model).await, [0]);
     }
 
     #[tokio::test]
@@ -643,6 +675,7 @@ mod tests {
             &archive,
             None,
             30,
+            Reader::Heuristic,
         )
         .await;
         assert_eq!(out.candidates.len(), 2, "{out:?}");
@@ -665,6 +698,7 @@ mod tests {
             &archive,
             None,
             MAX_CANDIDATES,
+            Reader::Heuristic,
         )
         .await;
         assert_eq!(lexical.rerank, None);
@@ -689,6 +723,7 @@ mod tests {
             &archive,
             Some(&meaning),
             MAX_CANDIDATES,
+            Reader::Heuristic,
         )
         .await;
         assert_eq!(reranked.candidates[0].sentence, 1, "{reranked:?}");
@@ -726,6 +761,7 @@ mod tests {
             &archive,
             None,
             MAX_CANDIDATES,
+            Reader::Heuristic,
         )
         .await;
         let meaning = Meaning {
@@ -741,6 +777,7 @@ mod tests {
             &archive,
             Some(&meaning),
             MAX_CANDIDATES,
+            Reader::Heuristic,
         )
         .await;
         assert!(
