@@ -19,7 +19,8 @@ use deepr_orchestrator::{ArchivedText, SentenceEmbedder, TextArchive};
 use crate::rerank::round4;
 use crate::types::{Candidate, FetchOut, ScoreOut, ScoredSource, SentenceRef};
 use crate::units::{
-    ends_like_sentence, is_fragment, is_whole_block, pointer_penalty, states_a_figure,
+    ends_like_sentence, is_fragment, is_summary_row, is_whole_block, pointer_penalty,
+    states_a_figure,
 };
 
 /// 2: sentence relevance weighs question terms by their rarity among the fetched
@@ -34,12 +35,14 @@ use crate::units::{
 /// 6: a brief that asks for specifics triples the figure bonus.
 /// 7: ... and, for the heuristic reader, reads list items and table rows that state a
 /// figure without a question term; a draft's units weigh as little as a stale
-/// document's.
+/// document's; a table's total row weighs half again as much as its other rows.
 pub const STAGE_VERSION: u32 = 7;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
 /// Weight of a question term found only in the headings above a sentence.
 const HEADING_TERM_WEIGHT: f64 = 0.5;
+/// Weight factor of a table's total row (its first cell "Total", "All …", "Overall").
+const SUMMARY_ROW_WEIGHT: f64 = 1.5;
 /// Weight factor of a sentence from an archived or superseded document.
 const STALE_WEIGHT: f64 = 0.3;
 /// Weight of a topic term that is not a term of the subquestion.
@@ -414,8 +417,16 @@ fn units_of(
         } else {
             1.0
         };
-        let weight =
-            round4((share + informative) * (0.5 + source.score) * pointer_penalty(body) * stale);
+        // A table's total row ("Division: Total · …") states what its other rows add up
+        // to: it comes before them.
+        let summary = if is_summary_row(body) {
+            SUMMARY_ROW_WEIGHT
+        } else {
+            1.0
+        };
+        let weight = round4(
+            (share + informative) * (0.5 + source.score) * pointer_penalty(body) * stale * summary,
+        );
         out.push((
             weight,
             source.doc.content_sha256.clone(),

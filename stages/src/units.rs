@@ -75,3 +75,40 @@ pub(crate) fn ends_like_sentence(text: &str) -> bool {
     text.trim_end_matches(['"', '\'', ')', '”', '’'])
         .ends_with(['.', '!', '?', '。', '！', '？'])
 }
+
+/// Whether a table row sums up its table: its first cell is a total or covers every
+/// item ("Division: Total · …", "Mode: All modes · …").
+pub(crate) fn is_summary_row(text: &str) -> bool {
+    if !text.contains(" · ") {
+        return false;
+    }
+    let first = text.split(" · ").next().unwrap_or("");
+    let value = first
+        .split_once(": ")
+        .map_or(first, |(_, v)| v)
+        .trim()
+        .to_lowercase();
+    let first_word = value.split_whitespace().next().unwrap_or("");
+    matches!(first_word, "total" | "totals" | "overall" | "all") || value.starts_with("grand total")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_total_row_sums_up_its_table() {
+        assert!(is_summary_row(
+            "Division: Total · Budgeted FTE: 2,348 · Filled FTE: 2,214"
+        ));
+        assert!(is_summary_row("Mode: All modes · FY2025 boardings: 48.6M"));
+        assert!(is_summary_row("Total · 212.4"));
+        // Another row, a sentence, a summary that is no total.
+        assert!(!is_summary_row(
+            "Division: Bus Operations · Budgeted FTE: 1,210"
+        ));
+        assert!(!is_summary_row("Total spend rose by 4% in the year."));
+        assert!(!is_summary_row("Section: Summary · Pages: 2"));
+        assert!(!is_summary_row("Item: Allowance · Value: $3,000"));
+    }
+}
