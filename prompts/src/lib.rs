@@ -146,7 +146,7 @@ prompt!(EXTRACT, "extract", 1, || json!({
         }
     }}}
 }));
-prompt!(JUDGE, "judge", 1, || json!({
+prompt!(JUDGE, "judge", 2, || json!({
     "type": "object", "additionalProperties": false, "required": ["verdicts"],
     "properties": {"verdicts": {"type": "array", "items": {
         "type": "object", "additionalProperties": false, "required": ["claim_id", "verdict"],

@@ -18,7 +18,8 @@ use crate::types::{ClaimDraft, JudgeOut};
 
 /// 2: voters read the neighbourhood of each cited sentence (not a page prefix), and a
 /// free-quote claim is judged on the quote the report shows.
-pub const STAGE_VERSION: u32 = 2;
+/// 3: each quote is shown under its document and, for a row, its headings.
+pub const STAGE_VERSION: u32 = 3;
 /// Claims per judge call.
 pub const BATCH: usize = 8;
 
@@ -96,6 +97,7 @@ pub async fn run(
     node_id: &str,
     prompt: &deepr_prompts::Prompt,
     claims: &[ClaimDraft],
+    docs: &BTreeMap<String, deepr_orchestrator::DocMeta>,
     archive: &dyn TextArchive,
     models: Models<'_>,
     io_concurrency: usize,
@@ -119,6 +121,7 @@ pub async fn run(
                         id: c.id.clone(),
                         text: c.text.clone(),
                         quotes: quotes.to_vec(),
+                        sources: crate::cited::quote_sources(c, docs, archive),
                     })
                     .collect(),
             };
@@ -371,6 +374,7 @@ pub fn node(
     cx: &crate::node::PipelineContext,
     round: u32,
     extracts: &[String],
+    scores: &[String],
 ) -> crate::node::Node {
     use crate::node::{finish, read, spec};
     use crate::research::Strategy;
@@ -383,6 +387,7 @@ pub fn node(
     let key =
         serde_json::json!({"v": STAGE_VERSION, "strategy": strategy, "batch": BATCH, "llm": llm});
     let ex = extracts.to_vec();
+    let sc = scores.to_vec();
     let node = spec(
         crate::research::node_id::join(round, "judge"),
         "judge",
@@ -393,6 +398,11 @@ pub fn node(
                 let extracted: crate::types::ExtractOut = read(&ctx.inputs, id)?;
                 claims.extend(extracted.claims);
             }
+            let mut ranked = Vec::new();
+            for id in &sc {
+                ranked.push(read::<crate::types::ScoreOut>(&ctx.inputs, id)?);
+            }
+            let docs = crate::cited::documents(&ranked);
             if strategy == Strategy::NoJudge {
                 let verdicts = claims
                     .iter()
@@ -422,6 +432,7 @@ pub fn node(
                     &ctx.node_id,
                     &p.prompts.judge,
                     &claims,
+                    &docs,
                     p.archive.as_ref(),
                     p.cheap_models(),
                     io,
@@ -431,7 +442,9 @@ pub fn node(
             finish(out, calls)
         },
     );
-    (node, extracts.to_vec())
+    let mut deps = extracts.to_vec();
+    deps.extend(scores.iter().cloned());
+    (node, deps)
 }
 
 #[cfg(test)]

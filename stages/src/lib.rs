@@ -10,6 +10,7 @@
 //! markdown report.
 
 pub mod article;
+mod cited;
 pub mod collect;
 pub mod concurrent;
 pub mod conflict;

@@ -120,7 +120,10 @@ fn round_dag(
         )?;
         extract_ids.push(node_id::step(round, &subq.id, "extract"));
     }
-    add(&mut dag, crate::judge::node(cx, round, &extract_ids))?;
+    add(
+        &mut dag,
+        crate::judge::node(cx, round, &extract_ids, &score_ids),
+    )?;
     add(
         &mut dag,
         crate::conflict::node(cx, round, &extract_ids, &score_ids),

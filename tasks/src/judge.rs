@@ -18,6 +18,41 @@ pub struct Claim {
     pub text: String,
     /// The cited sentences, verbatim from the archive (untrusted page text).
     pub quotes: Vec<String>,
+    /// Where each quote stands, in the quotes' order (empty when unknown).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<QuoteSource>,
+}
+
+/// Where a cited quote stands: its document (title, date, status) and, for a list item
+/// or table row, the headings above it — what the extractor was shown with it, so the
+/// judge reads "Total: $212.4M" as the budget's total, as the claim did.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuoteSource {
+    /// The document's title (untrusted).
+    pub title: String,
+    #[serde(default)]
+    pub note: crate::extract::SourceNote,
+}
+
+/// A claim's quotes, each under a line naming its document and its headings when they
+/// differ from the previous quote's.
+fn quote_lines(claim: &Claim) -> String {
+    let mut lines = Vec::new();
+    let mut previous: Option<&QuoteSource> = None;
+    for (i, quote) in claim.quotes.iter().enumerate() {
+        if let Some(source) = claim.sources.get(i).filter(|s| previous != Some(*s)) {
+            lines.push(format!("  {}", source.note.document_line(&source.title)));
+            let headings = source.note.headings_below(&source.title);
+            if !headings.is_empty() {
+                let path: Vec<String> = headings.iter().map(|h| quoted(&one_line(h))).collect();
+                lines.push(format!("  under: {}", path.join(" › ")));
+            }
+            previous = Some(source);
+        }
+        lines.push(format!("  quote: {}", quoted(&one_line(quote))));
+    }
+    lines.join("\n")
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -50,15 +85,7 @@ impl ModelTask for Judge {
         let claims = input
             .claims
             .iter()
-            .map(|c| {
-                let quotes = c
-                    .quotes
-                    .iter()
-                    .map(|q| format!("  quote: {}", quoted(&one_line(q))))
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                format!("claim {}: {}\n{quotes}", c.id, quoted(&c.text))
-            })
+            .map(|c| format!("claim {}: {}\n{}", c.id, quoted(&c.text), quote_lines(c)))
             .collect::<Vec<_>>()
             .join("\n\n");
         vec![("claims", claims)]
@@ -108,6 +135,54 @@ mod tests {
     }
 
     #[test]
+    fn each_quote_is_shown_under_its_document_and_headings() {
+        let source = |title: &str, headings: &[&str], status: Option<&str>| QuoteSource {
+            title: title.into(),
+            note: crate::extract::SourceNote {
+                headings: headings.iter().map(|h| h.to_string()).collect(),
+                date: Some("2026-04-14".into()),
+                status: status.map(str::to_string),
+            },
+        };
+        let claim = Claim {
+            id: "q1-c1".into(),
+            text: "The FY26 operating budget totals $212.4M.".into(),
+            quotes: vec![
+                "Function: Total · FY26 Budget ($M): 212.4".into(),
+                "Source: Total · FY26 Budget ($M): 212.4".into(),
+                "Total: 205.0".into(),
+            ],
+            sources: vec![
+                source(
+                    "FY26 Budget",
+                    &["FY26 Budget", "Spending by function"],
+                    None,
+                ),
+                source(
+                    "FY26 Budget",
+                    &["FY26 Budget", "Spending by function"],
+                    None,
+                ),
+                source("FY26 Budget draft", &[], Some("draft")),
+            ],
+        };
+        let shown = quote_lines(&claim);
+        assert_eq!(
+            shown,
+            "  Document \"FY26 Budget\" (2026-04-14):\n  under: \"Spending by function\"\n  \
+             quote: \"Function: Total · FY26 Budget ($M): 212.4\"\n  \
+             quote: \"Source: Total · FY26 Budget ($M): 212.4\"\n  \
+             Document \"FY26 Budget draft\" (2026-04-14, draft):\n  quote: \"Total: 205.0\""
+        );
+        // Without sources (free-quote claims, older checkpoints): the quotes alone.
+        let bare = Claim {
+            sources: vec![],
+            ..claim
+        };
+        assert!(!quote_lines(&bare).contains("Document"));
+    }
+
+    #[test]
     fn one_verdict_per_claim_shown() {
         let input = Input {
             claims: ["a", "b"]
@@ -116,6 +191,7 @@ mod tests {
                     id: id.to_string(),
                     text: "t".into(),
                     quotes: vec![],
+                    sources: vec![],
                 })
                 .collect(),
         };

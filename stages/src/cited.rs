@@ -1,0 +1,135 @@
+//! Where a claim's quotes stand: each cited sentence's document (title, date, status)
+//! and, for a list item or table row, the headings above it — what the extractor was
+//! shown with the sentence, handed on to the judge so that it reads a row as the
+//! extractor did.
+
+use std::collections::BTreeMap;
+
+use deepr_orchestrator::{DocMeta, TextArchive};
+use deepr_tasks::extract::SourceNote;
+use deepr_tasks::judge::QuoteSource;
+
+use crate::types::{ClaimDraft, ScoreOut};
+
+/// The documents a round's score steps ranked, by content hash.
+pub(crate) fn documents(scores: &[ScoreOut]) -> BTreeMap<String, DocMeta> {
+    scores
+        .iter()
+        .flat_map(|s| &s.sources)
+        .map(|s| (s.doc.content_sha256.clone(), s.doc.clone()))
+        .collect()
+}
+
+/// One source per quote of `claim`, in the order `judge::quotes` lists them; none at all
+/// when any quote's place is unknown (a quote the model wrote, a document no score step
+/// ranked), so that sources never pair with the wrong quote.
+pub(crate) fn quote_sources(
+    claim: &ClaimDraft,
+    docs: &BTreeMap<String, DocMeta>,
+    archive: &dyn TextArchive,
+) -> Vec<QuoteSource> {
+    let mut sources = Vec::new();
+    for citation in &claim.citations {
+        if citation.written_quote.is_some() {
+            return Vec::new();
+        }
+        let Some(text) = archive.get(&citation.content_sha256) else {
+            return Vec::new();
+        };
+        let (Some(doc), Some(sentence)) = (
+            docs.get(&citation.content_sha256),
+            text.sentences.get(citation.sentence as usize),
+        ) else {
+            return Vec::new();
+        };
+        if text
+            .quote(citation.sentence, citation.sentence_end)
+            .is_none()
+        {
+            return Vec::new();
+        }
+        // As the extractor saw it: headings for a list item or table row only.
+        let fragment = citation.sentence_end.is_none()
+            && crate::units::is_fragment_at(&text.text, sentence.start, sentence.end);
+        sources.push(QuoteSource {
+            title: doc.title.clone(),
+            note: SourceNote {
+                headings: if fragment {
+                    doc.outline.heading_path(&text.text, sentence.start)
+                } else {
+                    Vec::new()
+                },
+                date: doc.date.clone(),
+                status: doc.outline.status.clone(),
+            },
+        });
+    }
+    sources
+}
+
+#[cfg(test)]
+mod tests {
+    use deepr_orchestrator::{ArchivedText, Outline};
+
+    use super::*;
+    use crate::types::SentenceRef;
+
+    struct Archive(ArchivedText);
+
+    impl TextArchive for Archive {
+        fn get(&self, content_sha256: &str) -> Option<ArchivedText> {
+            (content_sha256 == self.0.content_sha256).then(|| self.0.clone())
+        }
+    }
+
+    #[test]
+    fn a_row_is_shown_under_its_headings_and_a_written_quote_under_nothing() {
+        let text = ArchivedText::new(
+            "FY26 Budget\n\nSpending by function\n\nFunction: Total · FY26 Budget ($M): 212.4\n\n\
+             The board adopted the budget in June.",
+        );
+        let sha = text.content_sha256.clone();
+        let doc = DocMeta {
+            doc_key: "budget.xlsx".into(),
+            locator: "budget.xlsx".into(),
+            title: "FY26 Budget".into(),
+            content_sha256: sha.clone(),
+            date: Some("2026-06-20".into()),
+            authority: 0.5,
+            outline: Outline {
+                status: Some("draft".into()),
+                headings: vec![(0, 1), (13, 2)],
+                ..Default::default()
+            },
+        };
+        let docs = BTreeMap::from([(sha.clone(), doc)]);
+        let archive = Archive(text);
+        let cite = |sentence: u32, written: Option<&str>| SentenceRef {
+            content_sha256: sha.clone(),
+            sentence,
+            sentence_end: None,
+            written_quote: written.map(str::to_string),
+        };
+        let claim = |citations: Vec<SentenceRef>| ClaimDraft {
+            id: "q1-c1".into(),
+            subquestion: "q1".into(),
+            text: "The budget totals $212.4M.".into(),
+            citations,
+        };
+        let sources = quote_sources(&claim(vec![cite(2, None), cite(3, None)]), &docs, &archive);
+        assert_eq!(sources.len(), 2, "{sources:?}");
+        assert_eq!(sources[0].title, "FY26 Budget");
+        assert_eq!(
+            sources[0].note.headings,
+            ["FY26 Budget", "Spending by function"]
+        );
+        assert_eq!(sources[0].note.status.as_deref(), Some("draft"));
+        // A sentence speaks for itself: no headings.
+        assert!(sources[1].note.headings.is_empty());
+        // A quote the model wrote, or a document no score step ranked: no sources at all.
+        assert!(
+            quote_sources(&claim(vec![cite(2, Some("Total 212.4"))]), &docs, &archive).is_empty()
+        );
+        assert!(quote_sources(&claim(vec![cite(2, None)]), &BTreeMap::new(), &archive).is_empty());
+    }
+}
