@@ -35,20 +35,27 @@ pub struct QuoteSource {
     pub note: crate::extract::SourceNote,
 }
 
-/// A claim's quotes, each under a line naming its document and its headings when they
-/// differ from the previous quote's.
+/// A claim's quotes, each under a line naming its document when the document changes,
+/// and a line of headings when a list item or table row stands under other headings
+/// than the quote before it.
 fn quote_lines(claim: &Claim) -> String {
     let mut lines = Vec::new();
-    let mut previous: Option<&QuoteSource> = None;
+    let mut document: Option<String> = None;
+    let mut headings: &[String] = &[];
     for (i, quote) in claim.quotes.iter().enumerate() {
-        if let Some(source) = claim.sources.get(i).filter(|s| previous != Some(*s)) {
-            lines.push(format!("  {}", source.note.document_line(&source.title)));
-            let headings = source.note.headings_below(&source.title);
-            if !headings.is_empty() {
-                let path: Vec<String> = headings.iter().map(|h| quoted(&one_line(h))).collect();
+        if let Some(source) = claim.sources.get(i) {
+            let line = source.note.document_line(&source.title);
+            if document.as_ref() != Some(&line) {
+                lines.push(format!("  {line}"));
+                document = Some(line);
+                headings = &[];
+            }
+            let below = source.note.headings_below(&source.title);
+            if !below.is_empty() && below != headings {
+                let path: Vec<String> = below.iter().map(|h| quoted(&one_line(h))).collect();
                 lines.push(format!("  under: {}", path.join(" › ")));
             }
-            previous = Some(source);
+            headings = below;
         }
         lines.push(format!("  quote: {}", quoted(&one_line(quote))));
     }
@@ -174,6 +181,16 @@ mod tests {
              quote: \"Source: Total · FY26 Budget ($M): 212.4\"\n  \
              Document \"FY26 Budget draft\" (2026-04-14, draft):\n  quote: \"Total: 205.0\""
         );
+        // One document named once, its rows' headings only when they change.
+        let one_document = Claim {
+            quotes: vec!["Total: 212.4".into(), "The board adopted it.".into()],
+            sources: vec![
+                source("FY26 Budget", &["FY26 Budget", "Spending"], None),
+                source("FY26 Budget", &[], None),
+            ],
+            ..claim.clone()
+        };
+        assert_eq!(quote_lines(&one_document).matches("Document").count(), 1);
         // Without sources (free-quote claims, older checkpoints): the quotes alone.
         let bare = Claim {
             sources: vec![],
