@@ -52,43 +52,8 @@ impl Heuristic for Decompose {
             .first()
             .map(|c| strip_question_words(c))
             .unwrap_or_else(|| topic.to_string());
-        let heading_terms: Vec<BTreeSet<String>> = input
-            .headings
-            .iter()
-            .map(|h| content_terms(h).into_iter().collect())
-            .collect();
-        // Topic terms that tell headings apart: found in at most half of them, and not
-        // the brief's subject's name (every document of its share names it: a title such
-        // as "Kestrelmoor Robotics, Inc. - Product Management" is no subject of its own).
-        let entity_terms: BTreeSet<String> = brief
-            .entities
-            .first()
-            .map(|e| content_terms(e).into_iter().collect())
-            .unwrap_or_default();
-        let topic_terms: BTreeSet<String> = content_terms(&brief_subject(&brief, topic))
-            .into_iter()
-            .filter(|t| !entity_terms.contains(t))
-            .filter(|t| {
-                heading_terms.iter().filter(|h| h.contains(t)).count() * 2
-                    <= heading_terms.len().max(1)
-            })
-            .collect();
-
-        let mut ranked: Vec<(usize, usize, &String)> = input
-            .headings
-            .iter()
-            .enumerate()
-            .map(|(i, h)| {
-                let overlap = heading_terms[i]
-                    .iter()
-                    .filter(|t| topic_terms.contains(*t))
-                    .count();
-                (overlap, i, h)
-            })
-            .filter(|(overlap, _, _)| *overlap > 0)
-            .collect();
-        ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        for (_, _, heading) in ranked {
+        let ranked = related_headings(&input.headings, &brief, topic);
+        for heading in ranked {
             if questions.len() >= target {
                 break;
             }
@@ -124,6 +89,47 @@ impl Heuristic for Decompose {
             subquestions: questions,
         }
     }
+}
+
+/// The headings that share a term with the topic that tells headings apart (found in
+/// at most half of them, and not the brief's subject's name: every document of its share
+/// names it, so a title such as "Kestrelmoor Robotics, Inc. - Product Management" is no
+/// subject of its own), most shared terms first, then in the scout's order.
+fn related_headings<'h>(
+    headings: &'h [String],
+    brief: &deepr_tasks::brief::Brief,
+    topic: &str,
+) -> Vec<&'h String> {
+    let heading_terms: Vec<BTreeSet<String>> = headings
+        .iter()
+        .map(|h| content_terms(h).into_iter().collect())
+        .collect();
+    let entity_terms: BTreeSet<String> = brief
+        .entities
+        .first()
+        .map(|e| content_terms(e).into_iter().collect())
+        .unwrap_or_default();
+    let topic_terms: BTreeSet<String> = content_terms(&brief_subject(brief, topic))
+        .into_iter()
+        .filter(|t| !entity_terms.contains(t))
+        .filter(|t| {
+            heading_terms.iter().filter(|h| h.contains(t)).count() * 2 <= heading_terms.len().max(1)
+        })
+        .collect();
+    let mut ranked: Vec<(usize, usize, &String)> = headings
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let overlap = heading_terms[i]
+                .iter()
+                .filter(|t| topic_terms.contains(*t))
+                .count();
+            (overlap, i, h)
+        })
+        .filter(|(overlap, _, _)| *overlap > 0)
+        .collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    ranked.into_iter().map(|(_, _, h)| h).collect()
 }
 
 /// What a topic is about: a brief's parts and context, never its writing instructions
