@@ -1,0 +1,144 @@
+//! Tests of `decompose` (a child module, so they reach its private functions).
+
+use super::*;
+
+fn plan(topic: &str, min: usize, max: usize, target: usize, headings: &[&str]) -> Vec<String> {
+    Decompose::answer(&Input {
+        topic: topic.into(),
+        min,
+        max,
+        target,
+        headings: headings.iter().map(|h| h.to_string()).collect(),
+        parts: Vec::new(),
+    })
+    .subquestions
+}
+
+#[test]
+fn a_brief_is_planned_by_its_parts_in_order() {
+    let brief = "You are preparing a due-diligence brief on Kestrelmoor Robotics, Inc., a Dayton-based robotics company. Write a brief covering: (1) the company's funding history and current financial trajectory, (2) its product line and roadmap including pricing, (3) operational performance and key risks, and (4) how it is positioned against Swiftlane Robotics, MediRover and Corvid Logistics. Be specific about numbers, dates and names, and cite your sources.";
+    let headings = ["Kestrelmoor Brand Guidelines (excerpt)", "Annual leave"];
+    let questions = plan(brief, 5, 10, 7, &headings);
+    let subjects: Vec<&str> = questions
+        .iter()
+        .map(|q| {
+            q.split('“')
+                .nth(1)
+                .and_then(|r| r.split('”').next())
+                .unwrap_or(q)
+        })
+        .collect();
+    assert_eq!(
+        subjects,
+        [
+            "Funding history",
+            "Current financial trajectory",
+            "Product line",
+            "Roadmap including pricing",
+            "Roadmap",
+            "Pricing",
+            "Operational performance",
+            "Key risks",
+            "How it is positioned against Swiftlane Robotics, MediRover and Corvid Logistics",
+        ]
+    );
+    assert!(
+        questions
+            .iter()
+            .all(|q| q.contains("for Kestrelmoor Robotics?")),
+        "{questions:?}"
+    );
+    assert!(!questions
+        .iter()
+        .any(|q| q.contains("Cite") || q.contains("Brand")));
+    // A smaller plan keeps one subquestion per part and stays within its maximum.
+    assert_eq!(plan(brief, 3, 5, 4, &headings).len(), 5);
+}
+
+#[test]
+fn a_part_that_lists_subjects_gets_one_subquestion_each() {
+    assert_eq!(
+        listed_subjects("Its cost base, including staffing, energy, insurance and leases"),
+        ["Cost base", "Staffing", "Energy", "Insurance", "Leases"]
+    );
+    // What follows "with their" qualifies the subjects; it lists none.
+    assert_eq!(
+        listed_subjects("new plants and product lines, with their budgets, dates and suppliers"),
+        ["New plants", "Product lines"]
+    );
+    // A list of names is one subject; so is a part that lists nothing.
+    assert!(listed_subjects("how it compares with Acme Corp, Beta Labs and Gamma").is_empty());
+    assert!(listed_subjects("the regulatory outlook").is_empty());
+    // A question with one part is planned to the depth's target, a brief to its maximum.
+    let question = plan("How are hot rollback journals replayed?", 5, 10, 6, &[]);
+    assert!((5..=6).contains(&question.len()), "{question:?}");
+    let brief = "Assess Orbel Foods. Cover: (1) its cost base, including staffing, energy, insurance and leases; (2) the regulatory outlook; and (3) new plants and product lines, with their budgets, dates and suppliers.";
+    let subjects: Vec<String> = plan(brief, 5, 10, 6, &[])
+        .iter()
+        .filter_map(|q| q.split('“').nth(1)?.split('”').next().map(str::to_string))
+        .collect();
+    // Parts first in the brief's order, each part's listed subjects after it.
+    assert_eq!(
+        subjects[0],
+        "Cost base, including staffing, energy, insurance and leases"
+    );
+    assert!(subjects.contains(&"Staffing".to_string()), "{subjects:?}");
+    let outlook = subjects.iter().position(|s| s == "Regulatory outlook");
+    let staffing = subjects.iter().position(|s| s == "Staffing");
+    assert!(staffing < outlook, "{subjects:?}");
+    assert!(subjects.len() <= 10);
+}
+
+#[test]
+fn clauses_split_compound_topics() {
+    assert_eq!(
+        topic_clauses("How does SQLite guarantee atomic commits, and what changes in WAL mode?"),
+        [
+            "How does SQLite guarantee atomic commits",
+            "what changes in WAL mode"
+        ]
+    );
+}
+
+#[test]
+fn plan_size_follows_the_bounds() {
+    for (min, max, target) in [(3, 5, 4), (5, 10, 6), (10, 20, 12)] {
+        let n = plan("rollback journal durability", min, max, target, &[]).len();
+        assert!((min..=max).contains(&n), "{min}..{max}: {n}");
+    }
+}
+
+#[test]
+fn two_topics_over_one_corpus_get_different_plans() {
+    let headings = [
+        "Hot Rollback Journals",
+        "Write-Ahead Log Checkpoints",
+        "Page Cache Spill",
+        "Locking States",
+    ];
+    let a = plan(
+        "How are hot rollback journals replayed?",
+        5,
+        10,
+        6,
+        &headings,
+    );
+    let b = plan(
+        "When does a write-ahead log checkpoint run?",
+        5,
+        10,
+        6,
+        &headings,
+    );
+    assert_ne!(a, b);
+    // Headings related to the topic come first.
+    assert!(a[1].contains("Hot Rollback Journals"), "{a:?}");
+    assert!(b[1].contains("Write-Ahead Log Checkpoints"), "{b:?}");
+}
+
+#[test]
+fn bounds_out_of_order_do_not_panic() {
+    // The input is data: min above max must not reach `clamp`'s assertion.
+    let questions = plan("how does the journal work", 5, 3, 4, &[]);
+    assert!(questions.len() >= 3);
+}

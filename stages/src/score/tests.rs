@@ -1,0 +1,288 @@
+//! Tests of `score` (a child module, so they reach its private functions).
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+use deepr_orchestrator::{ArchivedText, DocMeta, EmbedError};
+
+use super::*;
+
+struct Archive(BTreeMap<String, ArchivedText>);
+
+impl TextArchive for Archive {
+    fn get(&self, content_sha256: &str) -> Option<ArchivedText> {
+        self.0.get(content_sha256).cloned()
+    }
+}
+
+/// "Means" the question when a text speaks of durability, whatever its words; the
+/// question and the topic mean durability too.
+struct Meaning {
+    fail: bool,
+    seen: std::sync::Mutex<Vec<String>>,
+}
+
+#[async_trait]
+impl SentenceEmbedder for Meaning {
+    fn model_id(&self) -> &str {
+        "test/meaning"
+    }
+    fn display_name(&self) -> &str {
+        "meaning-test"
+    }
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.seen.lock().unwrap().extend(texts.iter().cloned());
+        if self.fail {
+            return Err(EmbedError("weights damaged".into()));
+        }
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let t = t.to_lowercase();
+                if t.contains("durab") || t.contains("power loss") || t.contains("survive") {
+                    vec![1.0, 0.0]
+                } else {
+                    vec![0.0, 1.0]
+                }
+            })
+            .collect())
+    }
+}
+
+fn fixture() -> (FetchOut, Archive) {
+    let text = ArchivedText::new(
+        "The commit writes the journal before the database is changed. \
+         A commit to the journal will survive a power loss in the middle of writing. \
+         The journal name is the database name with a suffix appended to it.",
+    );
+    let doc = DocMeta {
+        doc_key: "a.html".into(),
+        locator: "a.html".into(),
+        title: "Commit".into(),
+        content_sha256: text.content_sha256.clone(),
+        date: None,
+        authority: 0.5,
+        outline: Default::default(),
+    };
+    let archive = Archive(BTreeMap::from([(text.content_sha256.clone(), text)]));
+    (
+        FetchOut {
+            docs: vec![(doc, 1.0)],
+            failures: vec![],
+        },
+        archive,
+    )
+}
+
+const QUESTION: &str = "Is the commit journal durable?";
+const TOPIC: &str = "Does the commit journal stay durable?";
+
+#[tokio::test]
+async fn a_brief_asking_for_specifics_reads_rows_that_state_figures() {
+    let text = ArchivedText::new(
+        "The financial trajectory improved through the year.\n\n\
+         - Gross margin: 42.5% for the first quarter\n\n\
+         - Office plants are watered on Mondays by facilities",
+    );
+    let doc = DocMeta {
+        doc_key: "memo.docx".into(),
+        locator: "memo.docx".into(),
+        title: "Memo".into(),
+        content_sha256: text.content_sha256.clone(),
+        date: None,
+        authority: 0.5,
+        outline: Default::default(),
+    };
+    let archive = Archive(BTreeMap::from([(text.content_sha256.clone(), text)]));
+    let fetched = FetchOut {
+        docs: vec![(doc, 1.0)],
+        failures: vec![],
+    };
+    let question = "What is the financial trajectory?";
+    let ranked = |topic: &'static str, reader: Reader| {
+        let (fetched, archive) = (&fetched, &archive);
+        async move {
+            run(
+                fetched,
+                question,
+                topic,
+                &[],
+                &BTreeSet::new(),
+                archive,
+                None,
+                30,
+                reader,
+            )
+            .await
+            .candidates
+            .iter()
+            .map(|c| c.sentence)
+            .collect::<Vec<u32>>()
+        }
+    };
+    // A question alone: only the unit that shares its words.
+    assert_eq!(ranked(question, Reader::Heuristic).await, [0]);
+    // A brief that asks for figures: the row stating one too, after the matching
+    // unit; the row without a figure or a question term never.
+    let brief = "Review Orbel Foods. Cover: (1) the financial trajectory, and (2) the outlook. \
+                 Be specific about numbers and dates.";
+    assert_eq!(ranked(brief, Reader::Heuristic).await, [0, 1]);
+    // A model judges what a row means itself: its pool is ranked by words alone.
+    assert_eq!(ranked(brief, Reader::Model).await, [0]);
+}
+
+#[tokio::test]
+async fn a_draft_is_read_after_the_final_version() {
+    let final_text = ArchivedText::new("Quarterly revenue was $14.2M in the first quarter.");
+    let draft_text =
+        ArchivedText::new("Preliminary quarterly revenue was $13.6M in the first quarter.");
+    let doc = |text: &ArchivedText, key: &str, status: Option<&str>| DocMeta {
+        doc_key: key.into(),
+        locator: key.into(),
+        title: key.into(),
+        content_sha256: text.content_sha256.clone(),
+        date: Some("2026-04-10".into()),
+        authority: 0.5,
+        outline: deepr_orchestrator::Outline {
+            status: status.map(str::to_string),
+            ..Default::default()
+        },
+    };
+    let fetched = FetchOut {
+        // The draft ranks first in retrieval.
+        docs: vec![
+            (doc(&draft_text, "flash-draft.docx", Some("draft")), 1.0),
+            (doc(&final_text, "board-update.pdf", None), 0.9),
+        ],
+        failures: vec![],
+    };
+    let archive = Archive(BTreeMap::from([
+        (draft_text.content_sha256.clone(), draft_text.clone()),
+        (final_text.content_sha256.clone(), final_text.clone()),
+    ]));
+    let question = "What was the quarterly revenue?";
+    let out = run(
+        &fetched,
+        question,
+        question,
+        &[],
+        &BTreeSet::new(),
+        &archive,
+        None,
+        30,
+        Reader::Heuristic,
+    )
+    .await;
+    assert_eq!(out.candidates.len(), 2, "{out:?}");
+    assert_eq!(out.candidates[0].content_sha256, final_text.content_sha256);
+    assert!(
+        out.candidates[1].weight < 0.5 * out.candidates[0].weight,
+        "{out:?}"
+    );
+}
+
+#[tokio::test]
+async fn meaning_lifts_a_sentence_worded_unlike_the_question() {
+    let (fetched, archive) = fixture();
+    let lexical = run(
+        &fetched,
+        QUESTION,
+        QUESTION,
+        &[],
+        &BTreeSet::new(),
+        &archive,
+        None,
+        MAX_CANDIDATES,
+        Reader::Heuristic,
+    )
+    .await;
+    assert_eq!(lexical.rerank, None);
+    assert_eq!(lexical.candidates[0].sentence, 0, "{lexical:?}");
+    let survive = lexical
+        .candidates
+        .iter()
+        .position(|c| c.sentence == 1)
+        .expect("the power-loss sentence is a candidate");
+    assert!(survive > 0);
+
+    let meaning = Meaning {
+        fail: false,
+        seen: Default::default(),
+    };
+    let reranked = run(
+        &fetched,
+        QUESTION,
+        TOPIC,
+        &[],
+        &BTreeSet::new(),
+        &archive,
+        Some(&meaning),
+        MAX_CANDIDATES,
+        Reader::Heuristic,
+    )
+    .await;
+    assert_eq!(reranked.candidates[0].sentence, 1, "{reranked:?}");
+    let rerank = reranked.rerank.clone().expect("recorded");
+    assert_eq!(rerank.model, "meaning-test");
+    assert_eq!(rerank.model_id, "test/meaning");
+    assert_eq!(rerank.sentences as usize, lexical.candidates.len());
+    assert_eq!(rerank.failure, None);
+    // The model saw the question, the topic and each candidate's exact quote.
+    let seen = meaning.seen.lock().unwrap().clone();
+    // Meaning is measured against the topic, not the subquestion.
+    assert_eq!(seen[0], TOPIC);
+    assert!(!seen.iter().any(|t| t == QUESTION), "{seen:?}");
+    assert!(seen
+        .iter()
+        .any(|t| t.starts_with("A commit to the journal will")));
+    // Same candidates, another order: re-ranking never adds or drops one.
+    let ids = |s: &ScoreOut| {
+        let mut v: Vec<u32> = s.candidates.iter().map(|c| c.sentence).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(ids(&lexical), ids(&reranked));
+}
+
+#[tokio::test]
+async fn a_failing_model_keeps_the_word_order_and_says_why() {
+    let (fetched, archive) = fixture();
+    let lexical = run(
+        &fetched,
+        QUESTION,
+        QUESTION,
+        &[],
+        &BTreeSet::new(),
+        &archive,
+        None,
+        MAX_CANDIDATES,
+        Reader::Heuristic,
+    )
+    .await;
+    let meaning = Meaning {
+        fail: true,
+        seen: Default::default(),
+    };
+    let out = run(
+        &fetched,
+        QUESTION,
+        QUESTION,
+        &[],
+        &BTreeSet::new(),
+        &archive,
+        Some(&meaning),
+        MAX_CANDIDATES,
+        Reader::Heuristic,
+    )
+    .await;
+    assert!(
+        !meaning.seen.lock().unwrap().is_empty(),
+        "the model was asked"
+    );
+    assert_eq!(out.candidates, lexical.candidates);
+    let failure = out
+        .rerank
+        .and_then(|r| r.failure)
+        .expect("failure recorded");
+    assert!(failure.contains("weights damaged"), "{failure}");
+}
