@@ -41,6 +41,7 @@ fuzz_target!(|data: &[u8]| {
                 id: id.to_string(),
                 text: "t".into(),
                 quotes: vec![],
+                sources: vec![],
             })
             .collect(),
     };
