@@ -100,6 +100,12 @@ fn bench_facts(home: &Path, facts: &str, share: &Path) -> PathBuf {
     out
 }
 
+/// The bench's linear run's `report.json`.
+fn linear_report(out: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(out.join("reports/t01-linear.json")).expect("report"))
+        .expect("json")
+}
+
 /// `deepr verify` passes the bench's linear report against its state dir.
 fn assert_report_verifies(home: &Path, out: &Path) {
     let verified = deepr(
@@ -143,10 +149,7 @@ fn the_share_is_read_in_every_format_and_its_facts_are_benched() {
     let out = bench_facts(home.path(), "test_data/share/facts.toml", &share);
 
     // Every planted file is listed with its reason; every generated file was read.
-    let report_json: Value = serde_json::from_slice(
-        &std::fs::read(out.join("reports/t01-linear.json")).expect("report"),
-    )
-    .expect("json");
+    let report_json = linear_report(&out);
     let files = &report_json["corpus_files"];
     assert_eq!(files["read"].as_u64(), Some(generated as u64), "{files}");
     let skipped: Vec<(String, String)> = files["skipped"]
@@ -282,10 +285,7 @@ fn the_second_share_is_read_whole_and_its_facts_are_benched() {
     let generated = generate("test_data/share2/docs", &share);
     assert!(generated >= 25, "{generated} files");
     let out = bench_facts(home.path(), "test_data/share2/facts.toml", &share);
-    let report: Value = serde_json::from_slice(
-        &std::fs::read(out.join("reports/t01-linear.json")).expect("report"),
-    )
-    .expect("json");
+    let report = linear_report(&out);
     let files = &report["corpus_files"];
     assert_eq!(files["read"].as_u64(), Some(generated as u64), "{files}");
     assert_eq!(

@@ -237,22 +237,21 @@ fn listed_subjects(subject: &str) -> Vec<String> {
         .min()
         .and_then(|at| subject.get(..at))
         .unwrap_or(subject);
+    // "X including Y" lists Y beside X.
     let items: Vec<String> = head
-        .split([',', ';'])
-        .flat_map(|piece| piece.split(" including "))
-        .flat_map(|piece| piece.split(" and "))
-        .map(|piece| {
-            let piece = piece.trim();
-            let lowered = piece.to_lowercase();
-            ["including ", "and ", "or ", "what ", "how "]
+        .split(" including ")
+        .flat_map(deepr_tasks::brief::list_items)
+        .map(|item| {
+            let lowered = item.to_lowercase();
+            ["what ", "how "]
                 .iter()
-                .find_map(|w| lowered.starts_with(w).then(|| piece.get(w.len()..)))
+                .find_map(|w| lowered.starts_with(w).then(|| item.get(w.len()..)))
                 .flatten()
-                .unwrap_or(piece)
+                .unwrap_or(&item)
                 .trim()
                 .to_string()
         })
-        .filter(|piece| !content_terms(piece).is_empty())
+        .filter(|item| !content_terms(item).is_empty())
         .collect();
     if items.len() < 2 || items.iter().skip(1).any(|i| is_name(i)) {
         return Vec::new();

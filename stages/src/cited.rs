@@ -1,11 +1,11 @@
-//! Where a claim's quotes stand: each cited sentence's document (title, date, status)
-//! and, for a list item or table row, the headings above it — what the extractor was
-//! shown with the sentence, handed on to the judge so that it reads a row as the
-//! extractor did.
+//! Where a unit stands: its document (title, date, status) and, for a list item or
+//! table row, the headings above it — shown with each candidate to the extractor and
+//! with each cited quote to the judge, so that the judge reads a row as the extractor
+//! did.
 
 use std::collections::BTreeMap;
 
-use deepr_orchestrator::{DocMeta, TextArchive};
+use deepr_orchestrator::{ArchivedText, DocMeta, TextArchive};
 use deepr_tasks::extract::SourceNote;
 use deepr_tasks::judge::QuoteSource;
 
@@ -36,10 +36,7 @@ pub(crate) fn quote_sources(
         let Some(text) = archive.get(&citation.content_sha256) else {
             return Vec::new();
         };
-        let (Some(doc), Some(sentence)) = (
-            docs.get(&citation.content_sha256),
-            text.sentences.get(citation.sentence as usize),
-        ) else {
+        let Some(doc) = docs.get(&citation.content_sha256) else {
             return Vec::new();
         };
         if text
@@ -48,23 +45,37 @@ pub(crate) fn quote_sources(
         {
             return Vec::new();
         }
-        // As the extractor saw it: headings for a list item or table row only.
-        let fragment = citation.sentence_end.is_none()
-            && crate::units::is_fragment_at(&text.text, sentence.start, sentence.end);
         sources.push(QuoteSource {
             title: doc.title.clone(),
-            note: SourceNote {
-                headings: if fragment {
-                    doc.outline.heading_path(&text.text, sentence.start)
-                } else {
-                    Vec::new()
-                },
-                date: doc.date.clone(),
-                status: doc.outline.status.clone(),
-            },
+            note: source_note(Some(doc), &text, citation.sentence, citation.sentence_end),
         });
     }
     sources
+}
+
+/// What a reader is told of where a unit stands: its document's date and status and,
+/// for a list item or table row (one sentence, a whole block without a final stop),
+/// the headings above it — a sentence speaks for itself, and its headings would cost
+/// tokens on every unit. The extractor's candidates and the judge's quotes share it.
+pub(crate) fn source_note(
+    doc: Option<&DocMeta>,
+    text: &ArchivedText,
+    sentence: u32,
+    sentence_end: Option<u32>,
+) -> SourceNote {
+    let (start, end) = text
+        .sentences
+        .get(sentence as usize)
+        .map_or((0, 0), |s| (s.start, s.end));
+    let fragment = sentence_end.is_none() && crate::units::is_fragment_at(&text.text, start, end);
+    SourceNote {
+        headings: doc
+            .filter(|_| fragment)
+            .map(|d| d.outline.heading_path(&text.text, start))
+            .unwrap_or_default(),
+        date: doc.and_then(|d| d.date.clone()),
+        status: doc.and_then(|d| d.outline.status.clone()),
+    }
 }
 
 #[cfg(test)]

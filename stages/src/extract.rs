@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use deepr_evidence::terms::content_terms;
 use deepr_orchestrator::{LedgerEntry, TextArchive, Tier};
-use deepr_tasks::extract::{Candidate, Extract, Input, SourceNote};
+use deepr_tasks::extract::{Candidate, Extract, Input};
 use deepr_tasks::extract_free::{self as free, ExtractFree};
 
 use crate::model_call::{call_task, Models, TaskCall};
@@ -115,29 +115,19 @@ fn shown_candidates(scored: &ScoreOut, archive: &dyn TextArchive) -> Vec<Candida
         let Some(sentence) = text.quote(candidate.sentence, candidate.sentence_end) else {
             continue;
         };
-        let doc = docs.get(candidate.content_sha256.as_str());
-        let (start, end) = text
-            .sentences
-            .get(candidate.sentence as usize)
-            .map_or((0, 0), |s| (s.start, s.end));
-        // A list item or table row is shown under its headings; a sentence speaks for
-        // itself (and its headings would cost tokens on every candidate).
-        let fragment = candidate.sentence_end.is_none()
-            && crate::units::is_fragment_at(&text.text, start, end);
+        let doc = docs.get(candidate.content_sha256.as_str()).copied();
         candidates.push(Candidate {
             id: candidate.cid.clone(),
             text: deepr_tasks::one_line(sentence),
             weight: candidate.weight,
             doc: candidate.content_sha256.clone(),
             title: doc.map(|d| d.title.clone()).unwrap_or_default(),
-            source: SourceNote {
-                headings: doc
-                    .filter(|_| fragment)
-                    .map(|d| d.outline.heading_path(&text.text, start))
-                    .unwrap_or_default(),
-                date: doc.and_then(|d| d.date.clone()),
-                status: doc.and_then(|d| d.outline.status.clone()),
-            },
+            source: crate::cited::source_note(
+                doc,
+                &text,
+                candidate.sentence,
+                candidate.sentence_end,
+            ),
         });
     }
     candidates

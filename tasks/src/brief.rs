@@ -375,9 +375,15 @@ fn enumeration(sentence: &str) -> Option<Vec<String>> {
                 .map(|i| (i, *l))
         })
         .min_by_key(|(i, _)| *i)?;
-    let list = sentence.get(at + lead.len()..)?;
-    let pieces: Vec<String> = list
-        .split([',', ';'])
+    let pieces = list_items(sentence.get(at + lead.len()..)?);
+    (pieces.len() >= 2).then_some(pieces)
+}
+
+/// The items of a list: "X, Y and Z" → [X, Y, Z]. Only the last piece's "and" joins
+/// the list; an earlier "X and Y" is one item ("payload and battery life, pricing, and
+/// …"). Joining words and final punctuation are dropped.
+pub fn list_items(list: &str) -> Vec<String> {
+    list.split([',', ';'])
         .map(str::trim)
         .collect::<Vec<_>>()
         .split_last()
@@ -397,8 +403,7 @@ fn enumeration(sentence: &str) -> Option<Vec<String>> {
         .into_iter()
         .map(clean_part)
         .filter(|p| !p.is_empty())
-        .collect();
-    (pieces.len() >= 2).then_some(pieces)
+        .collect()
 }
 
 /// A part without its joining words and final punctuation.

@@ -49,21 +49,54 @@ impl SentenceEmbedder for Meaning {
     }
 }
 
+/// `run` with no search queries and nothing cited before.
+async fn rank(
+    fetched: &FetchOut,
+    question: &str,
+    topic: &str,
+    archive: &dyn TextArchive,
+    embedder: Option<&dyn SentenceEmbedder>,
+    keep: usize,
+    reader: Reader,
+) -> ScoreOut {
+    let none = BTreeSet::new();
+    run(
+        fetched,
+        question,
+        topic,
+        &[],
+        &none,
+        archive,
+        embedder,
+        keep,
+        reader,
+    )
+    .await
+}
+
+/// A document of `text` with a date and a status.
+fn doc_of(text: &ArchivedText, key: &str, date: Option<&str>, status: Option<&str>) -> DocMeta {
+    DocMeta {
+        doc_key: key.into(),
+        locator: key.into(),
+        title: key.into(),
+        content_sha256: text.content_sha256.clone(),
+        date: date.map(str::to_string),
+        authority: 0.5,
+        outline: deepr_orchestrator::Outline {
+            status: status.map(str::to_string),
+            ..Default::default()
+        },
+    }
+}
+
 fn fixture() -> (FetchOut, Archive) {
     let text = ArchivedText::new(
         "The commit writes the journal before the database is changed. \
          A commit to the journal will survive a power loss in the middle of writing. \
          The journal name is the database name with a suffix appended to it.",
     );
-    let doc = DocMeta {
-        doc_key: "a.html".into(),
-        locator: "a.html".into(),
-        title: "Commit".into(),
-        content_sha256: text.content_sha256.clone(),
-        date: None,
-        authority: 0.5,
-        outline: Default::default(),
-    };
+    let doc = doc_of(&text, "Commit", None, None);
     let archive = Archive(BTreeMap::from([(text.content_sha256.clone(), text)]));
     (
         FetchOut {
@@ -84,15 +117,7 @@ async fn a_brief_asking_for_specifics_reads_rows_that_state_figures() {
          - Gross margin: 42.5% for the first quarter\n\n\
          - Office plants are watered on Mondays by facilities",
     );
-    let doc = DocMeta {
-        doc_key: "memo.docx".into(),
-        locator: "memo.docx".into(),
-        title: "Memo".into(),
-        content_sha256: text.content_sha256.clone(),
-        date: None,
-        authority: 0.5,
-        outline: Default::default(),
-    };
+    let doc = doc_of(&text, "Memo", None, None);
     let archive = Archive(BTreeMap::from([(text.content_sha256.clone(), text)]));
     let fetched = FetchOut {
         docs: vec![(doc, 1.0)],
@@ -102,22 +127,12 @@ async fn a_brief_asking_for_specifics_reads_rows_that_state_figures() {
     let ranked = |topic: &'static str, reader: Reader| {
         let (fetched, archive) = (&fetched, &archive);
         async move {
-            run(
-                fetched,
-                question,
-                topic,
-                &[],
-                &BTreeSet::new(),
-                archive,
-                None,
-                30,
-                reader,
-            )
-            .await
-            .candidates
-            .iter()
-            .map(|c| c.sentence)
-            .collect::<Vec<u32>>()
+            rank(fetched, question, topic, archive, None, 30, reader)
+                .await
+                .candidates
+                .iter()
+                .map(|c| c.sentence)
+                .collect::<Vec<u32>>()
         }
     };
     // A question alone: only the unit that shares its words.
@@ -136,17 +151,8 @@ async fn a_draft_is_read_after_the_final_version() {
     let final_text = ArchivedText::new("Quarterly revenue was $14.2M in the first quarter.");
     let draft_text =
         ArchivedText::new("Preliminary quarterly revenue was $13.6M in the first quarter.");
-    let doc = |text: &ArchivedText, key: &str, status: Option<&str>| DocMeta {
-        doc_key: key.into(),
-        locator: key.into(),
-        title: key.into(),
-        content_sha256: text.content_sha256.clone(),
-        date: Some("2026-04-10".into()),
-        authority: 0.5,
-        outline: deepr_orchestrator::Outline {
-            status: status.map(str::to_string),
-            ..Default::default()
-        },
+    let doc = |text: &ArchivedText, key: &str, status: Option<&str>| {
+        doc_of(text, key, Some("2026-04-10"), status)
     };
     let fetched = FetchOut {
         // The draft ranks first in retrieval.
@@ -161,12 +167,10 @@ async fn a_draft_is_read_after_the_final_version() {
         (final_text.content_sha256.clone(), final_text.clone()),
     ]));
     let question = "What was the quarterly revenue?";
-    let out = run(
+    let out = rank(
         &fetched,
         question,
         question,
-        &[],
-        &BTreeSet::new(),
         &archive,
         None,
         30,
@@ -184,12 +188,10 @@ async fn a_draft_is_read_after_the_final_version() {
 #[tokio::test]
 async fn meaning_lifts_a_sentence_worded_unlike_the_question() {
     let (fetched, archive) = fixture();
-    let lexical = run(
+    let lexical = rank(
         &fetched,
         QUESTION,
         QUESTION,
-        &[],
-        &BTreeSet::new(),
         &archive,
         None,
         MAX_CANDIDATES,
@@ -209,12 +211,10 @@ async fn meaning_lifts_a_sentence_worded_unlike_the_question() {
         fail: false,
         seen: Default::default(),
     };
-    let reranked = run(
+    let reranked = rank(
         &fetched,
         QUESTION,
         TOPIC,
-        &[],
-        &BTreeSet::new(),
         &archive,
         Some(&meaning),
         MAX_CANDIDATES,
@@ -247,12 +247,10 @@ async fn meaning_lifts_a_sentence_worded_unlike_the_question() {
 #[tokio::test]
 async fn a_failing_model_keeps_the_word_order_and_says_why() {
     let (fetched, archive) = fixture();
-    let lexical = run(
+    let lexical = rank(
         &fetched,
         QUESTION,
         QUESTION,
-        &[],
-        &BTreeSet::new(),
         &archive,
         None,
         MAX_CANDIDATES,
@@ -263,12 +261,10 @@ async fn a_failing_model_keeps_the_word_order_and_says_why() {
         fail: true,
         seen: Default::default(),
     };
-    let out = run(
+    let out = rank(
         &fetched,
         QUESTION,
         QUESTION,
-        &[],
-        &BTreeSet::new(),
         &archive,
         Some(&meaning),
         MAX_CANDIDATES,
