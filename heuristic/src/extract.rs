@@ -32,11 +32,11 @@ impl Heuristic for Extract {
         // subquestion, however diverse it would make the answer.
         let best_weight = candidates.iter().map(|c| c.weight).fold(0.0, f64::max);
         let floor = RELEVANCE_FLOOR * best_weight;
-        // A document a newer one replaces (archived, superseded) is quoted only when no
-        // current document has a candidate above the floor: its values are stale.
-        let current_exists = candidates
-            .iter()
-            .any(|c| c.weight >= floor && !c.source.is_stale());
+        // A document a newer one replaces (archived, superseded, a draft) is quoted only
+        // when no current document has a candidate: its values are stale. (Above the
+        // floor was not enough: once a later round has cited the current units, the
+        // stale versions of the same figures led the pool.)
+        let current_exists = candidates.iter().any(|c| !c.source.is_stale());
         // Chosen candidates in claims: a short fragment (a table row, a list item) joins an
         // earlier short claim of the same document, up to three quotes, so the rows of
         // one table read as one claim; `max_claims` bounds the claims, not the rows.

@@ -24,25 +24,42 @@ pub struct DepthPlan {
     pub target_subquestions: usize,
     /// Claims each subquestion's extractor may return.
     pub claims_per_subquestion: usize,
+    /// Claims each subquestion's extractor may return when the topic is a brief with
+    /// several parts: it asks for more than one question does, and the depth's word
+    /// range has room (standard's 1,200–3,000 words held ~1,300 at five claims).
+    pub brief_claims_per_subquestion: usize,
     /// Deepening rounds allowed after the first round.
     pub extra_rounds: u32,
 }
 
 impl Depth {
     /// Quick: 3–5 subquestions (aim 4), 4 claims each, no deepening. Standard: 5–10
-    /// (aim 6), 5 claims, one deepening round. Deep: 10–20 (aim 12), 6 claims, three.
+    /// (aim 6), 5 claims (8 for a brief's), one deepening round. Deep: 10–20 (aim 12),
+    /// 6 claims (8), three.
     pub const fn plan(self) -> DepthPlan {
-        let (min, max, target, claims, rounds) = match self {
-            Self::Quick => (3, 5, 4, 4, 0),
-            Self::Standard => (5, 10, 6, 5, 1),
-            Self::Deep => (10, 20, 12, 6, 3),
+        let (min, max, target, claims, brief_claims, rounds) = match self {
+            Self::Quick => (3, 5, 4, 4, 4, 0),
+            Self::Standard => (5, 10, 6, 5, 8, 1),
+            Self::Deep => (10, 20, 12, 6, 8, 3),
         };
         DepthPlan {
             min_subquestions: min,
             max_subquestions: max,
             target_subquestions: target,
             claims_per_subquestion: claims,
+            brief_claims_per_subquestion: brief_claims,
             extra_rounds: rounds,
+        }
+    }
+
+    /// Claims each subquestion's extractor may return for `topic` (a brief with several
+    /// parts gets [`DepthPlan::brief_claims_per_subquestion`]).
+    pub fn claims_per_subquestion(self, brief_with_parts: bool) -> usize {
+        let plan = self.plan();
+        if brief_with_parts {
+            plan.brief_claims_per_subquestion
+        } else {
+            plan.claims_per_subquestion
         }
     }
 

@@ -44,12 +44,36 @@ pub fn candidates_for(
     let heuristic: Vec<ScoreOut> = round
         .iter()
         .map(|scored| {
-            let mut cut = scored.clone();
+            let mut cut = without_stale(scored);
             cut.candidates.truncate(crate::score::MAX_CANDIDATES);
             cut
         })
         .collect();
     partition(&heuristic, own)
+}
+
+/// A subquestion's candidates without those of archived, superseded or draft documents
+/// when a current document has one: the heuristic cannot tell which of a stale
+/// document's figures a newer one replaces, so it reads old versions only when nothing
+/// current answers. (Its extractor had the same rule, but applied after the partition a
+/// later round's share could hold only stale units once the current ones were cited.)
+fn without_stale(scored: &ScoreOut) -> ScoreOut {
+    let stale: BTreeSet<&str> = scored
+        .sources
+        .iter()
+        .filter(|s| s.doc.outline.is_stale() || s.doc.outline.is_draft())
+        .map(|s| s.doc.content_sha256.as_str())
+        .collect();
+    let mut out = scored.clone();
+    if scored
+        .candidates
+        .iter()
+        .any(|c| !stale.contains(c.content_sha256.as_str()))
+    {
+        out.candidates
+            .retain(|c| !stale.contains(c.content_sha256.as_str()));
+    }
+    out
 }
 
 /// Subquestion `own`'s share of its round's candidate sentences: every candidate of the
@@ -380,7 +404,8 @@ pub fn node(
         true => &cx.providers.prompts.extract_free,
         false => &cx.providers.prompts.extract,
     };
-    let max = cx.depth.plan().claims_per_subquestion;
+    let brief_with_parts = deepr_tasks::brief::parse_brief(&cx.topic).has_parts();
+    let max = cx.depth.claims_per_subquestion(brief_with_parts);
     let llm = crate::model_call::prompt_key(prompt, cx.providers.cheap_models());
     let key = serde_json::json!({"v": STAGE_VERSION, "max": max, "free": free, "pool": if model_reads { pool } else { 0 }, "llm": llm});
     let (s, inputs) = (subq.clone(), deps.clone());

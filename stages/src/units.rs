@@ -6,12 +6,18 @@
 
 use deepr_evidence::terms::words;
 
-/// Does the sentence state a figure: a word made only of digits and separators?
+/// Does the sentence state a figure: a word made only of digits and separators, or an
+/// amount with its magnitude ("212.4m" of "$212.4M", "4.5bn", "120k")? A unit or a
+/// version ("8kb", "v3") is no figure.
 pub(crate) fn states_a_figure(text: &str) -> bool {
     words(text).iter().any(|w| {
+        let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let magnitude = &w[digits.len()..];
         w.starts_with(|c: char| c.is_ascii_digit())
-            && w.chars()
+            && digits
+                .chars()
                 .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+            && ["", "k", "m", "mn", "b", "bn"].contains(&magnitude)
     })
 }
 

@@ -100,6 +100,11 @@ const ENUMERATION_LEADS: &[&str] = &[
 ];
 
 impl Brief {
+    /// Whether the brief has several parts (a one-line question has one).
+    pub fn has_parts(&self) -> bool {
+        self.parts.len() >= 2
+    }
+
     /// What the brief parsed from `topic` is about, for ranking ([`subject_text`]).
     pub fn subject<'a>(&'a self, topic: &'a str) -> &'a str {
         if self.parts.len() >= 2 && !self.context.trim().is_empty() {
