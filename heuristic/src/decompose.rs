@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 
 use deepr_evidence::terms::{content_terms, is_stop_word, words};
+use deepr_tasks::brief::{part_subjects, subject_question};
 use deepr_tasks::decompose::{Answer, Decompose, Input};
 
 use crate::Heuristic;
@@ -176,42 +177,35 @@ fn probe_text(brief: &deepr_tasks::brief::Brief, topic: &str) -> String {
 /// one more for each listed subject, round by round across the parts — all in the
 /// brief's order.
 fn part_questions(brief: &deepr_tasks::brief::Brief, target: usize) -> Vec<String> {
-    let subjects: Vec<String> = brief.parts.iter().map(|p| subject_of(p)).collect();
-    let pairs: Vec<Option<(String, String)>> = subjects.iter().map(|s| split_pair(s)).collect();
-    let room = target.saturating_sub(subjects.len());
-    let mut split_left = room;
     let entity = brief.entities.first();
-    let ask = |subject: &str| match entity {
-        Some(entity) => format!("What does the documentation say about “{subject}” for {entity}?"),
-        None => format!("What does the documentation say about “{subject}”?"),
-    };
+    let ask = |subject: &str| subject_question(subject, entity.map(String::as_str));
+    let subjects = part_subjects(brief);
+    if subjects.len() > target {
+        return merged_parts(&subjects, target)
+            .iter()
+            .map(|s| ask(s))
+            .collect();
+    }
+    let mut split_left = target.saturating_sub(subjects.len());
     let mut per_part: Vec<Vec<String>> = Vec::new();
-    for (subject, pair) in subjects.iter().zip(pairs) {
-        per_part.push(match pair {
+    // What each part names beyond what it is first asked as, one per part per round.
+    let mut more: Vec<std::collections::VecDeque<String>> = Vec::new();
+    for part in &subjects {
+        match &part.pair {
             Some((first, second)) if split_left > 0 => {
                 split_left -= 1;
-                vec![first, second]
+                per_part.push(vec![first.clone(), second.clone()]);
+                more.push(part.listed.iter().cloned().collect());
             }
-            _ => vec![subject.clone()],
-        });
+            _ => {
+                per_part.push(vec![part.whole.clone()]);
+                more.push(part.beyond_whole().into());
+            }
+        }
     }
-    // Listed subjects not yet a subquestion of their own, one per part per round.
-    let mut listed: Vec<std::collections::VecDeque<String>> = subjects
-        .iter()
-        .zip(&per_part)
-        .map(|(subject, planned)| {
-            // A part planned whole already names its list's head ("Financial position").
-            let skip = usize::from(planned.len() == 1);
-            listed_subjects(subject)
-                .into_iter()
-                .skip(skip)
-                .filter(|item| !planned.iter().any(|p| p.eq_ignore_ascii_case(item)))
-                .collect()
-        })
-        .collect();
     let mut planned: usize = per_part.iter().map(Vec::len).sum();
-    while planned < target && listed.iter().any(|l| !l.is_empty()) {
-        for (part, items) in per_part.iter_mut().zip(listed.iter_mut()) {
+    while planned < target && more.iter().any(|l| !l.is_empty()) {
+        for (part, items) in per_part.iter_mut().zip(more.iter_mut()) {
             if planned >= target {
                 break;
             }
@@ -224,94 +218,23 @@ fn part_questions(brief: &deepr_tasks::brief::Brief, target: usize) -> Vec<Strin
     per_part.iter().flatten().map(|s| ask(s)).collect()
 }
 
-/// The subjects a part lists: "Financial position, including the budget, fare revenue,
-/// reserves and borrowing" → Financial position, Budget, Fare revenue, Reserves,
-/// Borrowing. What follows "with their"/"with its" qualifies them ("with their costs
-/// and schedules") and is no subject; a list of names ("against Swiftlane Robotics,
-/// MediRover and Corvid Logistics") is one subject, not several. Fewer than two: none.
-fn listed_subjects(subject: &str) -> Vec<String> {
-    let lowered = subject.to_lowercase();
-    let head = [", with their ", ", with its ", " with their ", " with its "]
-        .iter()
-        .filter_map(|q| lowered.find(q))
-        .min()
-        .and_then(|at| subject.get(..at))
-        .unwrap_or(subject);
-    // "X including Y" lists Y beside X.
-    let items: Vec<String> = head
-        .split(" including ")
-        .flat_map(deepr_tasks::brief::list_items)
-        .map(|item| {
-            let lowered = item.to_lowercase();
-            ["what ", "how "]
-                .iter()
-                .find_map(|w| lowered.starts_with(w).then(|| item.get(w.len()..)))
-                .flatten()
-                .unwrap_or(&item)
-                .trim()
-                .to_string()
-        })
-        .filter(|item| !content_terms(item).is_empty())
-        .collect();
-    if items.len() < 2 || items.iter().skip(1).any(|i| is_name(i)) {
-        return Vec::new();
-    }
-    items.iter().map(|i| subject_of(i)).collect()
-}
-
-/// A part's subject: without the possessive that stands for the brief's subject
-/// ("the company's", "its"), capitalised.
-fn subject_of(part: &str) -> String {
-    let mut text = part
-        .trim()
-        .trim_end_matches([';', ',', '.', ':'])
-        .to_string();
-    let lowered = text.to_lowercase();
-    for prefix in [
-        "the company's ",
-        "the company’s ",
-        "its ",
-        "their ",
-        "the ",
-        "our ",
-    ] {
-        // The prefix's bytes are ASCII; cut the original only on one of its boundaries.
-        if let Some(rest) = text
-            .get(prefix.len()..)
-            .filter(|_| lowered.starts_with(prefix))
-        {
-            text = rest.to_string();
-            break;
+/// More parts than the plan may ask: neighbouring parts share a subquestion (the
+/// first ones take the extra), so that every part is still asked about.
+fn merged_parts(subjects: &[deepr_tasks::brief::PartSubjects], room: usize) -> Vec<String> {
+    let room = room.max(1);
+    let (per, extra) = (subjects.len() / room, subjects.len() % room);
+    let mut merged = Vec::new();
+    let mut rest = subjects;
+    for group in 0..room {
+        let take = per + usize::from(group < extra);
+        let (these, after) = rest.split_at(take.min(rest.len()));
+        rest = after;
+        let wholes: Vec<&str> = these.iter().map(|p| p.whole.as_str()).collect();
+        if !wholes.is_empty() {
+            merged.push(wholes.join("; "));
         }
     }
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => text,
-    }
-}
-
-/// Whether every word of `text` is capitalised: a name ("Corvid Logistics").
-fn is_name(text: &str) -> bool {
-    text.split_whitespace()
-        .all(|w| w.starts_with(|c: char| c.is_uppercase()))
-}
-
-/// "Funding history and current financial trajectory" → both subjects, when the part
-/// joins exactly two (no commas, one "and", words on both sides).
-fn split_pair(subject: &str) -> Option<(String, String)> {
-    let joiner = [" and ", " including "]
-        .into_iter()
-        .find(|j| subject.contains(j))?;
-    if subject.contains(',') || subject.matches(joiner).count() != 1 {
-        return None;
-    }
-    let (first, second) = subject.split_once(joiner)?;
-    // "competes with Birchwood Kitchens and Nordlys" joins two names, not two subjects.
-    if content_terms(first).is_empty() || content_terms(second).is_empty() || is_name(second) {
-        return None;
-    }
-    Some((subject_of(first), subject_of(second)))
+    merged
 }
 
 /// Split a topic into clauses at question marks, semicolons and ", and" joins.

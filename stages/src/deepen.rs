@@ -1,12 +1,17 @@
 //! deepen: decide whether to run another round, and for which gaps.
 //!
 //! The decision is deterministic code over node outputs only (never timings or token
-//! totals): a gap is a subquestion of this round with fewer than
-//! [`MIN_SUPPORTED`] supported claims, or one involved in a conflict. Rounds are bounded
-//! by depth (quick 0, standard ≤ 1, deep ≤ 3). The model only words the follow-up
-//! questions.
+//! totals): a gap is a subject the brief names that the first round's plan had no room
+//! for ("labour relations" of a part listing five), a subquestion of this round with
+//! fewer than [`MIN_SUPPORTED`] supported claims, or one involved in a conflict —
+//! in that order, at most [`MAX_FOLLOWUPS`]. Rounds are bounded by depth (quick 0,
+//! standard ≤ 1, deep ≤ 3). A brief's subject is asked as the plan asks its others;
+//! the model only words the other follow-up questions.
+
+use std::collections::{BTreeSet, VecDeque};
 
 use deepr_evidence::report::{Conflict, Verdict};
+use deepr_evidence::terms::content_terms;
 use deepr_orchestrator::{LedgerEntry, Tier};
 use deepr_tasks::deepen::{Deepen, Gap, Input};
 
@@ -14,7 +19,8 @@ use crate::decompose::clean_question;
 use crate::model_call::{call_task, Models, TaskCall};
 use crate::types::{ClaimDraft, DeepenOut, Subq};
 
-pub const STAGE_VERSION: u32 = 1;
+/// 2: the brief's subjects the plan had no room for are followed up first.
+pub const STAGE_VERSION: u32 = 2;
 /// A subquestion with fewer supported claims than this is thin.
 pub const MIN_SUPPORTED: usize = 2;
 /// Most follow-ups per round.
@@ -46,6 +52,87 @@ fn gaps(
         }
     }
     gaps
+}
+
+/// After the first round, the subjects a brief's parts name that no subquestion asks
+/// about, as follow-ups (at most `limit`, one per part in turn, in the brief's order),
+/// each under the subquestion of its part so that its claims join that section. A
+/// part's own subject is never one: the plan asks every part, whole or as its pair.
+fn unplanned_subjects(topic: &str, subquestions: &[Subq], round: u32, limit: usize) -> Vec<Subq> {
+    let brief = deepr_tasks::brief::parse_brief(topic);
+    if round > 0 || !brief.has_parts() {
+        return Vec::new();
+    }
+    let asked = |subject: &str| {
+        let terms: BTreeSet<String> = content_terms(subject).into_iter().collect();
+        subquestions.iter().any(|s| match quoted_subject(&s.text) {
+            // The plan's own wording: the quoted subject is the subject.
+            Some(quoted) => deepr_tasks::brief::same_subject(quoted, subject),
+            // A model's wording: every term of the subject in the question.
+            None => {
+                let own: BTreeSet<String> = content_terms(&s.text).into_iter().collect();
+                terms.is_subset(&own)
+            }
+        })
+    };
+    let entity = brief.entities.first().map(String::as_str);
+    let mut per_part: Vec<(String, VecDeque<(usize, String)>)> = Vec::new();
+    for (part, subjects) in brief
+        .parts
+        .iter()
+        .zip(deepr_tasks::brief::part_subjects(&brief))
+    {
+        let Some(parent) = part_subquestion(part, subquestions) else {
+            continue;
+        };
+        let open = subjects
+            .beyond_whole()
+            .into_iter()
+            .enumerate()
+            .filter(|(_, subject)| !asked(subject))
+            .collect();
+        per_part.push((parent, open));
+    }
+    let mut followups = Vec::new();
+    while followups.len() < limit && per_part.iter().any(|(_, open)| !open.is_empty()) {
+        for (parent, open) in per_part.iter_mut() {
+            let Some((k, subject)) = open.pop_front().filter(|_| followups.len() < limit) else {
+                continue;
+            };
+            followups.push(Subq {
+                id: format!("{parent}.s{k}.r{}", round + 1),
+                text: deepr_tasks::brief::subject_question(&subject, entity),
+                round: round + 1,
+                parent: Some(parent.clone()),
+            });
+        }
+    }
+    followups
+}
+
+/// The subject a planned question quotes ("… about “Budget” for …").
+fn quoted_subject(question: &str) -> Option<&str> {
+    let start = question.find('“')? + '“'.len_utf8();
+    let end = start + question.get(start..)?.find('”')?;
+    question.get(start..end)
+}
+
+/// The subquestion that asks about `part`: the one sharing the most of its terms
+/// (the earlier on a tie), none when no subquestion shares any.
+fn part_subquestion(part: &str, subquestions: &[Subq]) -> Option<String> {
+    let terms: BTreeSet<String> = content_terms(part).into_iter().collect();
+    let mut best: Option<(usize, &Subq)> = None;
+    for subq in subquestions {
+        let shared = content_terms(&subq.text)
+            .into_iter()
+            .filter(|t| terms.contains(t))
+            .collect::<BTreeSet<_>>()
+            .len();
+        if shared > 0 && best.is_none_or(|(b, _)| shared > b) {
+            best = Some((shared, subq));
+        }
+    }
+    best.map(|(_, s)| s.id.clone())
 }
 
 /// The answer's follow-ups as the next round's subquestions: one per gap, cleaned,
@@ -85,36 +172,53 @@ pub async fn run(
     models: Models<'_>,
 ) -> (DeepenOut, Vec<LedgerEntry>) {
     let mut gaps = gaps(subquestions, claims, conflicts);
+    let subjects = unplanned_subjects(topic, subquestions, round, MAX_FOLLOWUPS);
     let limit = depth.plan().extra_rounds;
-    if gaps.is_empty() {
-        let reason = format!("no gaps after round {round}: every subquestion has at least {MIN_SUPPORTED} supported claims and no disagreement");
-        return (
-            DeepenOut {
-                followups: vec![],
-                reason,
-            },
-            vec![],
-        );
-    }
-    let gap_list = gaps
+    let mut gap_list: Vec<String> = subjects
         .iter()
-        .map(|(s, why)| format!("{}: {why}", s.id))
-        .collect::<Vec<_>>()
-        .join("; ");
-    if round >= limit {
+        .map(|s| format!("{}: the brief asks about it, no subquestion did", s.text))
+        .collect();
+    gap_list.extend(gaps.iter().map(|(s, why)| format!("{}: {why}", s.id)));
+    let gap_list = gap_list.join("; ");
+    let (followups, calls) = if gap_list.is_empty() {
+        let reason = format!("no gaps after round {round}: every subquestion has at least {MIN_SUPPORTED} supported claims and no disagreement");
+        return (empty(reason), vec![]);
+    } else if round >= limit {
         let reason = format!(
             "depth {} allows {limit} extra round(s); gaps left open: {gap_list}",
             depth.as_str()
         );
-        return (
-            DeepenOut {
-                followups: vec![],
-                reason,
-            },
-            vec![],
-        );
+        return (empty(reason), vec![]);
+    } else if gaps.is_empty() || subjects.len() >= MAX_FOLLOWUPS {
+        (subjects, vec![])
+    } else {
+        gaps.truncate(MAX_FOLLOWUPS - subjects.len());
+        let (mut worded, calls) =
+            worded_followups(node_id, prompt, topic, round, &gaps, models).await;
+        worded.extend(subjects);
+        worded.sort_by(|a, b| a.id.cmp(&b.id));
+        (worded, calls)
+    };
+    let reason = format!("round {} follows up {}", round + 1, gap_list);
+    (DeepenOut { followups, reason }, calls)
+}
+
+fn empty(reason: String) -> DeepenOut {
+    DeepenOut {
+        followups: vec![],
+        reason,
     }
-    gaps.truncate(MAX_FOLLOWUPS);
+}
+
+/// Follow-ups for thin or disputed subquestions, worded by the model (or the heuristic).
+async fn worded_followups(
+    node_id: &str,
+    prompt: &deepr_prompts::Prompt,
+    topic: &str,
+    round: u32,
+    gaps: &[(Subq, String)],
+    models: Models<'_>,
+) -> (Vec<Subq>, Vec<LedgerEntry>) {
     let input = Input {
         topic: topic.to_string(),
         gaps: gaps
@@ -137,9 +241,7 @@ pub async fn run(
         },
     )
     .await;
-    let followups = followups(result.value.followups, round);
-    let reason = format!("round {} follows up {}", round + 1, gap_list);
-    (DeepenOut { followups, reason }, result.calls)
+    (followups(result.value.followups, round), result.calls)
 }
 
 /// The round's follow-ups (the next round's subquestions), from its gaps: thin

@@ -6,10 +6,11 @@
 //! dates only — never the clock). Low-scoring sources are down-weighted, never
 //! dropped: their sentences stay candidates with a smaller weight.
 //!
-//! Sentences are scored by the question's terms weighted by rarity; when a local
-//! sentence-embedding model is wired, the best [`RERANK_POOL`] of them are re-ranked
-//! by meaning (cosine similarity to the topic) mixed with that lexical weight, so an
-//! answer worded unlike the question can still be shown.
+//! Sentences are scored by the question's terms weighted by rarity (a term found only
+//! in the unit's section — its headings and the sentences under them — at half
+//! weight); when a local sentence-embedding model is wired, the best [`RERANK_POOL`] of
+//! them are re-ranked by meaning (cosine similarity to the topic) mixed with that
+//! lexical weight, so an answer worded unlike the question can still be shown.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -21,8 +22,7 @@ mod sources;
 use crate::rerank::round4;
 use crate::types::{Candidate, FetchOut, ScoreOut, ScoredSource, SentenceRef};
 use crate::units::{
-    ends_like_sentence, is_fragment, is_summary_row, is_whole_block, pointer_penalty,
-    states_a_figure,
+    ends_like_sentence, is_summary_row, is_whole_block, pointer_penalty, states_a_figure,
 };
 
 /// 2: sentence relevance weighs question terms by their rarity among the fetched
@@ -38,11 +38,15 @@ use crate::units::{
 /// 7: ... and, for the heuristic reader, reads list items and table rows that state a
 /// figure without a question term; a draft's units weigh as little as a stale
 /// document's; a table's total row weighs half again as much as its other rows.
-pub const STAGE_VERSION: u32 = 7;
+/// 8: a unit's section (its headings and the sentences under them) lends it its words
+/// at half weight, prose sentences too; an amount with its magnitude ("$212.4M")
+/// states a figure.
+pub const STAGE_VERSION: u32 = 8;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
-/// Weight of a question term found only in the headings above a sentence.
-const HEADING_TERM_WEIGHT: f64 = 0.5;
+/// Weight of a question term found only in the section a unit stands in (its headings
+/// and the other sentences under them).
+const SECTION_TERM_WEIGHT: f64 = 0.5;
 /// Weight factor of a table's total row (its first cell "Total", "All …", "Overall").
 const SUMMARY_ROW_WEIGHT: f64 = 1.5;
 /// Weight factor of a sentence from an archived or superseded document.
@@ -255,20 +259,21 @@ struct Weights<'w> {
     rows_with_figures: bool,
 }
 
-/// The candidate units of one source's text with their weights: sentences and
-/// fragments of a usable length that match the question, not cited before.
 /// The question's term weights a unit matches: its own terms in full, terms found only
-/// in the headings above it (`path`) at [`HEADING_TERM_WEIGHT`].
-fn matched_weight(weights: &Weights<'_>, terms: &BTreeSet<String>, path: &[&str]) -> f64 {
-    let path_terms: BTreeSet<String> = path.iter().flat_map(|h| content_terms(h)).collect();
+/// in its section (`section_terms`) at [`SECTION_TERM_WEIGHT`].
+fn matched_weight(
+    weights: &Weights<'_>,
+    terms: &BTreeSet<String>,
+    section_terms: &BTreeSet<String>,
+) -> f64 {
     weights
         .terms
         .iter()
         .map(|(t, w)| {
             if terms.contains(t) {
                 *w
-            } else if path_terms.contains(t) {
-                HEADING_TERM_WEIGHT * w
+            } else if section_terms.contains(t) {
+                SECTION_TERM_WEIGHT * w
             } else {
                 0.0
             }
@@ -276,6 +281,8 @@ fn matched_weight(weights: &Weights<'_>, terms: &BTreeSet<String>, path: &[&str]
         .sum()
 }
 
+/// The candidate units of one source's text with their weights: sentences and
+/// fragments of a usable length that match the question, not cited before.
 fn units_of(
     source: &ScoredSource,
     text: &ArchivedText,
@@ -285,6 +292,7 @@ fn units_of(
 ) -> Vec<(f64, String, u32, Option<u32>)> {
     let mut out = Vec::new();
     let headings = source.doc.outline.heading_index(&text.text);
+    let sections = section_terms(&source.doc.content_sha256, text, &headings, sentence_terms);
     for sentence in text.sentences.iter() {
         let Some(body) = sentence.text(&text.text) else {
             continue;
@@ -324,15 +332,11 @@ fn units_of(
         else {
             continue;
         };
-        // The headings above a list item or table row say what it is about
-        // ("Revenue" above "Quarterly revenue: $14.2M"): their terms count at half
-        // weight. A prose sentence speaks for itself.
-        let path = if block_unit && is_fragment(body) {
-            headings.path_at(sentence.start)
-        } else {
-            &[]
-        };
-        let matched = matched_weight(weights, terms, path);
+        // The section a unit stands in says what it is about ("Revenue" above
+        // "Quarterly revenue: $14.2M"; the memo's "financial position" beside "Gross
+        // margin: 42.5%"): its words count at half weight.
+        let section = sections.get(headings.path_at(sentence.start));
+        let matched = matched_weight(weights, terms, section.unwrap_or(&BTreeSet::new()));
         // A brief that asks for specifics reads every list item and table row stating
         // a figure in a fetched document, worded like the question or not ("Gross
         // margin: 42.5%" answers "financial trajectory"); its bonus alone ranks it.
@@ -374,6 +378,27 @@ fn units_of(
         ));
     }
     out
+}
+
+/// Each section's words, by its heading path: its headings' and those of every
+/// sentence under them (a document without headings is one section).
+fn section_terms<'t>(
+    sha: &str,
+    text: &ArchivedText,
+    headings: &deepr_orchestrator::HeadingIndex<'t>,
+    sentence_terms: &BTreeMap<(&str, u32), BTreeSet<String>>,
+) -> BTreeMap<Vec<&'t str>, BTreeSet<String>> {
+    let mut sections: BTreeMap<Vec<&str>, BTreeSet<String>> = BTreeMap::new();
+    for sentence in text.sentences.iter() {
+        let path = headings.path_at(sentence.start);
+        let section = sections
+            .entry(path.to_vec())
+            .or_insert_with(|| path.iter().flat_map(|h| content_terms(h)).collect());
+        if let Some(terms) = sentence_terms.get(&(sha, sentence.index)) {
+            section.extend(terms.iter().cloned());
+        }
+    }
+    sections
 }
 
 /// The score node's key: its version and limits, and the re-ranking model when there

@@ -11,6 +11,12 @@
 
 use serde::{Deserialize, Serialize};
 
+mod subjects;
+pub use subjects::{
+    is_name, listed_subjects, part_subjects, same_subject, split_pair, subject_of,
+    subject_question, PartSubjects,
+};
+
 /// A parsed brief.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Brief {
@@ -386,9 +392,16 @@ fn enumeration(sentence: &str) -> Option<Vec<String>> {
 
 /// The items of a list: "X, Y and Z" → [X, Y, Z]. Only the last piece's "and" joins
 /// the list; an earlier "X and Y" is one item ("payload and battery life, pricing, and
-/// …"). Joining words and final punctuation are dropped.
+/// …"). A list whose items are set apart by semicolons is split at them only: its items
+/// may hold commas ("how loyal its customers are, including churn; the people side").
+/// Joining words and final punctuation are dropped.
 pub fn list_items(list: &str) -> Vec<String> {
-    list.split([',', ';'])
+    let separators: &[char] = if list.contains(';') {
+        &[';']
+    } else {
+        &[',', ';']
+    };
+    list.split(separators)
         .map(str::trim)
         .collect::<Vec<_>>()
         .split_last()

@@ -1,0 +1,169 @@
+//! The subjects of a brief's parts: a part's subject without its possessive ("its
+//! product line" → "Product line"), the two of a pair, the subjects a part lists — what
+//! a plan asks about one by one, and what deepening follows up when the plan had no
+//! room. Used by the offline planner and the deepen stage alike.
+
+use deepr_evidence::terms::content_terms;
+
+/// The subquestion that asks about one subject of a brief, its entity named.
+pub fn subject_question(subject: &str, entity: Option<&str>) -> String {
+    match entity {
+        Some(entity) => format!("What does the documentation say about “{subject}” for {entity}?"),
+        None => format!("What does the documentation say about “{subject}”?"),
+    }
+}
+
+/// The subjects one part of a brief names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartSubjects {
+    /// The part's own subject ("Financial position, including the budget, …").
+    pub whole: String,
+    /// The two subjects it joins ("Ridership" and "Service reliability"), if it joins two.
+    pub pair: Option<(String, String)>,
+    /// The further subjects it lists ("Budget", "Fare revenue", …), in order: none the
+    /// pair names, and not the head of an "including" list (the whole names it).
+    pub listed: Vec<String>,
+}
+
+impl PartSubjects {
+    /// The subjects beyond the whole, in order: the pair's, then the listed ones.
+    pub fn beyond_whole(&self) -> Vec<String> {
+        let pair = self.pair.iter().flat_map(|(a, b)| [a.clone(), b.clone()]);
+        pair.chain(self.listed.iter().cloned()).collect()
+    }
+}
+
+/// Whether two subjects name the same thing: the same content words ("How it compares
+/// with peer agencies", "It compares with peer agencies").
+pub fn same_subject(a: &str, b: &str) -> bool {
+    let terms = |s: &str| {
+        content_terms(s)
+            .into_iter()
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    terms(a) == terms(b)
+}
+
+/// The subjects each part of a brief names, in the brief's order — what a plan with
+/// room asks about one by one, and what deepening follows up when the plan had none.
+pub fn part_subjects(brief: &super::Brief) -> Vec<PartSubjects> {
+    brief
+        .parts
+        .iter()
+        .map(|part| {
+            let whole = subject_of(part);
+            let pair = split_pair(&whole);
+            let head = whole
+                .split_once(" including ")
+                .map(|(head, _)| subject_of(head));
+            let mut named: Vec<String> = vec![whole.clone()];
+            named.extend(pair.iter().flat_map(|(a, b)| [a.clone(), b.clone()]));
+            named.extend(head);
+            let mut listed = Vec::new();
+            for item in listed_subjects(&whole) {
+                if !named.iter().any(|n| same_subject(n, &item)) {
+                    named.push(item.clone());
+                    listed.push(item);
+                }
+            }
+            PartSubjects {
+                whole,
+                pair,
+                listed,
+            }
+        })
+        .collect()
+}
+
+/// The subjects a part lists: "Financial position, including the budget, fare revenue,
+/// reserves and borrowing" → Financial position, Budget, Fare revenue, Reserves,
+/// Borrowing. What follows "with their"/"with its" qualifies them ("with their costs
+/// and schedules") and is no subject; a list of names ("against Swiftlane Robotics,
+/// MediRover and Corvid Logistics") is one subject, not several. Fewer than two: none.
+pub fn listed_subjects(subject: &str) -> Vec<String> {
+    let lowered = subject.to_lowercase();
+    let head = [", with their ", ", with its ", " with their ", " with its "]
+        .iter()
+        .filter_map(|q| lowered.find(q))
+        .min()
+        .and_then(|at| subject.get(..at))
+        .unwrap_or(subject);
+    // "X including Y" lists Y beside X.
+    let items: Vec<String> = head
+        .split(" including ")
+        .flat_map(super::list_items)
+        .map(|item| {
+            let lowered = item.to_lowercase();
+            ["what ", "how "]
+                .iter()
+                .find_map(|w| lowered.starts_with(w).then(|| item.get(w.len()..)))
+                .flatten()
+                .unwrap_or(&item)
+                .trim()
+                .to_string()
+        })
+        .filter(|item| !content_terms(item).is_empty())
+        .collect();
+    if items.len() < 2 || items.iter().skip(1).any(|i| is_name(i)) {
+        return Vec::new();
+    }
+    items.iter().map(|i| subject_of(i)).collect()
+}
+
+/// A part's subject: without the possessive that stands for the brief's subject
+/// ("the company's", "its"), capitalised.
+pub fn subject_of(part: &str) -> String {
+    let mut text = part
+        .trim()
+        .trim_end_matches([';', ',', '.', ':'])
+        .to_string();
+    let lowered = text.to_lowercase();
+    for prefix in [
+        "the company's ",
+        "the company’s ",
+        "its ",
+        "their ",
+        "the ",
+        "our ",
+    ] {
+        // The prefix's bytes are ASCII; cut the original only on one of its boundaries.
+        if let Some(rest) = text
+            .get(prefix.len()..)
+            .filter(|_| lowered.starts_with(prefix))
+        {
+            text = rest.to_string();
+            break;
+        }
+    }
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => text,
+    }
+}
+
+/// Whether every word of `text` is capitalised: a name ("Corvid Logistics").
+pub fn is_name(text: &str) -> bool {
+    text.split_whitespace()
+        .all(|w| w.starts_with(|c: char| c.is_uppercase()))
+}
+
+/// "Funding history and current financial trajectory" → both subjects, when the part
+/// joins exactly two (no commas, one "and", words on both sides). What a half lists
+/// after "including" is a listed subject of its own ([`listed_subjects`]): "Product
+/// line and roadmap including pricing" → Product line, Roadmap.
+pub fn split_pair(subject: &str) -> Option<(String, String)> {
+    let joiner = [" and ", " including "]
+        .into_iter()
+        .find(|j| subject.contains(j))?;
+    if subject.contains(',') || subject.matches(joiner).count() != 1 {
+        return None;
+    }
+    let (first, second) = subject.split_once(joiner)?;
+    let second = second.split(" including ").next().unwrap_or(second);
+    // "competes with Birchwood Kitchens and Nordlys" joins two names, not two subjects.
+    if content_terms(first).is_empty() || content_terms(second).is_empty() || is_name(second) {
+        return None;
+    }
+    Some((subject_of(first), subject_of(second)))
+}
