@@ -22,7 +22,8 @@ mod sources;
 use crate::rerank::round4;
 use crate::types::{Candidate, FetchOut, ScoreOut, ScoredSource, SentenceRef};
 use crate::units::{
-    ends_like_sentence, is_summary_row, is_whole_block, pointer_penalty, states_a_figure,
+    ends_like_sentence, is_fragment_at, is_summary_row, is_whole_block, pointer_penalty,
+    states_a_figure,
 };
 
 /// 2: sentence relevance weighs question terms by their rarity among the fetched
@@ -292,7 +293,13 @@ fn units_of(
 ) -> Vec<(f64, String, u32, Option<u32>)> {
     let mut out = Vec::new();
     let headings = source.doc.outline.heading_index(&text.text);
-    let sections = section_terms(&source.doc.content_sha256, text, &headings, sentence_terms);
+    let (contexts, context_of) = unit_contexts(
+        &source.doc.content_sha256,
+        text,
+        &source.doc.outline,
+        &headings,
+        sentence_terms,
+    );
     for sentence in text.sentences.iter() {
         let Some(body) = sentence.text(&text.text) else {
             continue;
@@ -303,8 +310,10 @@ fn units_of(
         // period: a whole block that is not a heading.
         let block_unit = is_whole_block(&text.text, sentence.start, sentence.end)
             && !outline.is_heading_at(sentence.start);
+        // A line that introduces what follows ("… using the pragma:") says nothing alone.
         if !(MIN_SENTENCE_CHARS..=MAX_SENTENCE_CHARS).contains(&chars)
             || !(ends_like_sentence(body) || block_unit)
+            || body.trim_end().ends_with(':')
         {
             continue;
         }
@@ -335,7 +344,10 @@ fn units_of(
         // The section a unit stands in says what it is about ("Revenue" above
         // "Quarterly revenue: $14.2M"; the memo's "financial position" beside "Gross
         // margin: 42.5%"): its words count at half weight.
-        let section = sections.get(headings.path_at(sentence.start));
+        let section = context_of
+            .get(&sentence.start)
+            .and_then(|k| contexts.get(*k))
+            .filter(|_| block_unit && crate::units::is_fragment(body));
         let matched = matched_weight(weights, terms, section.unwrap_or(&BTreeSet::new()));
         // A brief that asks for specifics reads every list item and table row stating
         // a figure in a fetched document, worded like the question or not ("Gross
@@ -380,25 +392,70 @@ fn units_of(
     out
 }
 
-/// Each section's words, by its heading path: its headings' and those of every
-/// sentence under them (a document without headings is one section).
-fn section_terms<'t>(
+/// What each unit is read in: a prose sentence in its paragraph, a list item or table
+/// row in its run of items or rows with the paragraph that leads into it ("The
+/// following conditions apply:") — each with the headings above it. The words of that
+/// context say what a unit is about when its own do not. Returned: each context's
+/// words, and the context of the unit starting at each byte offset.
+fn unit_contexts(
     sha: &str,
     text: &ArchivedText,
-    headings: &deepr_orchestrator::HeadingIndex<'t>,
+    outline: &deepr_orchestrator::Outline,
+    headings: &deepr_orchestrator::HeadingIndex<'_>,
     sentence_terms: &BTreeMap<(&str, u32), BTreeSet<String>>,
-) -> BTreeMap<Vec<&'t str>, BTreeSet<String>> {
-    let mut sections: BTreeMap<Vec<&str>, BTreeSet<String>> = BTreeMap::new();
+) -> (Vec<BTreeSet<String>>, BTreeMap<usize, usize>) {
+    let mut contexts: Vec<BTreeSet<String>> = Vec::new();
+    let mut context_of: BTreeMap<usize, usize> = BTreeMap::new();
+    // The context of the current paragraph (by its start) or run of fragments.
+    let mut paragraph: Option<(usize, usize)> = None;
+    let mut run: Option<usize> = None;
     for sentence in text.sentences.iter() {
-        let path = headings.path_at(sentence.start);
-        let section = sections
-            .entry(path.to_vec())
-            .or_insert_with(|| path.iter().flat_map(|h| content_terms(h)).collect());
-        if let Some(terms) = sentence_terms.get(&(sha, sentence.index)) {
-            section.extend(terms.iter().cloned());
+        // A heading ends the paragraph and the run before it (its words are in the
+        // path of what follows).
+        if outline.is_heading_at(sentence.start) {
+            (paragraph, run) = (None, None);
+            continue;
         }
+        let block = block_start(&text.text, sentence.start);
+        let fragment = is_fragment_at(&text.text, sentence.start, sentence.end);
+        let current = match (fragment, run, paragraph) {
+            (true, Some(context), _) => context,
+            (false, _, Some((start, context))) if start == block => context,
+            _ => {
+                let headings_terms = headings
+                    .path_at(sentence.start)
+                    .iter()
+                    .flat_map(|h| content_terms(h))
+                    .collect();
+                contexts.push(headings_terms);
+                let context = contexts.len() - 1;
+                if fragment {
+                    run = Some(context);
+                } else {
+                    paragraph = Some((block, context));
+                }
+                context
+            }
+        };
+        if !fragment {
+            run = None;
+        }
+        if let (Some(terms), Some(words)) = (
+            sentence_terms.get(&(sha, sentence.index)),
+            contexts.get_mut(current),
+        ) {
+            words.extend(terms.iter().cloned());
+        }
+        context_of.insert(sentence.start, current);
     }
-    sections
+    (contexts, context_of)
+}
+
+/// Where the block (paragraph, list item, row) holding byte `at` starts.
+fn block_start(text: &str, at: usize) -> usize {
+    text.get(..at)
+        .and_then(|before| before.rfind("\n\n"))
+        .map_or(0, |i| i + 2)
 }
 
 /// The score node's key: its version and limits, and the re-ranking model when there
