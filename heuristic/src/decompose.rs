@@ -73,6 +73,13 @@ impl Heuristic for Decompose {
             "What are the alternatives to",
             "How is it configured:",
         ];
+        // Generic probes explore a question's terms; a brief's parts already say what to
+        // ask about.
+        let probes = if brief.has_parts() {
+            &probes[..0]
+        } else {
+            &probes[..]
+        };
         'outer: for probe in probes {
             for term in &key_terms {
                 if questions.len() >= min {

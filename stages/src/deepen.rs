@@ -300,3 +300,76 @@ pub fn node(
     );
     (node, deps)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BRIEF: &str =
+        "Prepare a briefing on the Harbour Ferry Company. Cover: (1) its finances, \
+        including the budget, fare revenue, reserves and borrowing; (2) its fleet; (3) leadership, \
+        the workforce, labour relations and litigation. Be specific about numbers.";
+
+    fn subq(id: &str, subject: &str) -> Subq {
+        Subq {
+            id: id.into(),
+            text: deepr_tasks::brief::subject_question(subject, Some("Harbour Ferry Company")),
+            round: 0,
+            parent: None,
+        }
+    }
+
+    #[test]
+    fn the_briefs_subjects_the_plan_had_no_room_for_are_followed_up_under_their_part() {
+        let plan = [
+            subq(
+                "q1",
+                "Finances, including the budget, fare revenue, reserves and borrowing",
+            ),
+            subq("q2", "Budget"),
+            subq("q3", "Fleet"),
+            subq(
+                "q4",
+                "Leadership, the workforce, labour relations and litigation",
+            ),
+            subq("q5", "Leadership"),
+        ];
+        let followups = unplanned_subjects(BRIEF, &plan, 0, MAX_FOLLOWUPS);
+        let asked: Vec<(&str, Option<&str>)> = followups
+            .iter()
+            .map(|f| (quoted_subject(&f.text).unwrap_or(""), f.parent.as_deref()))
+            .collect();
+        // One per part in turn, in the brief's order; a planned subject ("Budget",
+        // "Leadership") or a list's head ("Finances") is never asked again.
+        assert_eq!(
+            asked,
+            [
+                ("Fare revenue", Some("q1")),
+                ("Workforce", Some("q4")),
+                ("Reserves", Some("q1")),
+                ("Labour relations", Some("q4")),
+            ]
+        );
+        assert!(followups.iter().all(|f| f.round == 1));
+        let ids: BTreeSet<&str> = followups.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(ids.len(), followups.len(), "ids are unique: {ids:?}");
+        // Only after the first round, only for a brief with parts.
+        assert!(unplanned_subjects(BRIEF, &plan, 1, MAX_FOLLOWUPS).is_empty());
+        let question = "How does the ferry company fund its fleet renewal?";
+        assert!(unplanned_subjects(question, &plan[..1], 0, MAX_FOLLOWUPS).is_empty());
+    }
+
+    #[test]
+    fn a_model_plan_that_asks_a_subject_in_its_own_words_has_no_gap_for_it() {
+        let plan = [Subq {
+            id: "q1".into(),
+            text: "What are the company's budget, fare revenue, reserves and borrowing, and \
+                   how large is its fleet? What of its leadership, how large is the workforce, and what \
+                   of labour relations and litigation?"
+                .into(),
+            round: 0,
+            parent: None,
+        }];
+        assert!(unplanned_subjects(BRIEF, &plan, 0, MAX_FOLLOWUPS).is_empty());
+    }
+}

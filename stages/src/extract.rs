@@ -517,6 +517,62 @@ mod tests {
         assert_eq!(kept(&candidates_for(&round, 1, false, 40)), ["z1"]);
     }
 
+    /// `docs` with their status (`None`: current) as a subquestion's sources.
+    fn with_sources(mut out: ScoreOut, docs: &[(&str, Option<&str>)]) -> ScoreOut {
+        out.sources = docs
+            .iter()
+            .map(|(doc, status)| crate::types::ScoredSource {
+                doc: deepr_orchestrator::DocMeta {
+                    doc_key: doc.to_string(),
+                    locator: doc.to_string(),
+                    title: doc.to_string(),
+                    content_sha256: doc.to_string(),
+                    date: None,
+                    authority: 0.5,
+                    outline: deepr_orchestrator::Outline {
+                        status: status.map(str::to_string),
+                        ..Default::default()
+                    },
+                },
+                relevance: 0.5,
+                authority: 0.5,
+                recency: 0.5,
+                score: 0.5,
+            })
+            .collect();
+        out
+    }
+
+    #[test]
+    fn the_heuristic_reads_an_old_version_only_when_nothing_current_answers() {
+        // q1 ranks the current figures first and takes them; q2 ranked the same current
+        // rows, and an archived report's and a draft's versions of them after.
+        let docs = [
+            ("now", None),
+            ("old", Some("archived")),
+            ("pre", Some("draft")),
+        ];
+        let round = vec![
+            with_sources(scored(vec![candidate("now", 1, None)]), &docs),
+            with_sources(
+                scored(vec![
+                    candidate("now", 1, None),
+                    candidate("old", 1, None),
+                    candidate("pre", 1, None),
+                ]),
+                &docs,
+            ),
+        ];
+        assert_eq!(kept(&candidates_for(&round, 0, false, 40)), ["now1"]);
+        // Without the rule q2's share after the partition was the stale versions alone.
+        assert!(kept(&candidates_for(&round, 1, false, 40)).is_empty());
+        // A model still reads every version, marked.
+        assert_eq!(candidates_for(&round, 1, true, 40).candidates.len(), 3);
+        // Only old versions answer: they are read.
+        let only_old = vec![with_sources(scored(vec![candidate("old", 2, None)]), &docs)];
+        assert_eq!(kept(&candidates_for(&only_old, 0, false, 40)), ["old2"]);
+    }
+
     #[test]
     fn only_a_sentence_given_away_blocks_another() {
         // q1 wins b4–b5 (tie at the top, earlier subquestion); q2's b5–b6 overlaps it

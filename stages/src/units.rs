@@ -103,6 +103,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_amount_with_its_magnitude_states_a_figure() {
+        for stated in [
+            "Total operating expenditure (Opex) · Value: $212.4M",
+            "FY2025 boardings: 48.6M",
+            "Net debt of £4.5bn at year end",
+            "Around 120k subscribers",
+            "Headcount: 2,214",
+        ] {
+            assert!(states_a_figure(stated), "{stated}");
+        }
+        // A unit, a version, a name that ends in digits: no figure.
+        for none in ["Pages of 8KB each", "Release v3 ships", "Built on sqlite3"] {
+            assert!(!states_a_figure(none), "{none}");
+        }
+    }
+
+    #[test]
     fn a_total_row_sums_up_its_table() {
         assert!(is_summary_row(
             "Division: Total · Budgeted FTE: 2,348 · Filled FTE: 2,214"

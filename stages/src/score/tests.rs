@@ -282,3 +282,51 @@ async fn a_failing_model_keeps_the_word_order_and_says_why() {
         .expect("failure recorded");
     assert!(failure.contains("weights damaged"), "{failure}");
 }
+
+#[tokio::test]
+async fn a_row_is_read_in_its_run_of_rows_and_a_sentence_by_its_own_words() {
+    let text = ArchivedText::new(
+        "Operating reserves are reported to the board every month.\n\n\
+         - Unrestricted: 47 days of spend\n\n\
+         - Restricted: 12 days of spend\n\n\
+         - Total reserves: 59 days of spend\n\n\
+         The ferries ran late in March after the storm.\n\n\
+         - Fuel in the tanks: 3 days of sailings\n\n\
+         Reserves fell over the year to the end of June. Staff costs rose by a tenth in the year.",
+    );
+    let doc = doc_of(&text, "Treasury note", None, None);
+    let archive = Archive(BTreeMap::from([(
+        text.content_sha256.clone(),
+        text.clone(),
+    )]));
+    let fetched = FetchOut {
+        docs: vec![(doc, 1.0)],
+        failures: vec![],
+    };
+    let question = "What are the operating reserves?";
+    let ranked = rank(
+        &fetched,
+        question,
+        question,
+        &archive,
+        None,
+        30,
+        Reader::Heuristic,
+    )
+    .await;
+    let quoted: Vec<String> = ranked
+        .candidates
+        .iter()
+        .filter_map(|c| text.quote(c.sentence, c.sentence_end).map(str::to_string))
+        .collect();
+    let has = |start: &str| quoted.iter().any(|q| q.starts_with(start));
+    // The rows of the run that names reserves are candidates, though two of them do not
+    // say the word ("Unrestricted: 47 days"); the row of another run is not.
+    for row in ["- Unrestricted", "- Restricted", "- Total reserves"] {
+        assert!(has(row), "{row} in {quoted:?}");
+    }
+    assert!(!has("- Fuel"), "{quoted:?}");
+    // A prose sentence speaks for itself: its paragraph's words lend it nothing.
+    assert!(has("Reserves fell"), "{quoted:?}");
+    assert!(!has("Staff costs"), "{quoted:?}");
+}

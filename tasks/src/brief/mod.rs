@@ -90,6 +90,14 @@ const INSTRUCTION_OPENERS: &[&str] = &[
     "add ",
     "end with ",
     "start with ",
+    "give ",
+    "quote ",
+    "provide ",
+    "state ",
+    "name the ",
+    "stick to ",
+    "present ",
+    "show ",
 ];
 
 /// Leads that introduce an enumeration of parts.
@@ -235,8 +243,11 @@ pub fn parse_brief(text: &str) -> Brief {
             }
             continue;
         }
-        if let Some(parts) = enumeration(&sentence).filter(|_| brief.parts.is_empty()) {
+        if let Some((lead, parts)) = enumeration(&sentence).filter(|_| brief.parts.is_empty()) {
             brief.parts = parts;
+            // "We are weighing a loan to X and need a note that answers the following:"
+            // names the subject; the enumeration's own lead words go.
+            push_context(lead, &mut context, &mut brief.instructions);
             continue;
         }
         push_context(&sentence, &mut context, &mut brief.instructions);
@@ -372,7 +383,7 @@ fn dotted_cuts(sentence: &str) -> Vec<(usize, usize)> {
 }
 
 /// "… covering: X, Y and Z." → [X, Y, Z].
-fn enumeration(sentence: &str) -> Option<Vec<String>> {
+fn enumeration(sentence: &str) -> Option<(&str, Vec<String>)> {
     // ASCII lower-casing keeps byte offsets, so they cut the original text.
     let lowered = sentence.to_ascii_lowercase();
     let at_word = |i: usize| i == 0 || !lowered.as_bytes()[i - 1].is_ascii_alphanumeric();
@@ -387,7 +398,15 @@ fn enumeration(sentence: &str) -> Option<Vec<String>> {
         })
         .min_by_key(|(i, _)| *i)?;
     let pieces = list_items(sentence.get(at + lead.len()..)?);
-    (pieces.len() >= 2).then_some(pieces)
+    let before = sentence.get(..at)?;
+    // The words before the lead that only introduce it ("… a note that answers") go.
+    let before = [" that ", " which ", " to "]
+        .iter()
+        .filter_map(|w| before.rfind(w))
+        .max()
+        .and_then(|cut| before.get(..cut))
+        .unwrap_or(before);
+    (pieces.len() >= 2).then_some((before, pieces))
 }
 
 /// The items of a list: "X, Y and Z" → [X, Y, Z]. Only the last piece's "and" joins
@@ -452,9 +471,13 @@ fn entities(context: &str) -> Vec<String> {
     let mut run: Vec<&str> = Vec::new();
     let words: Vec<&str> = context.split_whitespace().collect();
     let mut flush = |run: &mut Vec<&str>, out: &mut Vec<String>| {
-        let name = run
-            .join(" ")
-            .trim_end_matches([',', '.', ';', ':'])
+        let joined = run.join(" ");
+        let name = joined.trim_end_matches([',', '.', ';', ':']);
+        // "SQLite's durability" names SQLite.
+        let name = name
+            .strip_suffix("'s")
+            .or_else(|| name.strip_suffix("’s"))
+            .unwrap_or(name)
             .to_string();
         let long_enough = run.len() >= 2 || (run.len() == 1 && name.chars().count() > 3);
         if long_enough && !name.is_empty() && seen.insert(name.clone()) {

@@ -153,6 +153,19 @@ pub fn is_name(text: &str) -> bool {
 /// after "including" is a listed subject of its own ([`listed_subjects`]): "Product
 /// line and roadmap including pricing" → Product line, Roadmap.
 pub fn split_pair(subject: &str) -> Option<(String, String)> {
+    // A clause ("How its sales and margins have moved") is one subject.
+    let opener = subject
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    if [
+        "how", "what", "who", "where", "when", "why", "which", "whether",
+    ]
+    .contains(&opener.as_str())
+    {
+        return None;
+    }
     let joiner = [" and ", " including "]
         .into_iter()
         .find(|j| subject.contains(j))?;
