@@ -14,7 +14,8 @@ use crate::types::{DecomposeOut, ScoutOut, Subq};
 
 /// 2: a document with an outline shows its reader's headings, not guessed lines (a
 /// table row such as "Item: Par amount · Proposal: $148.5M" is no heading).
-pub const STAGE_VERSION: u32 = 2;
+/// 3: with no usable plan the topic is researched as one question (it was no plan).
+pub const STAGE_VERSION: u32 = 3;
 /// Documents the scout reads headings from.
 pub const SCOUT_DOCS: usize = 6;
 /// Headings shown to the planner.
@@ -165,13 +166,26 @@ pub async fn run(
     )
     .await;
     let mut seen = BTreeSet::new();
-    let subquestions = result
+    let mut questions: Vec<String> = result
         .value
         .subquestions
         .iter()
         .map(|q| clean_question(q))
         .filter(|q| !q.is_empty() && seen.insert(q.to_lowercase()))
         .take(max)
+        .collect();
+    let mut degraded = result.degraded;
+    // No usable plan (the model's and the fallback's both invalid): the topic itself is
+    // researched as one question, and the report says so — never an empty report.
+    if questions.is_empty() {
+        questions.push(clean_question(topic));
+        let why = degraded
+            .take()
+            .unwrap_or_else(|| "the plan was empty".into());
+        degraded = Some(format!("{why}; researching the topic as one question"));
+    }
+    let subquestions = questions
+        .into_iter()
         .enumerate()
         .map(|(i, text)| Subq {
             id: format!("q{}", i + 1),
@@ -183,7 +197,7 @@ pub async fn run(
     (
         DecomposeOut {
             subquestions,
-            degraded: result.degraded,
+            degraded,
         },
         result.calls,
     )
@@ -283,6 +297,63 @@ mod tests {
         assert!(heading_lines(&text)
             .iter()
             .any(|h| h.starts_with("Item: Par Amount")));
+    }
+
+    /// A model whose every answer is unusable.
+    struct Unusable;
+
+    #[async_trait::async_trait]
+    impl deepr_orchestrator::LlmProvider for Unusable {
+        fn model_id(&self) -> String {
+            "unusable".into()
+        }
+        async fn complete(
+            &self,
+            _: &deepr_orchestrator::LlmRequest,
+        ) -> Result<deepr_orchestrator::LlmResponse, deepr_orchestrator::LlmError> {
+            Ok(deepr_orchestrator::LlmResponse {
+                text: "{\"subquestions\": []}".into(),
+                model: "unusable".into(),
+                prompt_tokens: 10,
+                completion_tokens: 5,
+                cached_tokens: 0,
+                cost_usd: 0.0,
+                cache_hit: false,
+                usage_estimated: false,
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn with_no_usable_plan_the_topic_is_researched_as_one_question() {
+        let clock = deepr_orchestrator::clock::TokioClock::new();
+        let models = Models {
+            llm: &Unusable,
+            fallback: &Unusable,
+            clock: &clock,
+        };
+        let scout = ScoutOut {
+            docs: vec![],
+            headings: vec![],
+            coverage: vec![],
+        };
+        let topic = "How do the ferries cope with winter storms?";
+        let (out, _) = run(
+            "decompose",
+            &deepr_prompts::DECOMPOSE,
+            topic,
+            crate::Depth::Quick,
+            &scout,
+            models,
+        )
+        .await;
+        let asked: Vec<&str> = out.subquestions.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(asked, [topic]);
+        let why = out.degraded.unwrap_or_default();
+        assert!(
+            why.contains("researching the topic as one question"),
+            "{why}"
+        );
     }
 
     #[test]
