@@ -274,48 +274,63 @@ fn the_share_is_read_in_every_format_and_its_facts_are_benched() {
     );
 }
 
-/// The second share (`test_data/share2`, a transit agency's, written by someone who never
-/// saw deepr's scoring): every file read, every fact value in the corpus's text (the
-/// facts file spells them as the documents do), no stale value stated, the report
-/// verifies, and coverage above its own floor.
+/// The other shares (`test_data/share2`, `share3`, `share4`: a transit agency's, a dairy
+/// co-operative's and a software company's, each written by someone who never saw
+/// deepr's scoring, each with a brief in its own style): every file read, every fact
+/// value in the corpus's text (the facts files spell them as the documents do), no
+/// stale value stated, the report verifies, and coverage above the share's floor.
 #[test]
-fn the_second_share_is_read_whole_and_its_facts_are_benched() {
-    let home = tempfile::tempdir().expect("tempdir");
-    let share = home.path().join("share2");
-    let generated = generate("test_data/share2/docs", &share);
-    assert!(generated >= 25, "{generated} files");
-    let out = bench_facts(home.path(), "test_data/share2/facts.toml", &share);
-    let report = linear_report(&out);
-    let files = &report["corpus_files"];
-    assert_eq!(files["read"].as_u64(), Some(generated as u64), "{files}");
-    assert_eq!(
-        files["skipped"].as_array().map_or(0, Vec::len),
-        0,
-        "{files}"
-    );
-    assert_report_verifies(home.path(), &out);
-    let bench: Value =
-        serde_json::from_slice(&std::fs::read(out.join("bench.json")).expect("bench.json"))
-            .expect("json");
-    let summary = &bench["facts"]["strategies"][0];
-    let checkpoints = bench["facts"]["checkpoints"].as_array().expect("rows");
-    eprintln!("second share's fact coverage: {summary}");
-    assert_eq!(summary["stale_stated"].as_u64(), Some(0), "{checkpoints:?}");
-    for row in checkpoints {
-        for entry in row["lost"].as_array().into_iter().flatten() {
-            assert_ne!(entry[1], "unread", "a value not in any document: {row}");
+fn the_other_shares_are_read_whole_and_their_facts_are_benched() {
+    for (name, floor) in OTHER_SHARES {
+        let home = tempfile::tempdir().expect("tempdir");
+        let share = home.path().join(name);
+        let generated = generate(&format!("test_data/{name}/docs"), &share);
+        assert!(generated >= 25, "{name}: {generated} files");
+        let out = bench_facts(home.path(), &format!("test_data/{name}/facts.toml"), &share);
+        let report = linear_report(&out);
+        let files = &report["corpus_files"];
+        assert_eq!(
+            files["read"].as_u64(),
+            Some(generated as u64),
+            "{name}: {files}"
+        );
+        assert_eq!(
+            files["skipped"].as_array().map_or(0, Vec::len),
+            0,
+            "{name}: {files}"
+        );
+        assert_report_verifies(home.path(), &out);
+        let bench: Value =
+            serde_json::from_slice(&std::fs::read(out.join("bench.json")).expect("bench.json"))
+                .expect("json");
+        let summary = &bench["facts"]["strategies"][0];
+        let checkpoints = bench["facts"]["checkpoints"].as_array().expect("rows");
+        eprintln!("{name}'s fact coverage: {summary}");
+        assert_eq!(
+            summary["stale_stated"].as_u64(),
+            Some(0),
+            "{name}: {checkpoints:?}"
+        );
+        for row in checkpoints {
+            for entry in row["lost"].as_array().into_iter().flatten() {
+                assert_ne!(
+                    entry[1], "unread",
+                    "{name}: a value not in any document: {row}"
+                );
+            }
         }
+        let coverage = summary["coverage"].as_f64().unwrap();
+        assert!(
+            coverage >= floor,
+            "{name}: coverage {coverage} fell below {floor}: {checkpoints:#?}"
+        );
     }
-    let coverage = summary["coverage"].as_f64().unwrap();
-    assert!(
-        coverage >= SECOND_SHARE_FLOOR,
-        "coverage {coverage} fell below {SECOND_SHARE_FLOOR}: {checkpoints:#?}"
-    );
 }
 
-/// The second share's offline coverage when its test was written (24 %), less a margin.
-const SECOND_SHARE_FLOOR: f64 = 0.15;
+/// Each other share and its floor: the offline coverage at standard depth measured last
+/// (2026-12-03: 69 %, 65 %, 71 %) less a margin of about ten points.
+const OTHER_SHARES: [(&str, f64); 3] = [("share2", 0.58), ("share3", 0.55), ("share4", 0.6)];
 
-/// The offline coverage measured last (57 % at standard depth, 2026-12-03), less a
+/// The offline coverage measured last (64 % at standard depth, 2026-12-03), less a
 /// margin: a change that reads or plans worse fails here (raise it when coverage rises).
-const COVERAGE_FLOOR: f64 = 0.45;
+const COVERAGE_FLOOR: f64 = 0.55;

@@ -54,25 +54,25 @@ fn gaps(
     gaps
 }
 
-/// After the first round, the subjects a brief's parts name that no subquestion asks
-/// about, as follow-ups (at most `limit`, one per part in turn, in the brief's order),
+/// After the first round of a plan asked subject by subject, the subjects a brief's parts
+/// name that no subquestion asks about, as follow-ups (at most `limit`, one per part in turn, in the brief's order),
 /// each under the subquestion of its part so that its claims join that section. A
 /// part's own subject is never one: the plan asks every part, whole or as its pair.
 fn unplanned_subjects(topic: &str, subquestions: &[Subq], round: u32, limit: usize) -> Vec<Subq> {
     let brief = deepr_tasks::brief::parse_brief(topic);
-    if round > 0 || !brief.has_parts() {
+    // A model words its own plan and must cover every part (`uncovered_parts`); only a
+    // plan that asks subject by subject (the offline planner's) is cut by the depth's
+    // maximum. (Matching a model's wording to the brief's subjects had followed up
+    // fragments such as "People side", relayed runs showed.)
+    let by_subject = subquestions
+        .iter()
+        .any(|s| quoted_subject(&s.text).is_some());
+    if round > 0 || !brief.has_parts() || !by_subject {
         return Vec::new();
     }
     let asked = |subject: &str| {
-        let terms: BTreeSet<String> = content_terms(subject).into_iter().collect();
-        subquestions.iter().any(|s| match quoted_subject(&s.text) {
-            // The plan's own wording: the quoted subject is the subject.
-            Some(quoted) => deepr_tasks::brief::same_subject(quoted, subject),
-            // A model's wording: every term of the subject in the question.
-            None => {
-                let own: BTreeSet<String> = content_terms(&s.text).into_iter().collect();
-                terms.is_subset(&own)
-            }
+        subquestions.iter().any(|s| {
+            quoted_subject(&s.text).is_some_and(|q| deepr_tasks::brief::same_subject(q, subject))
         })
     };
     let entity = brief.entities.first().map(String::as_str);
@@ -360,12 +360,14 @@ mod tests {
     }
 
     #[test]
-    fn a_model_plan_that_asks_a_subject_in_its_own_words_has_no_gap_for_it() {
+    fn a_model_plan_in_its_own_words_is_not_followed_up_by_subject() {
         let plan = [Subq {
             id: "q1".into(),
-            text: "What are the company's budget, fare revenue, reserves and borrowing, and \
-                   how large is its fleet? What of its leadership, how large is the workforce, and what \
-                   of labour relations and litigation?"
+            // Worded its own way: it asks of the finances and the fleet, not of each
+            // subject the parts list (the model's plan must cover every part, not each
+            // of their subjects).
+            text: "How sound are the company's finances, and how large is its fleet? Who \
+                   leads it and what disputes does it face?"
                 .into(),
             round: 0,
             parent: None,
