@@ -17,13 +17,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use deepr_evidence::terms::content_terms;
 use deepr_orchestrator::{ArchivedText, SentenceEmbedder, TextArchive};
 
+mod contexts;
 mod sources;
 
 use crate::rerank::round4;
 use crate::types::{Candidate, FetchOut, ScoreOut, ScoredSource, SentenceRef};
 use crate::units::{
-    ends_like_sentence, is_fragment_at, is_summary_row, is_whole_block, pointer_penalty,
-    states_a_figure,
+    ends_like_sentence, is_summary_row, is_whole_block, pointer_penalty, states_a_figure,
 };
 
 /// 2: sentence relevance weighs question terms by their rarity among the fetched
@@ -293,7 +293,7 @@ fn units_of(
 ) -> Vec<(f64, String, u32, Option<u32>)> {
     let mut out = Vec::new();
     let headings = source.doc.outline.heading_index(&text.text);
-    let (contexts, context_of) = unit_contexts(
+    let (context_words, context_of) = contexts::unit_contexts(
         &source.doc.content_sha256,
         text,
         &source.doc.outline,
@@ -346,7 +346,7 @@ fn units_of(
         // margin: 42.5%"): its words count at half weight.
         let section = context_of
             .get(&sentence.start)
-            .and_then(|k| contexts.get(*k))
+            .and_then(|k| context_words.get(*k))
             .filter(|_| block_unit && crate::units::is_fragment(body));
         let matched = matched_weight(weights, terms, section.unwrap_or(&BTreeSet::new()));
         // A brief that asks for specifics reads every list item and table row stating
@@ -356,32 +356,7 @@ fn units_of(
         if matched <= 0.0 && !figure_row {
             continue;
         }
-        let share = matched / weights.total.max(f64::MIN_POSITIVE);
-        // A small bonus for stating a figure: a word that is a number ("4096",
-        // "1,000", "3.5"), not the grounding rule's wider reading ("8KB", "v3").
-        let informative = if states_a_figure(body) {
-            weights.figure_bonus
-        } else {
-            0.0
-        };
-        // A document that says a newer one replaces it (archived, superseded), or a
-        // draft whose figures may not be final, is still read, but its sentences come
-        // after the current versions'.
-        let stale = if outline.is_stale() || outline.is_draft() {
-            STALE_WEIGHT
-        } else {
-            1.0
-        };
-        // A table's total row ("Division: Total · …") states what its other rows add up
-        // to: it comes before them.
-        let summary = if is_summary_row(body) {
-            SUMMARY_ROW_WEIGHT
-        } else {
-            1.0
-        };
-        let weight = round4(
-            (share + informative) * (0.5 + source.score) * pointer_penalty(body) * stale * summary,
-        );
+        let weight = unit_weight(matched, body, source, weights);
         out.push((
             weight,
             source.doc.content_sha256.clone(),
@@ -392,70 +367,35 @@ fn units_of(
     out
 }
 
-/// What each unit is read in: a prose sentence in its paragraph, a list item or table
-/// row in its run of items or rows with the paragraph that leads into it ("The
-/// following conditions apply:") — each with the headings above it. The words of that
-/// context say what a unit is about when its own do not. Returned: each context's
-/// words, and the context of the unit starting at each byte offset.
-fn unit_contexts(
-    sha: &str,
-    text: &ArchivedText,
-    outline: &deepr_orchestrator::Outline,
-    headings: &deepr_orchestrator::HeadingIndex<'_>,
-    sentence_terms: &BTreeMap<(&str, u32), BTreeSet<String>>,
-) -> (Vec<BTreeSet<String>>, BTreeMap<usize, usize>) {
-    let mut contexts: Vec<BTreeSet<String>> = Vec::new();
-    let mut context_of: BTreeMap<usize, usize> = BTreeMap::new();
-    // The context of the current paragraph (by its start) or run of fragments.
-    let mut paragraph: Option<(usize, usize)> = None;
-    let mut run: Option<usize> = None;
-    for sentence in text.sentences.iter() {
-        // A heading ends the paragraph and the run before it (its words are in the
-        // path of what follows).
-        if outline.is_heading_at(sentence.start) {
-            (paragraph, run) = (None, None);
-            continue;
-        }
-        let block = block_start(&text.text, sentence.start);
-        let fragment = is_fragment_at(&text.text, sentence.start, sentence.end);
-        let current = match (fragment, run, paragraph) {
-            (true, Some(context), _) => context,
-            (false, _, Some((start, context))) if start == block => context,
-            _ => {
-                let headings_terms = headings
-                    .path_at(sentence.start)
-                    .iter()
-                    .flat_map(|h| content_terms(h))
-                    .collect();
-                contexts.push(headings_terms);
-                let context = contexts.len() - 1;
-                if fragment {
-                    run = Some(context);
-                } else {
-                    paragraph = Some((block, context));
-                }
-                context
-            }
-        };
-        if !fragment {
-            run = None;
-        }
-        if let (Some(terms), Some(words)) = (
-            sentence_terms.get(&(sha, sentence.index)),
-            contexts.get_mut(current),
-        ) {
-            words.extend(terms.iter().cloned());
-        }
-        context_of.insert(sentence.start, current);
-    }
-    (contexts, context_of)
-}
-
-/// Where the block (paragraph, list item, row) holding byte `at` starts.
-fn block_start(text: &str, at: usize) -> usize {
-    text.get(..at)
-        .and_then(|before| before.rfind("\n\n"))
-        .map_or(0, |i| i + 2)
+/// A unit's weight: the share of the question it matches plus its figure bonus, times
+/// its source's score, less for a pointer or byline, an old version's or a draft's
+/// unit, more for a table's total row.
+fn unit_weight(matched: f64, body: &str, source: &ScoredSource, weights: &Weights<'_>) -> f64 {
+    let outline = &source.doc.outline;
+    let share = matched / weights.total.max(f64::MIN_POSITIVE);
+    // A small bonus for stating a figure: a word that is a number ("4096", "1,000",
+    // "3.5", "$212.4M"), not the grounding rule's wider reading ("8KB", "v3").
+    let informative = if states_a_figure(body) {
+        weights.figure_bonus
+    } else {
+        0.0
+    };
+    // A document that says a newer one replaces it (archived, superseded), or a draft
+    // whose figures may not be final, is still read, but its sentences come after the
+    // current versions'.
+    let stale = if outline.is_stale() || outline.is_draft() {
+        STALE_WEIGHT
+    } else {
+        1.0
+    };
+    // A table's total row ("Division: Total · …") states what its other rows add up to:
+    // it comes before them.
+    let summary = if is_summary_row(body) {
+        SUMMARY_ROW_WEIGHT
+    } else {
+        1.0
+    };
+    round4((share + informative) * (0.5 + source.score) * pointer_penalty(body) * stale * summary)
 }
 
 /// The score node's key: its version and limits, and the re-ranking model when there

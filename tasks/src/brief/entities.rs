@@ -1,0 +1,47 @@
+//! The names a brief's context mentions: runs of capitalised words.
+
+/// Runs of capitalised words (joined by "of", "&" or a comma before "Inc"), not at a
+/// sentence's start unless followed by another capitalised word; longest first seen.
+pub(super) fn entities(context: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    let mut run: Vec<&str> = Vec::new();
+    let words: Vec<&str> = context.split_whitespace().collect();
+    let mut flush = |run: &mut Vec<&str>, out: &mut Vec<String>| {
+        let joined = run.join(" ");
+        let name = joined.trim_end_matches([',', '.', ';', ':']);
+        // "SQLite's durability" names SQLite.
+        let name = name
+            .strip_suffix("'s")
+            .or_else(|| name.strip_suffix("’s"))
+            .unwrap_or(name)
+            .to_string();
+        let long_enough = run.len() >= 2 || (run.len() == 1 && name.chars().count() > 3);
+        if long_enough && !name.is_empty() && seen.insert(name.clone()) {
+            out.push(name);
+        }
+        run.clear();
+    };
+    for (i, word) in words.iter().enumerate() {
+        let bare = word.trim_matches(|c: char| !c.is_alphanumeric());
+        let capital = bare.chars().next().is_some_and(char::is_uppercase);
+        let sentence_start = i == 0 || words[i - 1].ends_with(['.', '?', '!']);
+        if capital && !(sentence_start && run.is_empty() && !next_is_capital(&words, i)) {
+            run.push(word);
+            if word.ends_with([',', '.', ';', ':']) {
+                flush(&mut run, &mut out);
+            }
+        } else {
+            flush(&mut run, &mut out);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+fn next_is_capital(words: &[&str], i: usize) -> bool {
+    words
+        .get(i + 1)
+        .and_then(|w| w.chars().next())
+        .is_some_and(char::is_uppercase)
+}

@@ -1,0 +1,86 @@
+//! Tests of the brief parser (a child module, so they reach its private functions).
+
+use super::*;
+
+const BRIEF: &str = "You are preparing a due-diligence brief on Kestrelmoor Robotics, Inc., a Dayton-based robotics company we are evaluating. Write a brief covering: (1) the company's funding history and current financial trajectory, (2) its product line and roadmap including pricing, (3) operational performance and key risks, and (4) how it is positioned against Swiftlane Robotics, MediRover and Corvid Logistics. Be specific about numbers, dates and names, and cite your sources.";
+
+#[test]
+fn numbered_parts_instructions_and_the_subject() {
+    let brief = parse_brief(BRIEF);
+    assert_eq!(
+        brief.parts,
+        [
+            "the company's funding history and current financial trajectory",
+            "its product line and roadmap including pricing",
+            "operational performance and key risks",
+            "how it is positioned against Swiftlane Robotics, MediRover and Corvid Logistics",
+        ]
+    );
+    assert_eq!(brief.instructions.len(), 2, "{:?}", brief.instructions);
+    assert!(brief.instructions[1].starts_with("Be specific"));
+    assert!(brief.asks_for_specifics());
+    assert!(!parse_brief("How does WAL work?").asks_for_specifics());
+    assert_eq!(
+        brief.entities.first().map(String::as_str),
+        Some("Kestrelmoor Robotics"),
+        "{:?}",
+        brief.entities
+    );
+    assert!(
+        brief
+            .context
+            .starts_with("Kestrelmoor Robotics, Inc., a Dayton-based"),
+        "{}",
+        brief.context
+    );
+}
+
+proptest::proptest! {
+    /// Any text is a brief: parsing never panics, and there is always a part.
+    #[test]
+    fn any_text_parses(text in "\\PC{0,300}") {
+        let brief = parse_brief(&text);
+        proptest::prop_assert!(!brief.parts.is_empty());
+        let _ = subject_text(&text);
+    }
+}
+
+#[test]
+fn other_shapes_of_brief() {
+    let one = parse_brief("How does SQLite guarantee atomic commits?");
+    assert_eq!(one.parts, ["How does SQLite guarantee atomic commits?"]);
+    assert!(one.instructions.is_empty());
+    let bullets = parse_brief("Research the Acme Corp supply chain.\n- suppliers and lead times\n- pricing risks\nKeep it under 800 words.");
+    assert_eq!(bullets.parts, ["suppliers and lead times", "pricing risks"]);
+    assert_eq!(bullets.instructions, ["Keep it under 800 words."]);
+    let listed = parse_brief(
+        "Write a report on Postgres covering: vacuum, replication lag and index bloat.",
+    );
+    assert_eq!(listed.parts, ["vacuum", "replication lag", "index bloat"]);
+    let discovering = parse_brief("We are discovering new markets, partners and risks.");
+    assert_eq!(discovering.parts.len(), 1, "{:?}", discovering.parts);
+    let years = parse_brief("Revenue (2024) and (2025) figures.");
+    assert_eq!(years.parts.len(), 1, "{:?}", years.parts);
+    let lettered = parse_brief("Compare a) the rollback journal and b) WAL mode for SQLite.");
+    assert_eq!(
+        lettered.parts,
+        ["the rollback journal", "WAL mode for SQLite"]
+    );
+}
+
+#[test]
+fn a_long_brief_gets_a_short_title_and_a_question_keeps_its_own() {
+    let question = "How does the rollback journal protect a transaction, and what is the default journal page size? What do lighthouse keepers eat?";
+    assert_eq!(parse_brief(question).title(question), question);
+    let brief = "You are preparing a due-diligence brief on Harrowgate Foods, a Leeds-based maker of frozen ready meals. Write a brief covering: (1) its funding history, (2) the product range and (3) supply risks. Cite your sources.";
+    assert_eq!(
+        parse_brief(brief).title(brief),
+        "Research brief: Harrowgate Foods"
+    );
+    let details = parse_brief(brief).details();
+    assert_eq!(details[0].0, "Brief parts");
+    assert!(
+        details[0].1.starts_with("(1) its funding history; (2)"),
+        "{details:?}"
+    );
+}
