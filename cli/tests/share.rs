@@ -100,6 +100,19 @@ fn bench_facts(home: &Path, facts: &str, share: &Path) -> PathBuf {
     out
 }
 
+/// The bench's fact figures: the linear strategy's summary and every checkpoint's row.
+fn fact_figures(out: &Path) -> (Value, Vec<Value>) {
+    let bench: Value =
+        serde_json::from_slice(&std::fs::read(out.join("bench.json")).expect("bench.json"))
+            .expect("json");
+    let summary = bench["facts"]["strategies"][0].clone();
+    let checkpoints = bench["facts"]["checkpoints"]
+        .as_array()
+        .expect("rows")
+        .clone();
+    (summary, checkpoints)
+}
+
 /// The bench's linear run's `report.json`.
 fn linear_report(out: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(out.join("reports/t01-linear.json")).expect("report"))
@@ -235,11 +248,8 @@ fn the_share_is_read_in_every_format_and_its_facts_are_benched() {
 
     // The fact figures: one row per checkpoint, coverage above the recorded floor,
     // no stale value stated.
-    let bench: Value =
-        serde_json::from_slice(&std::fs::read(out.join("bench.json")).expect("bench.json"))
-            .expect("json");
-    let summary = &bench["facts"]["strategies"][0];
-    let checkpoints = bench["facts"]["checkpoints"].as_array().expect("rows");
+    let (summary, checkpoints) = fact_figures(&out);
+    let (summary, checkpoints) = (&summary, &checkpoints);
     assert_eq!(
         checkpoints.len() as u64,
         summary["checkpoints"].as_u64().unwrap()
@@ -300,18 +310,14 @@ fn the_other_shares_are_read_whole_and_their_facts_are_benched() {
             "{name}: {files}"
         );
         assert_report_verifies(home.path(), &out);
-        let bench: Value =
-            serde_json::from_slice(&std::fs::read(out.join("bench.json")).expect("bench.json"))
-                .expect("json");
-        let summary = &bench["facts"]["strategies"][0];
-        let checkpoints = bench["facts"]["checkpoints"].as_array().expect("rows");
+        let (summary, checkpoints) = fact_figures(&out);
         eprintln!("{name}'s fact coverage: {summary}");
         assert_eq!(
             summary["stale_stated"].as_u64(),
             Some(0),
             "{name}: {checkpoints:?}"
         );
-        for row in checkpoints {
+        for row in &checkpoints {
             for entry in row["lost"].as_array().into_iter().flatten() {
                 assert_ne!(
                     entry[1], "unread",

@@ -299,37 +299,16 @@ mod tests {
             .any(|h| h.starts_with("Item: Par Amount")));
     }
 
-    /// A model whose every answer is unusable.
-    struct Unusable;
-
-    #[async_trait::async_trait]
-    impl deepr_orchestrator::LlmProvider for Unusable {
-        fn model_id(&self) -> String {
-            "unusable".into()
-        }
-        async fn complete(
-            &self,
-            _: &deepr_orchestrator::LlmRequest,
-        ) -> Result<deepr_orchestrator::LlmResponse, deepr_orchestrator::LlmError> {
-            Ok(deepr_orchestrator::LlmResponse {
-                text: "{\"subquestions\": []}".into(),
-                model: "unusable".into(),
-                prompt_tokens: 10,
-                completion_tokens: 5,
-                cached_tokens: 0,
-                cost_usd: 0.0,
-                cache_hit: false,
-                usage_estimated: false,
-            })
-        }
-    }
-
     #[tokio::test]
     async fn with_no_usable_plan_the_topic_is_researched_as_one_question() {
         let clock = deepr_orchestrator::clock::TokioClock::new();
+        // A model and a fallback whose every answer is an empty plan.
+        let empty = "{\"subquestions\": []}";
+        let model = crate::model_call::tests::Scripted(std::sync::Mutex::new(vec![empty; 2]));
+        let fallback = crate::model_call::tests::Scripted(std::sync::Mutex::new(vec![empty]));
         let models = Models {
-            llm: &Unusable,
-            fallback: &Unusable,
+            llm: &model,
+            fallback: &fallback,
             clock: &clock,
         };
         let scout = ScoutOut {

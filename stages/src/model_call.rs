@@ -266,7 +266,7 @@ async fn degrade<T: ModelTask>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::sync::Mutex;
 
     use async_trait::async_trait;
@@ -277,7 +277,7 @@ mod tests {
 
     use super::*;
     /// A model that plays back canned answers, one per call.
-    struct Scripted(Mutex<Vec<&'static str>>);
+    pub(crate) struct Scripted(pub(crate) Mutex<Vec<&'static str>>);
 
     #[async_trait]
     impl LlmProvider for Scripted {
