@@ -418,11 +418,8 @@ fn enumeration(sentence: &str) -> Option<(&str, Vec<String>)> {
 /// may hold commas ("how loyal its customers are, including churn; the people side").
 /// Joining words and final punctuation are dropped.
 pub fn list_items(list: &str) -> Vec<String> {
-    let separators: &[char] = if list.contains(';') {
-        &[';']
-    } else {
-        &[',', ';']
-    };
+    let by_semicolons = list.contains(';');
+    let separators: &[char] = if by_semicolons { &[';'] } else { &[',', ';'] };
     list.split(separators)
         .map(str::trim)
         .collect::<Vec<_>>()
@@ -431,8 +428,10 @@ pub fn list_items(list: &str) -> Vec<String> {
             // Only the last piece holds the list's own "and" ("A, B and C"); an
             // earlier "X and Y" is one part ("payload and battery life, pricing, and …").
             let mut pieces: Vec<&str> = firsts.to_vec();
+            // Items set apart by semicolons hold their own "and"s ("the budget, reserves
+            // and debt"); the list's joins the last item ("; and the people side").
             match last.rsplit_once(" and ") {
-                Some((before, after)) if !last.starts_with("and ") => {
+                Some((before, after)) if !last.starts_with("and ") && !by_semicolons => {
                     pieces.extend([before, after])
                 }
                 _ => pieces.push(last),

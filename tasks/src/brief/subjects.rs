@@ -53,9 +53,12 @@ pub fn part_subjects(brief: &super::Brief) -> Vec<PartSubjects> {
         .map(|part| {
             let whole = subject_of(part);
             let pair = split_pair(&whole);
-            let head = whole
-                .split_once(" including ")
-                .map(|(head, _)| subject_of(head));
+            let head = LIST_LEADS
+                .iter()
+                .filter_map(|lead| whole.find(lead))
+                .min()
+                .and_then(|at| whole.get(..at))
+                .map(subject_of);
             let mut named: Vec<String> = vec![whole.clone()];
             named.extend(pair.iter().flat_map(|(a, b)| [a.clone(), b.clone()]));
             named.extend(head);
@@ -80,6 +83,9 @@ pub fn part_subjects(brief: &super::Brief) -> Vec<PartSubjects> {
 /// Borrowing. What follows "with their"/"with its" qualifies them ("with their costs
 /// and schedules") and is no subject; a list of names ("against Swiftlane Robotics,
 /// MediRover and Corvid Logistics") is one subject, not several. Fewer than two: none.
+/// What sets a part's head apart from the subjects it lists.
+const LIST_LEADS: [&str; 3] = [" including ", ": ", " such as "];
+
 pub fn listed_subjects(subject: &str) -> Vec<String> {
     let lowered = subject.to_lowercase();
     let head = [", with their ", ", with its ", " with their ", " with its "]
@@ -88,22 +94,24 @@ pub fn listed_subjects(subject: &str) -> Vec<String> {
         .min()
         .and_then(|at| subject.get(..at))
         .unwrap_or(subject);
-    // "X including Y" lists Y beside X.
-    let items: Vec<String> = head
-        .split(" including ")
-        .flat_map(super::list_items)
-        .map(|item| {
-            let lowered = item.to_lowercase();
-            ["what ", "how "]
-                .iter()
-                .find_map(|w| lowered.starts_with(w).then(|| item.get(w.len()..)))
-                .flatten()
-                .unwrap_or(&item)
-                .trim()
-                .to_string()
-        })
-        .filter(|item| !content_terms(item).is_empty())
-        .collect();
+    // "X including Y" and "X: Y" list Y beside X; a clause ("how far it is from
+    // making money") stays whole.
+    let lead = LIST_LEADS
+        .iter()
+        .filter_map(|lead| head.find(lead).map(|at| (at, lead.len())))
+        .min();
+    let (before, after) =
+        match lead.and_then(|(at, len)| Some((head.get(..at)?, head.get(at + len..)?))) {
+            Some((before, after)) => (before, Some(after)),
+            None => (head, None),
+        };
+    let mut items = if opens_clause(before) {
+        vec![before.trim().to_string()]
+    } else {
+        super::list_items(before)
+    };
+    items.extend(after.into_iter().flat_map(super::list_items));
+    items.retain(|item| !content_terms(item).is_empty());
     if items.len() < 2 || items.iter().skip(1).any(|i| is_name(i)) {
         return Vec::new();
     }
@@ -142,6 +150,16 @@ pub fn subject_of(part: &str) -> String {
     }
 }
 
+/// Whether `text` opens with a question word: a clause ("how far it is from making
+/// money"), one subject however many "and"s it holds.
+fn opens_clause(text: &str) -> bool {
+    let opener = text.split_whitespace().next().unwrap_or("").to_lowercase();
+    [
+        "how", "what", "who", "where", "when", "why", "which", "whether",
+    ]
+    .contains(&opener.as_str())
+}
+
 /// Whether every word of `text` is capitalised: a name ("Corvid Logistics").
 pub fn is_name(text: &str) -> bool {
     text.split_whitespace()
@@ -153,18 +171,16 @@ pub fn is_name(text: &str) -> bool {
 /// after "including" is a listed subject of its own ([`listed_subjects`]): "Product
 /// line and roadmap including pricing" → Product line, Roadmap.
 pub fn split_pair(subject: &str) -> Option<(String, String)> {
-    // A clause ("How its sales and margins have moved") is one subject.
-    let opener = subject
-        .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .to_lowercase();
-    if [
-        "how", "what", "who", "where", "when", "why", "which", "whether",
-    ]
-    .contains(&opener.as_str())
-    {
-        return None;
+    // A clause ("How its sales and margins have moved") is one subject; two clauses
+    // ("how it compares … and what its targets are") are two.
+    if opens_clause(subject) {
+        let at = subject
+            .match_indices(" and ")
+            .map(|(at, _)| at)
+            .find(|at| subject.get(at + 5..).is_some_and(opens_clause))?;
+        let (first, second) = (subject.get(..at)?, subject.get(at + 5..)?);
+        let second = second.split([',', ':']).next().unwrap_or(second);
+        return Some((subject_of(first), subject_of(second)));
     }
     let joiner = [" and ", " including "]
         .into_iter()

@@ -84,3 +84,40 @@ fn a_long_brief_gets_a_short_title_and_a_question_keeps_its_own() {
         "{details:?}"
     );
 }
+
+#[test]
+fn a_parts_subjects_are_its_pair_and_its_list_never_a_fragment_of_a_clause() {
+    let brief = parse_brief(
+        "We lend to Orbel Foods and need a note covering: how its sales and margins have \
+         moved; how the business did in 2025 and how this year has started: sales, profit \
+         and borrowing; its finances, including the budget, reserves and debt. Quote figures.",
+    );
+    let subjects: Vec<(String, Vec<String>)> = part_subjects(&brief)
+        .into_iter()
+        .map(|p| (p.whole.clone(), p.beyond_whole()))
+        .collect();
+    assert_eq!(
+        subjects,
+        [
+            // A clause is one subject, however many "and"s it holds.
+            ("How its sales and margins have moved".to_string(), vec![]),
+            // Two clauses are two; what follows the colon is listed, the head is not.
+            (
+                "How the business did in 2025 and how this year has started: sales, profit and borrowing"
+                    .to_string(),
+                vec![
+                    "How the business did in 2025".to_string(),
+                    "How this year has started".to_string(),
+                    "Sales".to_string(),
+                    "Profit".to_string(),
+                    "Borrowing".to_string(),
+                ]
+            ),
+            // "including" lists beside its head, which the whole names.
+            (
+                "Finances, including the budget, reserves and debt".to_string(),
+                vec!["Budget".to_string(), "Reserves".to_string(), "Debt".to_string()]
+            ),
+        ]
+    );
+}
