@@ -1,8 +1,9 @@
 //! Decompose: a brief's parts first (`deepr_tasks::brief`: at least one subquestion per
-//! part, named after the part's subject, the brief's subject added — never a copied
+//! part — neighbouring parts share one when there are more parts than the plan allows —
+//! named after the part's subject, the brief's subject added, never a copied
 //! instruction), else the topic's own clauses; then headings of the documents the
-//! scout found (most topic-related first), then generic probes of the topic's key
-//! terms — so two topics over one corpus get different plans.
+//! scout found (most topic-related first), then, for a question, generic probes of its
+//! key terms — so two topics over one corpus get different plans.
 
 use std::collections::BTreeSet;
 
@@ -19,7 +20,9 @@ impl Heuristic for Decompose {
     /// 4: a brief's probes name its context, never its instructions or opening verbs.
     /// 5: a brief is planned to the depth's maximum, a part's listed subjects get their
     /// own subquestions, and the brief's subject's name makes no heading a subquestion.
-    const VERSION: u32 = 5;
+    /// 6: subjects from `deepr_tasks::brief::part_subjects` (clauses whole, colon lists);
+    /// more parts than the plan allows share subquestions; no generic probes for a brief.
+    const VERSION: u32 = 6;
 
     fn answer(input: &Input) -> Answer {
         let topic = input.topic.as_str();
@@ -63,7 +66,7 @@ impl Heuristic for Decompose {
                 &mut questions,
             );
         }
-        let key_terms: Vec<String> = words(&probe_text(&brief, topic))
+        let key_terms: Vec<String> = words(topic)
             .into_iter()
             .filter(|w| !is_stop_word(w) && w.len() > 2)
             .collect();
@@ -160,21 +163,6 @@ fn plan_size(input: &Input, brief: &deepr_tasks::brief::Brief) -> usize {
     } else {
         input.target.clamp(min, max)
     }
-}
-
-/// What generic probes name: a question's own words; for a brief with parts, its context
-/// (never its writing instructions) without the verb each sentence opens with
-/// ("Research the …", "Assess the …").
-fn probe_text(brief: &deepr_tasks::brief::Brief, topic: &str) -> String {
-    if brief.parts.len() < 2 {
-        return topic.to_string();
-    }
-    deepr_evidence::split_sentences(&brief.context)
-        .iter()
-        .filter_map(|s| s.text(&brief.context))
-        .map(|sentence| sentence.split_once(' ').map_or("", |(_, rest)| rest))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// One subquestion per part of a brief, named after the part's subject with the

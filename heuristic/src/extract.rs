@@ -20,7 +20,9 @@ impl Heuristic for Extract {
     /// 5: rows of one table are compared by their values, not their shared labels;
     /// short units of one document join one claim (up to three quotes).
     /// 6: a table row's cell separators are not counted as words of a short unit.
-    const VERSION: u32 = 6;
+    /// 7: a stale document is quoted only when no current one has a candidate at all;
+    /// the floor is taken from the candidates it may quote.
+    const VERSION: u32 = 7;
 
     fn answer(input: &Input) -> Answer {
         let candidates = &input.candidates;
@@ -28,15 +30,19 @@ impl Heuristic for Extract {
             .iter()
             .map(|c| content_terms(&row_values(&c.text)).into_iter().collect())
             .collect();
-        // A relevance floor: a candidate far below the best one says little about the
-        // subquestion, however diverse it would make the answer.
-        let best_weight = candidates.iter().map(|c| c.weight).fold(0.0, f64::max);
-        let floor = RELEVANCE_FLOOR * best_weight;
-        // A document a newer one replaces (archived, superseded, a draft) is quoted only
-        // when no current document has a candidate: its values are stale. (Above the
-        // floor was not enough: once a later round has cited the current units, the
-        // stale versions of the same figures led the pool.)
+        // A document a newer one replaces (archived, superseded) is quoted only when no
+        // current document has a candidate: its values are stale. (Above the floor was
+        // not enough: once a later round has cited the current units, the stale versions
+        // of the same figures led the pool.)
         let current_exists = candidates.iter().any(|c| !c.source.is_stale());
+        // A relevance floor: a candidate far below the best one it may quote says little
+        // about the subquestion, however diverse it would make the answer.
+        let best_weight = candidates
+            .iter()
+            .filter(|c| !(current_exists && c.source.is_stale()))
+            .map(|c| c.weight)
+            .fold(0.0, f64::max);
+        let floor = RELEVANCE_FLOOR * best_weight;
         // Chosen candidates in claims: a short fragment (a table row, a list item) joins an
         // earlier short claim of the same document, up to three quotes, so the rows of
         // one table read as one claim; `max_claims` bounds the claims, not the rows.

@@ -52,8 +52,8 @@ impl Depth {
         }
     }
 
-    /// Claims each subquestion's extractor may return for `topic` (a brief with several
-    /// parts gets [`DepthPlan::brief_claims_per_subquestion`]).
+    /// Claims each subquestion's extractor may return; `brief_with_parts`: the topic is a
+    /// brief with several parts ([`DepthPlan::brief_claims_per_subquestion`]).
     pub fn claims_per_subquestion(self, brief_with_parts: bool) -> usize {
         let plan = self.plan();
         if brief_with_parts {

@@ -178,7 +178,14 @@ pub async fn run(
     // No usable plan (the model's and the fallback's both invalid): the topic itself is
     // researched as one question, and the report says so — never an empty report.
     if questions.is_empty() {
-        questions.push(clean_question(topic));
+        let topic_line = clean_question(topic);
+        // A topic of digits and marks only ("2024") cleans to nothing: keep it as typed.
+        let whole: String = topic.split_whitespace().collect::<Vec<_>>().join(" ");
+        questions.push(if topic_line.is_empty() {
+            whole.chars().take(300).collect()
+        } else {
+            topic_line
+        });
         let why = degraded
             .take()
             .unwrap_or_else(|| "the plan was empty".into());

@@ -13,6 +13,7 @@ use std::collections::{BTreeSet, VecDeque};
 use deepr_evidence::report::{Conflict, Verdict};
 use deepr_evidence::terms::content_terms;
 use deepr_orchestrator::{LedgerEntry, Tier};
+use deepr_tasks::brief::asked_subject;
 use deepr_tasks::deepen::{Deepen, Gap, Input};
 
 use crate::decompose::clean_question;
@@ -66,21 +67,22 @@ fn unplanned_subjects(topic: &str, subquestions: &[Subq], round: u32, limit: usi
     // fragments such as "People side", relayed runs showed.)
     let by_subject = subquestions
         .iter()
-        .any(|s| quoted_subject(&s.text).is_some());
+        .any(|s| asked_subject(&s.text).is_some());
     if round > 0 || !brief.has_parts() || !by_subject {
         return Vec::new();
     }
-    let asked = |subject: &str| {
-        subquestions.iter().any(|s| {
-            quoted_subject(&s.text).is_some_and(|q| deepr_tasks::brief::same_subject(q, subject))
-        })
-    };
+    let mut asked: Vec<String> = subquestions
+        .iter()
+        .filter_map(|s| asked_subject(&s.text).map(str::to_string))
+        .collect();
     let entity = brief.entities.first().map(String::as_str);
-    let mut per_part: Vec<(String, VecDeque<(usize, String)>)> = Vec::new();
-    for (part, subjects) in brief
+    // Each part's parent subquestion and its open subjects, in the brief's order.
+    let mut per_part: Vec<(String, VecDeque<OpenSubject>)> = Vec::new();
+    for (i, (part, subjects)) in brief
         .parts
         .iter()
         .zip(deepr_tasks::brief::part_subjects(&brief))
+        .enumerate()
     {
         let Some(parent) = part_subquestion(part, subquestions) else {
             continue;
@@ -89,18 +91,27 @@ fn unplanned_subjects(topic: &str, subquestions: &[Subq], round: u32, limit: usi
             .beyond_whole()
             .into_iter()
             .enumerate()
-            .filter(|(_, subject)| !asked(subject))
+            .map(|(k, subject)| (i, k, subject))
             .collect();
         per_part.push((parent, open));
     }
     let mut followups = Vec::new();
     while followups.len() < limit && per_part.iter().any(|(_, open)| !open.is_empty()) {
         for (parent, open) in per_part.iter_mut() {
-            let Some((k, subject)) = open.pop_front().filter(|_| followups.len() < limit) else {
+            // The next subject of this part no subquestion asks yet (two parts may list
+            // the same one; it is asked once).
+            let next = std::iter::from_fn(|| open.pop_front()).find(|(_, _, subject)| {
+                !asked
+                    .iter()
+                    .any(|a| deepr_tasks::brief::same_subject(a, subject))
+            });
+            let Some((i, k, subject)) = next.filter(|_| followups.len() < limit) else {
                 continue;
             };
+            asked.push(subject.clone());
+            // The part's index keeps ids apart when parts share a parent subquestion.
             followups.push(Subq {
-                id: format!("{parent}.s{k}.r{}", round + 1),
+                id: format!("{parent}.p{i}s{k}.r{}", round + 1),
                 text: deepr_tasks::brief::subject_question(&subject, entity),
                 round: round + 1,
                 parent: Some(parent.clone()),
@@ -110,12 +121,9 @@ fn unplanned_subjects(topic: &str, subquestions: &[Subq], round: u32, limit: usi
     followups
 }
 
-/// The subject a planned question quotes ("… about “Budget” for …").
-fn quoted_subject(question: &str) -> Option<&str> {
-    let start = question.find('“')? + '“'.len_utf8();
-    let end = start + question.get(start..)?.find('”')?;
-    question.get(start..end)
-}
+/// A subject still to ask: its part's index, its index among the part's subjects, and
+/// the subject.
+type OpenSubject = (usize, usize, String);
 
 /// The subquestion that asks about `part`: the one sharing the most of its terms
 /// (the earlier on a tie), none when no subquestion shares any.
@@ -337,7 +345,7 @@ mod tests {
         let followups = unplanned_subjects(BRIEF, &plan, 0, MAX_FOLLOWUPS);
         let asked: Vec<(&str, Option<&str>)> = followups
             .iter()
-            .map(|f| (quoted_subject(&f.text).unwrap_or(""), f.parent.as_deref()))
+            .map(|f| (asked_subject(&f.text).unwrap_or(""), f.parent.as_deref()))
             .collect();
         // One per part in turn, in the brief's order; a planned subject ("Budget",
         // "Leadership") or a list's head ("Finances") is never asked again.
@@ -353,6 +361,16 @@ mod tests {
         assert!(followups.iter().all(|f| f.round == 1));
         let ids: BTreeSet<&str> = followups.iter().map(|f| f.id.as_str()).collect();
         assert_eq!(ids.len(), followups.len(), "ids are unique: {ids:?}");
+        // Parts that share a subquestion (a plan smaller than its brief) still give
+        // follow-ups of distinct ids.
+        let merged = [subq(
+            "q1",
+            "Finances, including the budget, fare revenue, reserves and borrowing; Fleet; \
+             Leadership, the workforce, labour relations and litigation",
+        )];
+        let followups = unplanned_subjects(BRIEF, &merged, 0, MAX_FOLLOWUPS);
+        let ids: BTreeSet<&str> = followups.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(ids.len(), MAX_FOLLOWUPS, "{followups:?}");
         // Only after the first round, only for a brief with parts.
         assert!(unplanned_subjects(BRIEF, &plan, 1, MAX_FOLLOWUPS).is_empty());
         let question = "How does the ferry company fund its fleet renewal?";

@@ -68,7 +68,10 @@ fn one(subquestions: u64, extra_rounds: u64, claims_per: u64, strategy: Strategy
 pub fn estimate(depth: Depth, strategy: Strategy) -> Estimate {
     let plan = depth.plan();
     let (min, max) = (plan.min_subquestions, plan.max_subquestions);
-    let claims = plan.claims_per_subquestion as u64;
+    // A brief's subquestions may take more claims: the high estimate allows for them.
+    let claims = plan
+        .claims_per_subquestion
+        .max(plan.brief_claims_per_subquestion) as u64;
     let extra = u64::from(plan.extra_rounds);
     let (calls_low, tokens_low) = one(min as u64, 0, claims.div_ceil(2), strategy);
     let (calls_high, tokens_high) = one(max as u64, extra, claims, strategy);

@@ -19,7 +19,9 @@ use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 /// 4: the partition assigns greedily (only a sentence already given away blocks one).
 /// 5: a model extractor reads its own pool (see [`candidates_for`]); candidates carry
 /// their heading path and their source's date and status.
-pub const STAGE_VERSION: u32 = 5;
+/// 6: the offline reader's pools hold an old version's units only when no current
+/// document has one (`without_stale`, before the partition).
+pub const STAGE_VERSION: u32 = 6;
 
 /// Candidates a model extractor is shown per subquestion unless configured otherwise.
 pub const DEFAULT_MODEL_POOL: usize = 40;

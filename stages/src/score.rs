@@ -6,9 +6,9 @@
 //! dates only — never the clock). Low-scoring sources are down-weighted, never
 //! dropped: their sentences stay candidates with a smaller weight.
 //!
-//! Sentences are scored by the question's terms weighted by rarity (a term found only
-//! in the unit's section — its headings and the sentences under them — at half
-//! weight); when a local sentence-embedding model is wired, the best [`RERANK_POOL`] of
+//! Sentences are scored by the question's terms weighted by rarity (for a list item or
+//! table row, a term found only in its run of items or rows or the headings above it
+//! at half weight); when a local sentence-embedding model is wired, the best [`RERANK_POOL`] of
 //! them are re-ranked by meaning (cosine similarity to the topic) mixed with that
 //! lexical weight, so an answer worded unlike the question can still be shown.
 
@@ -39,14 +39,14 @@ use crate::units::{
 /// 7: ... and, for the heuristic reader, reads list items and table rows that state a
 /// figure without a question term; a draft's units weigh as little as a stale
 /// document's; a table's total row weighs half again as much as its other rows.
-/// 8: a unit's section (its headings and the sentences under them) lends it its words
-/// at half weight, prose sentences too; an amount with its magnitude ("$212.4M")
-/// states a figure.
+/// 8: a list item or table row is read in its run of items or rows (their words at
+/// half weight, as its headings'); an amount with its magnitude ("$212.4M") states a
+/// figure; a line ending in a colon is no candidate.
 pub const STAGE_VERSION: u32 = 8;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
-/// Weight of a question term found only in the section a unit stands in (its headings
-/// and the other sentences under them).
+/// Weight of a question term found only in the run of items or rows a unit stands in
+/// or the headings above it.
 const SECTION_TERM_WEIGHT: f64 = 0.5;
 /// Weight factor of a table's total row (its first cell "Total", "All …", "Overall").
 const SUMMARY_ROW_WEIGHT: f64 = 1.5;
@@ -261,7 +261,7 @@ struct Weights<'w> {
 }
 
 /// The question's term weights a unit matches: its own terms in full, terms found only
-/// in its section (`section_terms`) at [`SECTION_TERM_WEIGHT`].
+/// in its context (`section_terms`: its run and headings) at [`SECTION_TERM_WEIGHT`].
 fn matched_weight(
     weights: &Weights<'_>,
     terms: &BTreeSet<String>,
@@ -341,13 +341,13 @@ fn units_of(
         else {
             continue;
         };
-        // The section a unit stands in says what it is about ("Revenue" above
-        // "Quarterly revenue: $14.2M"; the memo's "financial position" beside "Gross
-        // margin: 42.5%"): its words count at half weight.
+        // The run a list item or table row stands in, and the headings above it, say
+        // what it is about ("Revenue" above "Quarterly revenue: $14.2M"; "Total
+        // reserves" beside "Unrestricted: 47 days"): their words count at half weight.
         let section = context_of
             .get(&sentence.start)
             .and_then(|k| context_words.get(*k))
-            .filter(|_| block_unit && crate::units::is_fragment(body));
+            .filter(|_| block_unit);
         let matched = matched_weight(weights, terms, section.unwrap_or(&BTreeSet::new()));
         // A brief that asks for specifics reads every list item and table row stating
         // a figure in a fetched document, worded like the question or not ("Gross

@@ -1,5 +1,5 @@
-//! What a candidate unit is read in: a prose sentence in its paragraph, a list item or
-//! table row in its run of items or rows — each with the headings above it.
+//! What a list item or table row is read in: its run of items or rows, with the
+//! headings above it. A prose sentence speaks for itself.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -8,11 +8,11 @@ use deepr_orchestrator::ArchivedText;
 
 use crate::units::is_fragment_at;
 
-/// What each unit is read in: a prose sentence in its paragraph, a list item or table
-/// row in its run of items or rows with the paragraph that leads into it ("The
-/// following conditions apply:") — each with the headings above it. The words of that
-/// context say what a unit is about when its own do not. Returned: each context's
-/// words, and the context of the unit starting at each byte offset.
+/// Each run of list items or table rows (fragments one after another, no prose
+/// sentence or heading between) with the headings above it: its words say what a row
+/// is about when its own do not ("Unrestricted: 47 days" beside "Total reserves: 59
+/// days"). Returned: each run's words, and the run of the fragment starting at each byte
+/// offset (prose sentences have none).
 pub(super) fn unit_contexts(
     sha: &str,
     text: &ArchivedText,
@@ -20,56 +20,34 @@ pub(super) fn unit_contexts(
     headings: &deepr_orchestrator::HeadingIndex<'_>,
     sentence_terms: &BTreeMap<(&str, u32), BTreeSet<String>>,
 ) -> (Vec<BTreeSet<String>>, BTreeMap<usize, usize>) {
-    let mut contexts: Vec<BTreeSet<String>> = Vec::new();
-    let mut context_of: BTreeMap<usize, usize> = BTreeMap::new();
-    // The context of the current paragraph (by its start) or run of fragments.
-    let mut paragraph: Option<(usize, usize)> = None;
-    let mut run: Option<usize> = None;
+    let mut runs: Vec<BTreeSet<String>> = Vec::new();
+    let mut run_of: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut current: Option<usize> = None;
     for sentence in text.sentences.iter() {
-        // A heading ends the paragraph and the run before it (its words are in the
-        // path of what follows).
-        if outline.is_heading_at(sentence.start) {
-            (paragraph, run) = (None, None);
+        // A heading or a prose sentence ends the run before it.
+        if outline.is_heading_at(sentence.start)
+            || !is_fragment_at(&text.text, sentence.start, sentence.end)
+        {
+            current = None;
             continue;
         }
-        let block = block_start(&text.text, sentence.start);
-        let fragment = is_fragment_at(&text.text, sentence.start, sentence.end);
-        let current = match (fragment, run, paragraph) {
-            (true, Some(context), _) => context,
-            (false, _, Some((start, context))) if start == block => context,
-            _ => {
-                let headings_terms = headings
+        let run = *current.get_or_insert_with(|| {
+            runs.push(
+                headings
                     .path_at(sentence.start)
                     .iter()
                     .flat_map(|h| content_terms(h))
-                    .collect();
-                contexts.push(headings_terms);
-                let context = contexts.len() - 1;
-                if fragment {
-                    run = Some(context);
-                } else {
-                    paragraph = Some((block, context));
-                }
-                context
-            }
-        };
-        if !fragment {
-            run = None;
-        }
+                    .collect(),
+            );
+            runs.len() - 1
+        });
         if let (Some(terms), Some(words)) = (
             sentence_terms.get(&(sha, sentence.index)),
-            contexts.get_mut(current),
+            runs.get_mut(run),
         ) {
             words.extend(terms.iter().cloned());
         }
-        context_of.insert(sentence.start, current);
+        run_of.insert(sentence.start, run);
     }
-    (contexts, context_of)
-}
-
-/// Where the block (paragraph, list item, row) holding byte `at` starts.
-fn block_start(text: &str, at: usize) -> usize {
-    text.get(..at)
-        .and_then(|before| before.rfind("\n\n"))
-        .map_or(0, |i| i + 2)
+    (runs, run_of)
 }

@@ -16,7 +16,7 @@ use entities::entities;
 mod entities;
 mod subjects;
 pub use subjects::{
-    is_name, listed_subjects, part_subjects, same_subject, split_pair, subject_of,
+    asked_subject, is_name, listed_subjects, part_subjects, same_subject, split_pair, subject_of,
     subject_question, PartSubjects,
 };
 
@@ -402,11 +402,17 @@ fn enumeration(sentence: &str) -> Option<(&str, Vec<String>)> {
         .min_by_key(|(i, _)| *i)?;
     let pieces = list_items(sentence.get(at + lead.len()..)?);
     let before = sentence.get(..at)?;
-    // The words before the lead that only introduce it ("… a note that answers") go.
-    let before = [" that ", " which ", " to "]
+    // The words before the lead that only introduce it ("… a note that answers") go —
+    // never a name ("… asked you to research Acme Corp, covering:" keeps Acme Corp).
+    let before = [" that ", " which "]
         .iter()
         .filter_map(|w| before.rfind(w))
         .max()
+        .filter(|cut| {
+            before
+                .get(*cut..)
+                .is_some_and(|tail| !tail.chars().any(char::is_uppercase))
+        })
         .and_then(|cut| before.get(..cut))
         .unwrap_or(before);
     (pieces.len() >= 2).then_some((before, pieces))

@@ -8,9 +8,20 @@ use deepr_evidence::terms::content_terms;
 /// The subquestion that asks about one subject of a brief, its entity named.
 pub fn subject_question(subject: &str, entity: Option<&str>) -> String {
     match entity {
-        Some(entity) => format!("What does the documentation say about “{subject}” for {entity}?"),
-        None => format!("What does the documentation say about “{subject}”?"),
+        Some(entity) => format!("{SUBJECT_QUESTION}{subject}” for {entity}?"),
+        None => format!("{SUBJECT_QUESTION}{subject}”?"),
     }
+}
+
+/// How [`subject_question`] opens.
+const SUBJECT_QUESTION: &str = "What does the documentation say about “";
+
+/// The subject a [`subject_question`] asks about; none for a question worded otherwise
+/// (a model's, which may quote a title of its own).
+pub fn asked_subject(question: &str) -> Option<&str> {
+    let rest = question.strip_prefix(SUBJECT_QUESTION)?;
+    rest.strip_suffix("”?")
+        .or_else(|| rest.rsplit_once("” for ").map(|(subject, _)| subject))
 }
 
 /// The subjects one part of a brief names.
@@ -78,16 +89,17 @@ pub fn part_subjects(brief: &super::Brief) -> Vec<PartSubjects> {
         .collect()
 }
 
+/// What sets a part's head apart from the subjects it lists.
+const LIST_LEADS: [&str; 3] = [" including ", ": ", " such as "];
+
 /// The subjects a part lists: "Financial position, including the budget, fare revenue,
 /// reserves and borrowing" → Financial position, Budget, Fare revenue, Reserves,
 /// Borrowing. What follows "with their"/"with its" qualifies them ("with their costs
 /// and schedules") and is no subject; a list of names ("against Swiftlane Robotics,
 /// MediRover and Corvid Logistics") is one subject, not several. Fewer than two: none.
-/// What sets a part's head apart from the subjects it lists.
-const LIST_LEADS: [&str; 3] = [" including ", ": ", " such as "];
-
 pub fn listed_subjects(subject: &str) -> Vec<String> {
-    let lowered = subject.to_lowercase();
+    // ASCII lower-casing keeps byte offsets, so they cut the original text.
+    let lowered = subject.to_ascii_lowercase();
     let head = [", with their ", ", with its ", " with their ", " with its "]
         .iter()
         .filter_map(|q| lowered.find(q))
@@ -180,7 +192,17 @@ pub fn split_pair(subject: &str) -> Option<(String, String)> {
             .find(|at| subject.get(at + 5..).is_some_and(opens_clause))?;
         let (first, second) = (subject.get(..at)?, subject.get(at + 5..)?);
         let second = second.split([',', ':']).next().unwrap_or(second);
-        return Some((subject_of(first), subject_of(second)));
+        // Each clause says something beyond its question word ("what and how": none).
+        let says = |clause: &str| !content_terms(clause).is_empty();
+        return (says(first) && says(second)).then(|| (subject_of(first), subject_of(second)));
+    }
+    // "X including Y and Z" lists, it joins no pair.
+    if subject.find(" including ").is_some_and(|at| {
+        subject
+            .get(..at)
+            .is_some_and(|head| !head.contains(" and "))
+    }) {
+        return None;
     }
     let joiner = [" and ", " including "]
         .into_iter()

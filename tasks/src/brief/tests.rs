@@ -121,3 +121,32 @@ fn a_parts_subjects_are_its_pair_and_its_list_never_a_fragment_of_a_clause() {
         ]
     );
 }
+
+#[test]
+fn an_enumerations_lead_keeps_its_names_and_an_including_list_is_no_pair() {
+    // The introducer goes, a name before it stays.
+    let brief =
+        parse_brief("We need you to research Acme Corp, covering: pricing, staff and debt.");
+    assert_eq!(brief.parts, ["pricing", "staff", "debt"]);
+    assert!(
+        brief.entities.iter().any(|e| e == "Acme Corp"),
+        "{:?}",
+        brief.entities
+    );
+    let brief =
+        parse_brief("We lend to Orbel Foods and need a note that answers the following: sales, profit and debt.");
+    assert!(
+        brief.entities.iter().any(|e| e == "Orbel Foods"),
+        "{:?}",
+        brief.entities
+    );
+    assert!(!brief.context.contains("answers"), "{}", brief.context);
+    // "X including Y and Z" lists beside X; it is no pair of "X including Y" and "Z".
+    assert_eq!(split_pair("Roadmap including pricing and discounts"), None);
+    assert_eq!(
+        split_pair("Product line and roadmap including pricing"),
+        Some(("Product line".to_string(), "Roadmap".to_string()))
+    );
+    // Two clauses each say something; "what and how" says nothing.
+    assert_eq!(split_pair("what and how"), None);
+}
