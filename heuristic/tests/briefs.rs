@@ -2,6 +2,7 @@
 //! writing instructions, and the offline planner covers every part (the same check a
 //! model's plan must pass), names no instruction, and plans in the parts' order. The
 //! plans are snapshotted.
+#![allow(clippy::expect_used)] // test code: a failed expectation is the test failing
 
 use deepr_tasks::brief::parse_brief;
 use deepr_tasks::decompose::{Answer, Decompose, Input};
