@@ -74,7 +74,8 @@ async fn rank(
     .await
 }
 
-/// `rank` of a question that is its own topic, read by the heuristic (its 30).
+/// `rank` of a question that is its own topic, read by the heuristic (its
+/// [`MAX_CANDIDATES`]), without a meaning model.
 async fn rank_offline(fetched: &FetchOut, question: &str, archive: &dyn TextArchive) -> ScoreOut {
     rank(
         fetched,
@@ -82,7 +83,7 @@ async fn rank_offline(fetched: &FetchOut, question: &str, archive: &dyn TextArch
         question,
         archive,
         None,
-        30,
+        MAX_CANDIDATES,
         Reader::Heuristic,
     )
     .await
@@ -193,16 +194,7 @@ async fn a_draft_is_read_after_the_final_version() {
 #[tokio::test]
 async fn meaning_lifts_a_sentence_worded_unlike_the_question() {
     let (fetched, archive) = fixture();
-    let lexical = rank(
-        &fetched,
-        QUESTION,
-        QUESTION,
-        &archive,
-        None,
-        MAX_CANDIDATES,
-        Reader::Heuristic,
-    )
-    .await;
+    let lexical = rank_offline(&fetched, QUESTION, &archive).await;
     assert_eq!(lexical.rerank, None);
     assert_eq!(lexical.candidates[0].sentence, 0, "{lexical:?}");
     let survive = lexical
@@ -252,16 +244,7 @@ async fn meaning_lifts_a_sentence_worded_unlike_the_question() {
 #[tokio::test]
 async fn a_failing_model_keeps_the_word_order_and_says_why() {
     let (fetched, archive) = fixture();
-    let lexical = rank(
-        &fetched,
-        QUESTION,
-        QUESTION,
-        &archive,
-        None,
-        MAX_CANDIDATES,
-        Reader::Heuristic,
-    )
-    .await;
+    let lexical = rank_offline(&fetched, QUESTION, &archive).await;
     let meaning = Meaning {
         fail: true,
         seen: Default::default(),
