@@ -406,8 +406,7 @@ pub fn node(
         true => &cx.providers.prompts.extract_free,
         false => &cx.providers.prompts.extract,
     };
-    let brief_with_parts = deepr_tasks::brief::parse_brief(&cx.topic).has_parts();
-    let max = cx.depth.claims_per_subquestion(brief_with_parts);
+    let max = cx.depth.claims_per_subquestion(cx.brief_with_parts);
     let llm = crate::model_call::prompt_key(prompt, cx.providers.cheap_models());
     let key = serde_json::json!({"v": STAGE_VERSION, "max": max, "free": free, "pool": if model_reads { pool } else { 0 }, "llm": llm});
     let (s, inputs) = (subq.clone(), deps.clone());

@@ -92,7 +92,7 @@ pub fn node(cx: &crate::node::PipelineContext, round: u32, subquestion: &str) ->
     use crate::research::node_id;
     let (p, io) = (cx.providers.clone(), cx.io);
     let rt = node_id::step(round, subquestion, "retrieve");
-    let wider = cx.model_extracts() || deepr_tasks::brief::parse_brief(&cx.topic).has_parts();
+    let wider = cx.model_extracts() || cx.brief_with_parts;
     // A question read offline keeps its key; a wider reading is named in it.
     let mut key = serde_json::json!({"v": STAGE_VERSION, "docs": DOCS_PER_SUBQUESTION});
     if wider {

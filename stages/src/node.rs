@@ -30,6 +30,9 @@ pub struct PipelineContext {
     pub io: usize,
     /// Candidates a model extractor reads per subquestion.
     pub model_pool: usize,
+    /// Whether the topic is a brief with several parts (parsed once): it reads wider
+    /// and takes more claims per subquestion.
+    pub brief_with_parts: bool,
 }
 
 impl PipelineContext {
@@ -43,6 +46,7 @@ impl PipelineContext {
             search_fingerprint: config.search_fingerprint.clone(),
             io: config.io_concurrency,
             model_pool: config.model_pool,
+            brief_with_parts: deepr_tasks::brief::parse_brief(&config.topic).has_parts(),
         }
     }
 

@@ -83,6 +83,17 @@ impl Fetcher for SlowFetch {
     }
 }
 
+/// The one-line question most runs research.
+const QUESTION: &str =
+    "How does the rollback journal protect a transaction, and what is the default journal page size?";
+
+/// A brief whose parts list more subjects than a standard plan has room for: its first
+/// round is followed by a round that asks about the rest.
+const BRIEF: &str = "Prepare a briefing on SQLite's journals. Cover: (1) the rollback journal, \
+    including page size, hot journals, deletion, truncation, persistence, locking, syncing, \
+    checksums and recovery; (2) write-ahead logging, including checkpoints, readers, writers \
+    and the wal-index. Be specific about numbers.";
+
 async fn run_once(seed: u64, state: &Path, run: &str) -> (String, usize, u64) {
     let (markdown, _, restored, live) = run_with(seed, state, run, vec![]).await;
     (markdown, restored, live)
@@ -91,6 +102,7 @@ async fn run_once(seed: u64, state: &Path, run: &str) -> (String, usize, u64) {
 /// How a test run is scheduled: node concurrency and per-step I/O concurrency.
 #[derive(Clone, Copy)]
 struct Schedule {
+    topic: &'static str,
     nodes: usize,
     io: usize,
     strategy: Strategy,
@@ -109,6 +121,7 @@ async fn run_with(
         run,
         extra,
         Schedule {
+            topic: QUESTION,
             nodes: 4,
             io: 8,
             strategy: Strategy::Linear,
@@ -170,7 +183,7 @@ async fn run_scheduled(
         embedder: None,
     };
     let config = ResearchConfig {
-        topic: "How does the rollback journal protect a transaction, and what is the default journal page size?".into(),
+        topic: schedule.topic.into(),
         depth: Depth::Standard,
         strategy: schedule.strategy,
         search_fingerprint: "fixture".into(),
@@ -264,6 +277,37 @@ async fn concurrent_runs_with_different_timings_write_identical_reports() {
     assert_eq!(first, third);
 }
 
+/// A brief's run — planned part by part, read wider, its unplanned subjects followed up
+/// in a second round — writes the same bytes whatever the timings.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_briefs_run_and_its_subject_follow_ups_do_not_depend_on_timing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |seed: u64, name: &'static str| {
+        let state = dir.path().to_path_buf();
+        async move {
+            let schedule = Schedule {
+                topic: BRIEF,
+                nodes: 4,
+                io: 8,
+                strategy: Strategy::Linear,
+            };
+            let peak = Arc::new(AtomicUsize::new(0));
+            run_scheduled(seed, &state, name, vec![], schedule, peak).await
+        }
+    };
+    let (first, report, _, _) = run(1, "a").await;
+    let (second, _, _, _) = run(2, "b").await;
+    // The second round asked about subjects of the brief's parts.
+    let follow_ups: Vec<&str> = report
+        .subquestions
+        .iter()
+        .filter(|s| s.round == 1 && s.id.contains(".p"))
+        .map(|s| s.text.as_str())
+        .collect();
+    assert!(!follow_ups.is_empty(), "{:?}", report.subquestions);
+    assert_eq!(first, second, "same brief, different timings → same bytes");
+}
+
 /// Parallel I/O inside steps changes timing only: one node at a time, so any overlap
 /// of fetches is inside one step; the report, the tokens and the calls match a run with
 /// `io_concurrency = 1` — with batched judging and with per-claim votes (claims × 3
@@ -284,6 +328,7 @@ async fn parallel_equals_sequential(strategy: Strategy) {
         "parallel",
         vec![],
         Schedule {
+            topic: QUESTION,
             nodes: 1,
             io: 8,
             strategy,
@@ -298,6 +343,7 @@ async fn parallel_equals_sequential(strategy: Strategy) {
         "sequential",
         vec![],
         Schedule {
+            topic: QUESTION,
             nodes: 1,
             io: 1,
             strategy,
