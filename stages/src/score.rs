@@ -6,7 +6,8 @@
 //! dates only — never the clock). Low-scoring sources are down-weighted, never
 //! dropped: their sentences stay candidates with a smaller weight.
 //!
-//! Sentences are scored by the question's terms weighted by rarity (for a list item or
+//! Sentences are scored by the question's terms (matched by their stems) weighted by
+//! rarity (for a list item or
 //! table row, a term found only in its run of items or rows or the headings above it
 //! at half weight); when a local sentence-embedding model is wired, the best [`RERANK_POOL`] of
 //! them are re-ranked by meaning (cosine similarity to the topic) mixed with that
@@ -14,11 +15,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use deepr_evidence::terms::content_terms;
+use self::stems::score_terms;
 use deepr_orchestrator::{ArchivedText, SentenceEmbedder, TextArchive};
 
 mod contexts;
 mod sources;
+pub(crate) mod stems;
 
 use crate::rerank::round4;
 use crate::types::{Candidate, FetchOut, ScoreOut, ScoredSource, SentenceRef};
@@ -42,7 +44,10 @@ use crate::units::{
 /// 8: a list item or table row is read in its run of items or rows (their words at
 /// half weight, as its headings'); an amount with its magnitude ("$212.4M") states a
 /// figure; a line ending in a colon is no candidate.
-pub const STAGE_VERSION: u32 = 8;
+/// 9: words are matched by their stems ("operational" meets "operations"), as the
+/// corpus index matches them; a sentence that speaks of its own document ("this
+/// update covers…") weighs as little as a pointer, and so does one leaning on it.
+pub const STAGE_VERSION: u32 = 9;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
 /// Weight of a question term found only in the run of items or rows a unit stands in
@@ -127,10 +132,10 @@ fn lexical(
 ) -> Lexical {
     // Sentences are matched against the ranking question (what a relevant passage must
     // say); the search queries only widen document relevance.
-    let question_terms: BTreeSet<String> = content_terms(ranking_question).into_iter().collect();
+    let question_terms: BTreeSet<String> = score_terms(ranking_question).into_iter().collect();
     let mut query_terms = question_terms.clone();
     for query in queries {
-        query_terms.extend(content_terms(query));
+        query_terms.extend(score_terms(query));
     }
     let (sources, texts) = sources::score_sources(fetched, &query_terms, archive);
 
@@ -145,7 +150,7 @@ fn lexical(
                 let body = sentence.text(&text.text)?;
                 Some((
                     (sha.as_str(), sentence.index),
-                    content_terms(body).into_iter().collect(),
+                    score_terms(body).into_iter().collect(),
                 ))
             })
         })
@@ -219,7 +224,7 @@ fn term_weights(
     // A brief's writing instructions ("be specific about numbers, dates and names")
     // say nothing about relevance: only its subject counts.
     let question_weight: f64 = weighted.values().sum();
-    let topic_only: BTreeMap<String, f64> = content_terms(subject)
+    let topic_only: BTreeMap<String, f64> = score_terms(subject)
         .into_iter()
         .filter(|t| !weighted.contains_key(t))
         .map(|t| {
@@ -356,7 +361,11 @@ fn units_of(
         if matched <= 0.0 && !figure_row {
             continue;
         }
-        let weight = unit_weight(matched, body, source, weights);
+        // What is quoted is the whole span: a sentence leaning on one that speaks of its
+        // document ("But there is no guarantee…") is weighed with it.
+        let quoted = deepr_evidence::sentences::span(&text.text, &text.sentences, first, last)
+            .unwrap_or(body);
+        let weight = unit_weight(matched, quoted, source, weights);
         out.push((
             weight,
             source.doc.content_sha256.clone(),

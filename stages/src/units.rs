@@ -40,20 +40,46 @@ pub(crate) fn pointer_penalty(text: &str) -> f64 {
     let pointer = byline
         || lower.starts_with('(')
         || lower.starts_with("see ")
-        || [
-            "section",
-            " above",
-            " below",
-            "this document",
-            "this article",
-        ]
-        .iter()
-        .any(|p| lower.contains(p));
+        || ["section", " above", " below"]
+            .iter()
+            .any(|p| lower.contains(p))
+        || speaks_of_itself(&lower);
     if pointer {
         0.4
     } else {
         1.0
     }
+}
+
+/// Kinds of documents a sentence may name when it speaks of the document it stands in.
+const DOCUMENT_KINDS: &[&str] = &[
+    "document",
+    "article",
+    "page",
+    "memo",
+    "update",
+    "report",
+    "brief",
+    "note",
+    "guide",
+    "deck",
+    "paper",
+    "presentation",
+    "workbook",
+    "chapter",
+];
+
+/// Whether a (lower-cased) sentence speaks of its own document ("The information in
+/// this document is…", "This update covers the results (page 2)…"): it says what the
+/// document is, not what it says.
+fn speaks_of_itself(lower: &str) -> bool {
+    lower.match_indices("this ").any(|(at, this)| {
+        let rest = &lower[at + this.len()..];
+        DOCUMENT_KINDS.iter().any(|kind| {
+            rest.strip_prefix(kind)
+                .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric()))
+        })
+    })
 }
 
 /// Whether a whole-block unit is a fragment — a list item or table row that needs the

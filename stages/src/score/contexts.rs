@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use deepr_evidence::terms::content_terms;
+use super::stems::score_terms;
 use deepr_orchestrator::ArchivedText;
 
 use crate::units::is_fragment_at;
@@ -36,7 +36,7 @@ pub(super) fn unit_contexts(
                 headings
                     .path_at(sentence.start)
                     .iter()
-                    .flat_map(|h| content_terms(h))
+                    .flat_map(|h| score_terms(h))
                     .collect(),
             );
             runs.len() - 1

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use deepr_evidence::terms::content_terms;
+use super::stems::score_terms;
 use deepr_orchestrator::{ArchivedText, TextArchive};
 
 use crate::rerank::round4;
@@ -33,9 +33,9 @@ pub(super) fn score_sources(
         let Some(text) = archive.get(&doc.content_sha256) else {
             continue;
         };
-        let doc_terms: BTreeSet<String> = content_terms(&doc.title)
+        let doc_terms: BTreeSet<String> = score_terms(&doc.title)
             .into_iter()
-            .chain(content_terms(&text.text))
+            .chain(score_terms(&text.text))
             .collect();
         let matched = query_terms
             .iter()
