@@ -3,10 +3,11 @@
 //! The decision is deterministic code over node outputs only (never timings or token
 //! totals): a gap is a subject the brief names that the first round's plan had no room
 //! for ("labour relations" of a part listing five), a subquestion of this round with
-//! fewer than [`MIN_SUPPORTED`] supported claims, or one involved in a conflict —
+//! fewer than [`MIN_SUPPORTED`] supported claims, one involved in a conflict, or a
+//! current document the brief's searches found that no claim quotes ([`unread`]) —
 //! in that order, at most [`MAX_FOLLOWUPS`]. Rounds are bounded by depth (quick 0,
-//! standard ≤ 1, deep ≤ 3). A brief's subject is asked as the plan asks its others;
-//! the model only words the other follow-up questions.
+//! standard ≤ 1, deep ≤ 3). A brief's subject and an unread document are asked as the
+//! plan asks its subjects; the model only words the other follow-up questions.
 
 use std::collections::{BTreeSet, VecDeque};
 
@@ -18,10 +19,14 @@ use deepr_tasks::deepen::{Deepen, Gap, Input};
 
 use crate::decompose::clean_question;
 use crate::model_call::{call_task, Models, TaskCall};
-use crate::types::{ClaimDraft, DeepenOut, Subq};
+use crate::types::{ClaimDraft, DeepenOut, ScoreOut, Subq};
+
+mod unread;
 
 /// 2: the brief's subjects the plan had no room for are followed up first.
-pub const STAGE_VERSION: u32 = 2;
+/// 3: then, after the thin and disputed subquestions, the current documents found that
+/// no claim quotes.
+pub const STAGE_VERSION: u32 = 3;
 /// A subquestion with fewer supported claims than this is thin.
 pub const MIN_SUPPORTED: usize = 2;
 /// Most follow-ups per round.
@@ -177,17 +182,32 @@ pub async fn run(
     subquestions: &[Subq],
     claims: &[(ClaimDraft, Verdict)],
     conflicts: &[Conflict],
+    scored: &std::collections::BTreeMap<String, ScoreOut>,
     models: Models<'_>,
 ) -> (DeepenOut, Vec<LedgerEntry>) {
     let mut gaps = gaps(subquestions, claims, conflicts);
+    // The brief's unasked subjects and the unread documents take turns, then the thin
+    // and disputed subquestions have what room is left.
     let subjects = unplanned_subjects(topic, subquestions, round, MAX_FOLLOWUPS);
+    let drafts: Vec<ClaimDraft> = claims.iter().map(|(c, _)| c.clone()).collect();
+    let unread =
+        unread::unread_documents(topic, subquestions, scored, &drafts, round, MAX_FOLLOWUPS);
+    let fixed = taking_turns(
+        subjects
+            .into_iter()
+            .map(|s| (s, "the brief asks about it, no subquestion did")),
+        unread.into_iter().map(|s| (s, "found, no claim quotes it")),
+        MAX_FOLLOWUPS,
+    );
+    gaps.truncate(MAX_FOLLOWUPS - fixed.len());
     let limit = depth.plan().extra_rounds;
-    let mut gap_list: Vec<String> = subjects
+    let mut gap_list: Vec<String> = fixed
         .iter()
-        .map(|s| format!("{}: the brief asks about it, no subquestion did", s.text))
+        .map(|(s, why)| format!("{}: {why}", s.text))
         .collect();
     gap_list.extend(gaps.iter().map(|(s, why)| format!("{}: {why}", s.id)));
     let gap_list = gap_list.join("; ");
+    let fixed: Vec<Subq> = fixed.into_iter().map(|(s, _)| s).collect();
     let (followups, calls) = if gap_list.is_empty() {
         let reason = format!("no gaps after round {round}: every subquestion has at least {MIN_SUPPORTED} supported claims and no disagreement");
         return (empty(reason), vec![]);
@@ -197,18 +217,38 @@ pub async fn run(
             depth.as_str()
         );
         return (empty(reason), vec![]);
-    } else if gaps.is_empty() || subjects.len() >= MAX_FOLLOWUPS {
-        (subjects, vec![])
+    } else if gaps.is_empty() {
+        (fixed, vec![])
     } else {
-        gaps.truncate(MAX_FOLLOWUPS - subjects.len());
         let (mut worded, calls) =
             worded_followups(node_id, prompt, topic, round, &gaps, models).await;
-        worded.extend(subjects);
+        worded.extend(fixed);
         worded.sort_by(|a, b| a.id.cmp(&b.id));
         (worded, calls)
     };
     let reason = format!("round {} follows up {}", round + 1, gap_list);
     (DeepenOut { followups, reason }, calls)
+}
+
+/// The items of `first` and `second` in turn (first's first), at most `limit`.
+fn taking_turns<T>(
+    first: impl IntoIterator<Item = T>,
+    second: impl IntoIterator<Item = T>,
+    limit: usize,
+) -> Vec<T> {
+    let (mut first, mut second) = (first.into_iter().fuse(), second.into_iter().fuse());
+    let mut out = Vec::new();
+    while out.len() < limit {
+        let (a, b) = (first.next(), second.next());
+        if a.is_none() && b.is_none() {
+            break;
+        }
+        out.extend(a);
+        if out.len() < limit {
+            out.extend(b);
+        }
+    }
+    out
 }
 
 fn empty(reason: String) -> DeepenOut {
@@ -269,6 +309,12 @@ pub fn node(
     );
     let mut deps = vec![judge.clone(), conflict.clone()];
     deps.extend(extracts.iter().cloned());
+    // Each subquestion's scored sources: what its search found, quoted or not.
+    let scores: Vec<(String, String)> = subquestions
+        .iter()
+        .map(|s| (s.id.clone(), node_id::step(round, &s.id, "score")))
+        .collect();
+    deps.extend(scores.iter().map(|(_, id)| id.clone()));
     let llm =
         crate::model_call::prompt_key(&cx.providers.prompts.deepen, cx.providers.cheap_models());
     let key =
@@ -291,6 +337,10 @@ pub fn node(
                     (c, v)
                 }));
             }
+            let mut scored = std::collections::BTreeMap::new();
+            for (subq, id) in &scores {
+                scored.insert(subq.clone(), read::<ScoreOut>(&ctx.inputs, id)?);
+            }
             let (out, calls) = run(
                 &ctx.node_id,
                 &p.prompts.deepen,
@@ -300,6 +350,7 @@ pub fn node(
                 &subqs,
                 &claims,
                 &conflicts.conflicts,
+                &scored,
                 p.cheap_models(),
             )
             .await;
@@ -375,6 +426,14 @@ mod tests {
         assert!(unplanned_subjects(BRIEF, &plan, 1, MAX_FOLLOWUPS).is_empty());
         let question = "How does the ferry company fund its fleet renewal?";
         assert!(unplanned_subjects(question, &plan[..1], 0, MAX_FOLLOWUPS).is_empty());
+    }
+
+    #[test]
+    fn subjects_and_unread_documents_take_turns_up_to_the_limit() {
+        assert_eq!(taking_turns([1, 2, 3], [10, 20], 4), [1, 10, 2, 20]);
+        assert_eq!(taking_turns([1], [10, 20, 30], 3), [1, 10, 20]);
+        assert_eq!(taking_turns([1, 2], Vec::<i32>::new(), 4), [1, 2]);
+        assert_eq!(taking_turns([1, 2], [10], 1), [1]);
     }
 
     #[test]

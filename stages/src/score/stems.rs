@@ -42,9 +42,23 @@ pub(crate) fn stem(term: &str) -> String {
     }
 }
 
-/// The stems of `text`'s content words, in order, repeats kept.
+/// The stems of `text`'s content words, in order, repeats kept. The parts of a
+/// lower-case snake_case name are words of their own ("active_member_farms": active,
+/// member, farms — a CSV header's column names are often written so); a constant's
+/// (`SQLITE_IOERR_COMMIT_ATOMIC`) are not: it names one thing, not its words.
 pub(crate) fn score_terms(text: &str) -> Vec<String> {
-    content_terms(text).iter().map(|w| stem(w)).collect()
+    let spaced: String = text
+        .split(' ')
+        .map(|w| {
+            if w.contains('_') && !w.chars().any(char::is_uppercase) {
+                w.replace('_', " ")
+            } else {
+                w.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    content_terms(&spaced).iter().map(|w| stem(w)).collect()
 }
 
 fn is_cyrillic(c: char) -> bool {
@@ -66,5 +80,10 @@ mod tests {
         assert_eq!(stem("2026"), "2026");
         assert_eq!(score_terms("commits"), score_terms("commit"));
         assert_eq!(score_terms("The operating risks of 2026").len(), 2);
+        assert_eq!(
+            score_terms("active_member_farms: 587"),
+            score_terms("active member farms")
+        );
+        assert_eq!(score_terms("SQLITE_IOERR_COMMIT_ATOMIC").len(), 1);
     }
 }
