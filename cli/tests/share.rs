@@ -334,9 +334,9 @@ fn the_other_shares_are_read_whole_and_their_facts_are_benched() {
 }
 
 /// Each other share and its floor: the offline coverage at standard depth measured last
-/// (2026-12-03: 74 %, 70 %, 68 %) less a margin of about ten points.
-const OTHER_SHARES: [(&str, f64); 3] = [("share2", 0.58), ("share3", 0.55), ("share4", 0.6)];
+/// (2026-12-03, session 17: 79 %, 78 %, 76 %) less a margin of about ten points.
+const OTHER_SHARES: [(&str, f64); 3] = [("share2", 0.68), ("share3", 0.68), ("share4", 0.66)];
 
-/// The offline coverage measured last (61 % at standard depth, 2026-12-03), less a
-/// margin: a change that reads or plans worse fails here (raise it when coverage rises).
-const COVERAGE_FLOOR: f64 = 0.55;
+/// The brief issue's target: 75 % at standard depth, offline, with no stale value
+/// (measured last: 82 %, 2026-12-03). A change that reads or plans worse fails here.
+const COVERAGE_FLOOR: f64 = 0.75;

@@ -46,7 +46,8 @@ use crate::units::{
 /// figure; a line ending in a colon is no candidate.
 /// 9: words are matched by their stems ("operational" meets "operations"), as the
 /// corpus index matches them; a sentence that speaks of its own document ("this
-/// update covers…") weighs as little as a pointer, and so does one leaning on it.
+/// update covers…") weighs as little as a pointer, and so does one leaning on it; a
+/// lower-case snake_case name's parts are words ("active_member_farms").
 pub const STAGE_VERSION: u32 = 9;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
