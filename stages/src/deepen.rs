@@ -3,9 +3,9 @@
 //! The decision is deterministic code over node outputs only (never timings or token
 //! totals): a gap is a subject the brief names that the first round's plan had no room
 //! for ("labour relations" of a part listing five), a subquestion of this round with
-//! fewer than [`MIN_SUPPORTED`] supported claims, one involved in a conflict, or a
-//! current document the brief's searches found that no claim quotes ([`unread`]) —
-//! in that order, at most [`MAX_FOLLOWUPS`]. Rounds are bounded by depth (quick 0,
+//! fewer than [`MIN_SUPPORTED`] supported claims or one involved in a conflict, or a
+//! current document the brief's searches found that no claim quotes ([`unread`]) — one
+//! of each kind in turn, at most [`MAX_FOLLOWUPS`]. Rounds are bounded by depth (quick 0,
 //! standard ≤ 1, deep ≤ 3). A brief's subject and an unread document are asked as the
 //! plan asks its subjects; the model only words the other follow-up questions.
 
@@ -24,8 +24,8 @@ use crate::types::{ClaimDraft, DeepenOut, ScoreOut, Subq};
 mod unread;
 
 /// 2: the brief's subjects the plan had no room for are followed up first.
-/// 3: then, after the thin and disputed subquestions, the current documents found that
-/// no claim quotes.
+/// 3: the current documents found that no claim quotes are followed up too (after a
+/// model's plan as well); subjects, thin subquestions and documents take turns.
 pub const STAGE_VERSION: u32 = 3;
 /// A subquestion with fewer supported claims than this is thin.
 pub const MIN_SUPPORTED: usize = 2;
@@ -185,29 +185,45 @@ pub async fn run(
     scored: &std::collections::BTreeMap<String, ScoreOut>,
     models: Models<'_>,
 ) -> (DeepenOut, Vec<LedgerEntry>) {
-    let mut gaps = gaps(subquestions, claims, conflicts);
-    // The brief's unasked subjects and the unread documents take turns, then the thin
-    // and disputed subquestions have what room is left.
+    // The brief's unasked subjects, the thin or disputed subquestions and the unread
+    // documents take turns, at most MAX_FOLLOWUPS in all.
     let subjects = unplanned_subjects(topic, subquestions, round, MAX_FOLLOWUPS);
     let drafts: Vec<ClaimDraft> = claims.iter().map(|(c, _)| c.clone()).collect();
     let unread =
         unread::unread_documents(topic, subquestions, scored, &drafts, round, MAX_FOLLOWUPS);
-    let fixed = taking_turns(
-        subjects
-            .into_iter()
-            .map(|s| (s, "the brief asks about it, no subquestion did")),
-        unread.into_iter().map(|s| (s, "found, no claim quotes it")),
+    let taken = taking_turns(
+        vec![
+            subjects
+                .into_iter()
+                .map(|s| Open::Asked(s, "the brief asks about it, no subquestion did"))
+                .collect(),
+            gaps(subquestions, claims, conflicts)
+                .into_iter()
+                .map(|(s, why)| Open::Thin(s, why))
+                .collect(),
+            unread
+                .into_iter()
+                .map(|s| Open::Asked(s, "found, no claim quotes it"))
+                .collect(),
+        ],
         MAX_FOLLOWUPS,
     );
-    gaps.truncate(MAX_FOLLOWUPS - fixed.len());
-    let limit = depth.plan().extra_rounds;
-    let mut gap_list: Vec<String> = fixed
+    let gap_list = taken
         .iter()
-        .map(|(s, why)| format!("{}: {why}", s.text))
-        .collect();
-    gap_list.extend(gaps.iter().map(|(s, why)| format!("{}: {why}", s.id)));
-    let gap_list = gap_list.join("; ");
-    let fixed: Vec<Subq> = fixed.into_iter().map(|(s, _)| s).collect();
+        .map(|open| match open {
+            Open::Asked(s, why) => format!("{}: {why}", s.text),
+            Open::Thin(s, why) => format!("{}: {why}", s.id),
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let (mut fixed, mut gaps) = (Vec::new(), Vec::new());
+    for open in taken {
+        match open {
+            Open::Asked(s, _) => fixed.push(s),
+            Open::Thin(s, why) => gaps.push((s, why)),
+        }
+    }
+    let limit = depth.plan().extra_rounds;
     let (followups, calls) = if gap_list.is_empty() {
         let reason = format!("no gaps after round {round}: every subquestion has at least {MIN_SUPPORTED} supported claims and no disagreement");
         return (empty(reason), vec![]);
@@ -230,25 +246,29 @@ pub async fn run(
     (DeepenOut { followups, reason }, calls)
 }
 
-/// The items of `first` and `second` in turn (first's first), at most `limit`.
-fn taking_turns<T>(
-    first: impl IntoIterator<Item = T>,
-    second: impl IntoIterator<Item = T>,
-    limit: usize,
-) -> Vec<T> {
-    let (mut first, mut second) = (first.into_iter().fuse(), second.into_iter().fuse());
+/// What the next round may follow up: a question asked as the plan asks (a brief's
+/// subject, an unread document), or a thin or disputed subquestion the model words a
+/// follow-up for; each with why.
+enum Open {
+    Asked(Subq, &'static str),
+    Thin(Subq, String),
+}
+
+/// One item of each queue in turn (the first queue's first), at most `limit`.
+fn taking_turns<T>(queues: Vec<Vec<T>>, limit: usize) -> Vec<T> {
+    let mut queues: Vec<std::vec::IntoIter<T>> = queues.into_iter().map(Vec::into_iter).collect();
     let mut out = Vec::new();
-    while out.len() < limit {
-        let (a, b) = (first.next(), second.next());
-        if a.is_none() && b.is_none() {
-            break;
+    loop {
+        let before = out.len();
+        for queue in queues.iter_mut() {
+            if out.len() < limit {
+                out.extend(queue.next());
+            }
         }
-        out.extend(a);
-        if out.len() < limit {
-            out.extend(b);
+        if out.len() == before || out.len() >= limit {
+            return out;
         }
     }
-    out
 }
 
 fn empty(reason: String) -> DeepenOut {
@@ -429,11 +449,17 @@ mod tests {
     }
 
     #[test]
-    fn subjects_and_unread_documents_take_turns_up_to_the_limit() {
-        assert_eq!(taking_turns([1, 2, 3], [10, 20], 4), [1, 10, 2, 20]);
-        assert_eq!(taking_turns([1], [10, 20, 30], 3), [1, 10, 20]);
-        assert_eq!(taking_turns([1, 2], Vec::<i32>::new(), 4), [1, 2]);
-        assert_eq!(taking_turns([1, 2], [10], 1), [1]);
+    fn subjects_thin_subquestions_and_unread_documents_take_turns_up_to_the_limit() {
+        assert_eq!(
+            taking_turns(vec![vec![1, 2, 3], vec![], vec![10, 20]], 4),
+            [1, 10, 2, 20]
+        );
+        assert_eq!(
+            taking_turns(vec![vec![1], vec![5, 6], vec![10, 20, 30]], 5),
+            [1, 5, 10, 6, 20]
+        );
+        assert_eq!(taking_turns(vec![vec![1, 2], Vec::new()], 4), [1, 2]);
+        assert_eq!(taking_turns(vec![vec![1, 2], vec![10]], 1), [1]);
     }
 
     #[test]

@@ -1,12 +1,12 @@
-//! Documents a brief's searches found and no claim quotes: after the first round of a
-//! plan asked subject by subject, each current one is followed up by its own title, under
-//! the subquestion that ranked it best, so that a share's budget workbook or headcount
-//! plan — worded unlike any part ("Headcount" shares no word with "operational
-//! performance") — is read before the report is written.
+//! Documents a brief's searches found and no claim quotes: after the first round, each
+//! current one is followed up by its own title, under the subquestion that ranked it
+//! best, so that a share's budget workbook or headcount plan — worded unlike any part
+//! ("Headcount" shares no word with "operational performance"), or left out of a
+//! model's plan — is read before the report is written.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use deepr_tasks::brief::{asked_subject, subject_question};
+use deepr_tasks::brief::subject_question;
 
 use crate::score::stems::score_terms;
 use crate::types::{ClaimDraft, ScoreOut, Subq};
@@ -27,9 +27,8 @@ struct Found<'a> {
 /// scored (`scored`: subquestion id → its score node's output) that no claim of
 /// `claims` cites — those whose title holds more of the words of the brief's parts
 /// first ("Member supply register" for "how many farms supply the co-op"), then the
-/// best scored; ids `{parent}.d{k}.r{round + 1}`. None after the
-/// first round, for a topic that is no brief with parts, or for a plan not asked
-/// subject by subject (a model's plan words its own questions).
+/// best scored; ids `{parent}.d{k}.r{round + 1}`. None after the first round or for a
+/// topic that is no brief with parts (a question's searches find what it asks).
 pub(super) fn unread_documents(
     topic: &str,
     subquestions: &[Subq],
@@ -39,10 +38,7 @@ pub(super) fn unread_documents(
     limit: usize,
 ) -> Vec<Subq> {
     let brief = deepr_tasks::brief::parse_brief(topic);
-    let by_subject = subquestions
-        .iter()
-        .any(|s| asked_subject(&s.text).is_some());
-    if round > 0 || !brief.has_parts() || !by_subject || limit == 0 {
+    if round > 0 || !brief.has_parts() || limit == 0 {
         return Vec::new();
     }
     // The words of the brief's parts, less its subject's name (every document names it).
@@ -141,6 +137,7 @@ mod tests {
     use super::*;
     use crate::types::{ScoredSource, SentenceRef};
     use deepr_orchestrator::{DocMeta, Outline};
+    use deepr_tasks::brief::asked_subject;
 
     const BRIEF: &str = "Prepare a briefing on the Harbour Ferry Company. Cover: (1) its \
         finances and fare revenue; (2) its fleet and vessels. Be specific about numbers.";
@@ -253,8 +250,8 @@ mod tests {
             ]
         );
         assert!(followups.iter().all(|f| f.round == 1));
-        // At most `limit`; none after the first round, for a question, or for a plan a
-        // model worded its own way.
+        // At most `limit`; none after the first round or for a question; a plan a model
+        // worded its own way is followed up too.
         assert_eq!(
             unread_documents(BRIEF, &plan, &scored, &claims, 0, 1).len(),
             1
@@ -266,7 +263,10 @@ mod tests {
             text: "How sound are the company's finances?".into(),
             ..plan[0].clone()
         }];
-        assert!(unread_documents(BRIEF, &worded, &scored, &claims, 0, 4).is_empty());
+        assert_eq!(
+            unread_documents(BRIEF, &worded, &scored, &claims, 0, 4).len(),
+            2
+        );
     }
 
     #[test]
