@@ -9,7 +9,7 @@
 //! standard ≤ 1, deep ≤ 3). A brief's subject and an unread document are asked as the
 //! plan asks its subjects; the model only words the other follow-up questions.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use deepr_evidence::report::{Conflict, Verdict};
 use deepr_evidence::terms::content_terms;
@@ -50,7 +50,9 @@ fn gaps(
                 subq.clone(),
                 format!("sources disagree: {}", conflict.summary),
             ));
-        } else if supported < MIN_SUPPORTED {
+        } else if supported < MIN_SUPPORTED && !unread::is_document_followup(&subq.id) {
+            // (A document read because nobody had quoted it may say little: it is
+            // read once, not dug into.)
             gaps.push((
                 subq.clone(),
                 format!("only {supported} supported claim(s), fewer than {MIN_SUPPORTED}"),
@@ -182,16 +184,84 @@ pub async fn run(
     subquestions: &[Subq],
     claims: &[(ClaimDraft, Verdict)],
     conflicts: &[Conflict],
-    scored: &std::collections::BTreeMap<String, ScoreOut>,
+    scored: &BTreeMap<String, ScoreOut>,
     models: Models<'_>,
 ) -> (DeepenOut, Vec<LedgerEntry>) {
-    // The brief's unasked subjects, the thin or disputed subquestions and the unread
-    // documents take turns, at most MAX_FOLLOWUPS in all.
+    let limit = depth.plan().extra_rounds;
+    let taken = open_followups(
+        topic,
+        subquestions,
+        claims,
+        conflicts,
+        scored,
+        round,
+        round < limit,
+    );
+    let gap_list = taken
+        .iter()
+        .map(|open| match open {
+            Open::Asked(s, why) => format!("{}: {why}", s.text),
+            Open::Thin(s, why) => format!("{}: {why}", s.id),
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let (mut fixed, mut gaps): (Vec<Subq>, Vec<(Subq, String)>) = (Vec::new(), Vec::new());
+    for open in taken {
+        match open {
+            Open::Asked(s, _) => fixed.push(s),
+            Open::Thin(s, why) => gaps.push((s, why)),
+        }
+    }
+    let (followups, calls) = if gap_list.is_empty() {
+        let documents =
+            if round == 0 && round < limit && deepr_tasks::brief::parse_brief(topic).has_parts() {
+                ", and every current document found is quoted"
+            } else {
+                ""
+            };
+        let reason = format!("no gaps after round {round}: every subquestion has at least {MIN_SUPPORTED} supported claims and no disagreement{documents}");
+        return (empty(reason), vec![]);
+    } else if round >= limit {
+        let reason = format!(
+            "depth {} allows {limit} extra round(s); gaps left open: {gap_list}",
+            depth.as_str()
+        );
+        return (empty(reason), vec![]);
+    } else if gaps.is_empty() {
+        fixed.sort_by(|a, b| a.id.cmp(&b.id));
+        (fixed, vec![])
+    } else {
+        let (mut worded, calls) =
+            worded_followups(node_id, prompt, topic, round, &gaps, models).await;
+        worded.extend(fixed);
+        worded.sort_by(|a, b| a.id.cmp(&b.id));
+        (worded, calls)
+    };
+    let reason = format!("round {} follows up {}", round + 1, gap_list);
+    (DeepenOut { followups, reason }, calls)
+}
+
+/// What the next round may follow up, at most [`MAX_FOLLOWUPS`]: the brief's unasked
+/// subjects, the thin or disputed subquestions and the unread documents, one of each in
+/// turn. Unread documents only when another round may run (`another_round`): they are
+/// questions to read, not gaps a report must list.
+#[allow(clippy::too_many_arguments)]
+fn open_followups(
+    topic: &str,
+    subquestions: &[Subq],
+    claims: &[(ClaimDraft, Verdict)],
+    conflicts: &[Conflict],
+    scored: &BTreeMap<String, ScoreOut>,
+    round: u32,
+    another_round: bool,
+) -> Vec<Open> {
     let subjects = unplanned_subjects(topic, subquestions, round, MAX_FOLLOWUPS);
-    let drafts: Vec<ClaimDraft> = claims.iter().map(|(c, _)| c.clone()).collect();
-    let unread =
-        unread::unread_documents(topic, subquestions, scored, &drafts, round, MAX_FOLLOWUPS);
-    let taken = taking_turns(
+    let unread = if another_round {
+        unread::unread_documents(topic, subquestions, scored, claims, round, MAX_FOLLOWUPS)
+    } else {
+        Vec::new()
+    };
+    taking_turns(
         vec![
             subjects
                 .into_iter()
@@ -203,47 +273,11 @@ pub async fn run(
                 .collect(),
             unread
                 .into_iter()
-                .map(|s| Open::Asked(s, "found, no claim quotes it"))
+                .map(|s| Open::Asked(s, "found, not quoted in this round"))
                 .collect(),
         ],
         MAX_FOLLOWUPS,
-    );
-    let gap_list = taken
-        .iter()
-        .map(|open| match open {
-            Open::Asked(s, why) => format!("{}: {why}", s.text),
-            Open::Thin(s, why) => format!("{}: {why}", s.id),
-        })
-        .collect::<Vec<_>>()
-        .join("; ");
-    let (mut fixed, mut gaps) = (Vec::new(), Vec::new());
-    for open in taken {
-        match open {
-            Open::Asked(s, _) => fixed.push(s),
-            Open::Thin(s, why) => gaps.push((s, why)),
-        }
-    }
-    let limit = depth.plan().extra_rounds;
-    let (followups, calls) = if gap_list.is_empty() {
-        let reason = format!("no gaps after round {round}: every subquestion has at least {MIN_SUPPORTED} supported claims and no disagreement");
-        return (empty(reason), vec![]);
-    } else if round >= limit {
-        let reason = format!(
-            "depth {} allows {limit} extra round(s); gaps left open: {gap_list}",
-            depth.as_str()
-        );
-        return (empty(reason), vec![]);
-    } else if gaps.is_empty() {
-        (fixed, vec![])
-    } else {
-        let (mut worded, calls) =
-            worded_followups(node_id, prompt, topic, round, &gaps, models).await;
-        worded.extend(fixed);
-        worded.sort_by(|a, b| a.id.cmp(&b.id));
-        (worded, calls)
-    };
-    let reason = format!("round {} follows up {}", round + 1, gap_list);
-    (DeepenOut { followups, reason }, calls)
+    )
 }
 
 /// What the next round may follow up: a question asked as the plan asks (a brief's
@@ -312,8 +346,8 @@ async fn worded_followups(
     (followups(result.value.followups, round), result.calls)
 }
 
-/// The round's follow-ups (the next round's subquestions), from its gaps: thin
-/// subquestions and disagreements.
+/// The round's follow-ups (the next round's subquestions): the brief's unasked
+/// subjects, thin and disputed subquestions, unread documents ([`open_followups`]).
 pub fn node(
     cx: &crate::node::PipelineContext,
     round: u32,
@@ -460,6 +494,72 @@ mod tests {
         );
         assert_eq!(taking_turns(vec![vec![1, 2], Vec::new()], 4), [1, 2]);
         assert_eq!(taking_turns(vec![vec![1, 2], vec![10]], 1), [1]);
+    }
+
+    #[test]
+    fn a_rounds_subjects_thin_subquestions_and_unread_documents_take_turns_with_distinct_ids() {
+        let plan = [
+            subq(
+                "q1",
+                "Finances, including the budget, fare revenue, reserves and borrowing",
+            ),
+            subq("q2", "Fleet"),
+            subq(
+                "q3",
+                "Leadership, the workforce, labour relations and litigation",
+            ),
+        ];
+        let document = deepr_orchestrator::DocMeta {
+            doc_key: "ops/crew-roster.csv".into(),
+            locator: "ops/crew-roster.csv".into(),
+            title: "Crew roster".into(),
+            content_sha256: "sha-roster".into(),
+            date: None,
+            authority: 0.8,
+            outline: deepr_orchestrator::Outline::default(),
+        };
+        let scored: BTreeMap<String, ScoreOut> = [(
+            "q2".to_string(),
+            ScoreOut {
+                sources: vec![crate::types::ScoredSource {
+                    doc: document,
+                    relevance: 0.5,
+                    authority: 0.8,
+                    recency: 1.0,
+                    score: 0.6,
+                }],
+                ..ScoreOut::default()
+            },
+        )]
+        .into_iter()
+        .collect();
+        // No claims: every subquestion is thin, the roster unread.
+        let taken = open_followups(BRIEF, &plan, &[], &[], &scored, 0, true);
+        let ids: Vec<String> = taken
+            .iter()
+            .map(|open| match open {
+                Open::Asked(s, why) => format!("{} ({why})", s.id),
+                Open::Thin(s, _) => format!("{} (thin)", s.id),
+            })
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "q1.p0s0.r1 (the brief asks about it, no subquestion did)",
+                "q1 (thin)",
+                "q2.d0.r1 (found, not quoted in this round)",
+                "q3.p2s0.r1 (the brief asks about it, no subquestion did)",
+            ]
+        );
+        // With no round left, no document is asked about (nor listed as a gap).
+        let last = open_followups(BRIEF, &plan, &[], &[], &scored, 0, false);
+        assert!(last
+            .iter()
+            .all(|open| !matches!(open, Open::Asked(s, _) if unread::is_document_followup(&s.id))));
+        assert!(unread::is_document_followup("q2.d0.r1"));
+        assert!(
+            !unread::is_document_followup("q1.p0s2.r1") && !unread::is_document_followup("q1.r1")
+        );
     }
 
     #[test]

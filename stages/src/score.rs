@@ -46,8 +46,9 @@ use crate::units::{
 /// figure; a line ending in a colon is no candidate.
 /// 9: words are matched by their stems ("operational" meets "operations"), as the
 /// corpus index matches them; a sentence that speaks of its own document ("this
-/// update covers…") weighs as little as a pointer, and so does one leaning on it; a
-/// lower-case snake_case name's parts are words ("active_member_farms").
+/// update covers…") weighs as little as a pointer; a unit's weight is read from all it
+/// quotes (a sentence leaning on the one before it, with that one); a lower-case
+/// snake_case name's parts are words ("active_member_farms").
 pub const STAGE_VERSION: u32 = 9;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
@@ -379,13 +380,15 @@ fn units_of(
 
 /// A unit's weight: the share of the question it matches plus its figure bonus, times
 /// its source's score, less for a pointer or byline, an old version's or a draft's
-/// unit, more for a table's total row.
-fn unit_weight(matched: f64, body: &str, source: &ScoredSource, weights: &Weights<'_>) -> f64 {
+/// unit, more for a table's total row. `quoted` is all the candidate quotes: a sentence
+/// leaning on the one before it is weighed with it (it states that one's figure, and
+/// is a pointer when that one speaks of its document).
+fn unit_weight(matched: f64, quoted: &str, source: &ScoredSource, weights: &Weights<'_>) -> f64 {
     let outline = &source.doc.outline;
     let share = matched / weights.total.max(f64::MIN_POSITIVE);
     // A small bonus for stating a figure: a word that is a number ("4096", "1,000",
     // "3.5", "$212.4M"), not the grounding rule's wider reading ("8KB", "v3").
-    let informative = if states_a_figure(body) {
+    let informative = if states_a_figure(quoted) {
         weights.figure_bonus
     } else {
         0.0
@@ -400,12 +403,12 @@ fn unit_weight(matched: f64, body: &str, source: &ScoredSource, weights: &Weight
     };
     // A table's total row ("Division: Total · …") states what its other rows add up to:
     // it comes before them.
-    let summary = if is_summary_row(body) {
+    let summary = if is_summary_row(quoted) {
         SUMMARY_ROW_WEIGHT
     } else {
         1.0
     };
-    round4((share + informative) * (0.5 + source.score) * pointer_penalty(body) * stale * summary)
+    round4((share + informative) * (0.5 + source.score) * pointer_penalty(quoted) * stale * summary)
 }
 
 /// The score node's key: its version and limits, and the re-ranking model when there

@@ -51,7 +51,8 @@ pub(crate) fn pointer_penalty(text: &str) -> f64 {
     }
 }
 
-/// Kinds of documents a sentence may name when it speaks of the document it stands in.
+/// Kinds of documents a sentence may name when it speaks of the document it stands in
+/// ("note" and "deck" are not: "this note bears 5 % interest", a ferry's "this deck").
 const DOCUMENT_KINDS: &[&str] = &[
     "document",
     "article",
@@ -60,9 +61,7 @@ const DOCUMENT_KINDS: &[&str] = &[
     "update",
     "report",
     "brief",
-    "note",
     "guide",
-    "deck",
     "paper",
     "presentation",
     "workbook",
@@ -74,11 +73,14 @@ const DOCUMENT_KINDS: &[&str] = &[
 /// document is, not what it says.
 fn speaks_of_itself(lower: &str) -> bool {
     lower.match_indices("this ").any(|(at, this)| {
+        // "this" as a word ("mathis memo" is none).
+        let starts_word = !lower[..at].ends_with(|c: char| c.is_alphanumeric());
         let rest = &lower[at + this.len()..];
-        DOCUMENT_KINDS.iter().any(|kind| {
-            rest.strip_prefix(kind)
-                .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric()))
-        })
+        starts_word
+            && DOCUMENT_KINDS.iter().any(|kind| {
+                rest.strip_prefix(kind)
+                    .is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric()))
+            })
     })
 }
 
@@ -159,5 +161,25 @@ mod tests {
         assert!(!is_summary_row("Total spend rose by 4% in the year."));
         assert!(!is_summary_row("Section: Summary · Pages: 2"));
         assert!(!is_summary_row("Item: Allowance · Value: $3,000"));
+    }
+
+    #[test]
+    fn a_sentence_that_speaks_of_its_own_document_weighs_as_a_pointer() {
+        for meta in [
+            "The information in this document is a correct description of how it works.",
+            "This update covers the financial results for the quarter (page 2).",
+            "As this report shows, margins held.",
+        ] {
+            assert_eq!(pointer_penalty(meta), 0.4, "{meta}");
+        }
+        for fact in [
+            "Mathis memo writers earn more.",
+            "This note bears 5% interest until 2030.",
+            "Passengers on this deck must wear life jackets.",
+            "This documentation tool is free.",
+            "Revenue rose 38% to $14.2M.",
+        ] {
+            assert_eq!(pointer_penalty(fact), 1.0, "{fact}");
+        }
     }
 }

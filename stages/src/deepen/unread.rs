@@ -9,6 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use deepr_tasks::brief::subject_question;
 
 use crate::score::stems::score_terms;
+use deepr_evidence::report::Verdict;
+
 use crate::types::{ClaimDraft, ScoreOut, Subq};
 
 /// Most characters of a document title asked about (a title is untrusted text).
@@ -27,13 +29,14 @@ struct Found<'a> {
 /// scored (`scored`: subquestion id → its score node's output) that no claim of
 /// `claims` cites — those whose title holds more of the words of the brief's parts
 /// first ("Member supply register" for "how many farms supply the co-op"), then the
-/// best scored; ids `{parent}.d{k}.r{round + 1}`. None after the first round or for a
-/// topic that is no brief with parts (a question's searches find what it asks).
+/// best scored; a title the plan or an earlier document already asks about is asked
+/// once; ids `{parent}.d{k}.r{round + 1}`. Only at the end of the first round, and only
+/// for a brief with parts (a question's searches find what it asks).
 pub(super) fn unread_documents(
     topic: &str,
     subquestions: &[Subq],
     scored: &BTreeMap<String, ScoreOut>,
-    claims: &[ClaimDraft],
+    claims: &[(ClaimDraft, Verdict)],
     round: u32,
     limit: usize,
 ) -> Vec<Subq> {
@@ -55,7 +58,7 @@ pub(super) fn unread_documents(
         .collect();
     let cited: BTreeSet<&str> = claims
         .iter()
-        .flat_map(|c| c.citations.iter().map(|r| r.content_sha256.as_str()))
+        .flat_map(|(c, _)| c.citations.iter().map(|r| r.content_sha256.as_str()))
         .collect();
     let mut found: BTreeMap<&str, Found<'_>> = BTreeMap::new();
     for subq in subquestions {
@@ -92,6 +95,11 @@ pub(super) fn unread_documents(
         }
     }
     let mut ranked: Vec<(&str, Found<'_>)> = found.into_iter().collect();
+    // Titles the plan already asks about ("Budget" beside a workbook titled "Budget").
+    let mut asked: Vec<String> = subquestions
+        .iter()
+        .filter_map(|s| deepr_tasks::brief::asked_subject(&s.text).map(str::to_string))
+        .collect();
     ranked.sort_by(|(a_key, a), (b_key, b)| {
         b.brief_words
             .cmp(&a.brief_words)
@@ -99,6 +107,15 @@ pub(super) fn unread_documents(
             .then(a_key.cmp(b_key))
     });
     let entity = brief.entities.first().map(String::as_str);
+    ranked.retain(|(_, doc)| {
+        let new = !asked
+            .iter()
+            .any(|a| deepr_tasks::brief::same_subject(a, &doc.title));
+        if new {
+            asked.push(doc.title.clone());
+        }
+        new
+    });
     ranked
         .into_iter()
         .take(limit)
@@ -116,12 +133,12 @@ pub(super) fn unread_documents(
 /// [`MAX_TITLE_CHARS`] characters; its file name when it has no title.
 fn title_of(title: &str, doc_key: &str) -> String {
     let name = if title.trim().is_empty() {
-        doc_key.rsplit('/').next().unwrap_or(doc_key)
+        doc_key.rsplit_once('/').map_or(doc_key, |(_, name)| name)
     } else {
         title
     };
     name.chars()
-        .filter(|c| !matches!(c, '“' | '”' | '"'))
+        .filter(|c| !matches!(c, '“' | '”' | '"') && !is_invisible_format(*c))
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect::<String>()
         .split_whitespace()
@@ -130,6 +147,20 @@ fn title_of(title: &str, doc_key: &str) -> String {
         .chars()
         .take(MAX_TITLE_CHARS)
         .collect()
+}
+
+/// Zero-width and bidirectional formatting characters: invisible, they can make a title
+/// read otherwise than it is (U+202E reverses what follows).
+fn is_invisible_format(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// Whether a subquestion id is a document follow-up's (`{parent}.d{k}.r{n}`).
+pub(super) fn is_document_followup(id: &str) -> bool {
+    id.split('.').any(|part| {
+        part.strip_prefix('d')
+            .is_some_and(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_digit()))
+    })
 }
 
 #[cfg(test)]
@@ -172,8 +203,8 @@ mod tests {
         }
     }
 
-    fn claim(key: &str) -> ClaimDraft {
-        ClaimDraft {
+    fn claim(key: &str) -> (ClaimDraft, Verdict) {
+        let draft = ClaimDraft {
             id: "q1-c1".into(),
             subquestion: "q1".into(),
             text: "A quoted claim".into(),
@@ -183,7 +214,8 @@ mod tests {
                 sentence_end: None,
                 written_quote: None,
             }],
-        }
+        };
+        (draft, Verdict::Supported)
     }
 
     #[test]
@@ -273,6 +305,8 @@ mod tests {
     fn a_title_is_one_line_without_quotation_marks_and_bounded() {
         assert_eq!(title_of("  The “Big”\nReport ", "a/b.md"), "The Big Report");
         assert_eq!(title_of("", "reports/q1.csv"), "q1.csv");
+        assert_eq!(title_of("", "q1.csv"), "q1.csv");
+        assert_eq!(title_of("Budget\u{202E}fdp.exe", "a"), "Budgetfdp.exe");
         assert_eq!(
             title_of(&"x".repeat(500), "a").chars().count(),
             MAX_TITLE_CHARS
