@@ -26,7 +26,8 @@ const PARAGRAPH_SENTENCES: usize = 4;
 
 impl Heuristic for WriteSection {
     /// 2: a sentence without a final stop (a list item, a table row) gets one.
-    const VERSION: u32 = 2;
+    /// 3: a subject too long for a heading is cut at its first clause.
+    const VERSION: u32 = 3;
 
     fn answer(input: &Input) -> Answer {
         let shown = shown_claims(&input.claims);
@@ -227,9 +228,21 @@ fn third_person(clause: &str) -> String {
     words.join(" ")
 }
 
+/// A heading of at most [`MAX_HEADING_CHARS`]: a longer subject is cut at its first
+/// clause — the head before a colon or the first comma ("Milk supply side: how many
+/// farms supply the co-op, how much milk came in last year and …" → "Milk supply
+/// side") — else at the last whole word that fits, never mid-clause when a clause fits.
 fn clip(text: &str) -> String {
     if text.chars().count() <= MAX_HEADING_CHARS {
         return text.to_string();
+    }
+    let head = [": ", ", ", "; "]
+        .iter()
+        .filter_map(|separator| text.split_once(separator).map(|(head, _)| head.trim()))
+        .filter(|head| head.chars().count() >= 3)
+        .min_by_key(|head| head.len());
+    if let Some(head) = head.filter(|h| h.chars().count() <= MAX_HEADING_CHARS) {
+        return head.to_string();
     }
     let cut: String = text.chars().take(MAX_HEADING_CHARS - 1).collect();
     cut.rsplit_once(' ')
@@ -343,6 +356,18 @@ mod tests {
                 "Limits and failure cases of checkpoint",
             ),
             ("", "Findings"),
+            (
+                "What does the documentation say about “Milk supply side: how many farms \
+                 supply the co-op, how much milk came in last year and what members are \
+                 being paid per litre right now” for Harrowgate Dairy Co-operative?",
+                "Milk supply side",
+            ),
+            (
+                "What does the documentation say about “People side, from headcount, hiring \
+                 and attrition to leadership changes and any dependence on particular \
+                 individuals”?",
+                "People side",
+            ),
         ] {
             assert_eq!(heading_for(question), heading);
             assert_eq!(heading_problem(&heading_for(question)), None);

@@ -46,7 +46,7 @@ pub fn build_article(result: &ResearchResult) -> Article {
             })
             .collect(),
     );
-    let sections = result
+    let mut sections: Vec<Section> = result
         .sections
         .iter()
         .map(|s| Section {
@@ -57,6 +57,7 @@ pub fn build_article(result: &ResearchResult) -> Article {
         })
         .filter(|s| !s.paragraphs.is_empty())
         .collect();
+    distinct_headings(&mut sections, result);
     let mut dropped = result.summary_dropped.clone();
     dropped.extend(
         result
@@ -80,4 +81,92 @@ pub fn body_words(article: &Article) -> usize {
         .flat_map(|p| &p.sentences)
         .map(|s| s.text.split_whitespace().count())
         .sum()
+}
+
+/// Headings a reader can tell apart: a heading cut short of its subject (at its first
+/// clause: "People side" for "People side, from headcount, hiring and attrition to …")
+/// that another section's heading repeats gets its subject back, cut at the last whole
+/// word that fits a heading.
+fn distinct_headings(sections: &mut [Section], result: &ResearchResult) {
+    let key = |heading: &str| heading.trim().to_lowercase();
+    let subject = |section: &Section| -> Option<String> {
+        let id = section.subquestions.first()?;
+        let subq = result.subquestions.iter().find(|s| &s.id == id)?;
+        deepr_tasks::brief::asked_subject(&subq.text).map(str::to_string)
+    };
+    for i in 0..sections.len() {
+        let heading = key(&sections[i].heading);
+        let repeated = sections
+            .iter()
+            .enumerate()
+            .any(|(j, other)| j != i && key(&other.heading) == heading);
+        let Some(subject) = subject(&sections[i]).filter(|s| repeated && key(s) != heading) else {
+            continue;
+        };
+        sections[i].heading = whole_words(&subject, deepr_tasks::write_section::MAX_HEADING_CHARS);
+    }
+}
+
+/// `text` cut at the last whole word within `max` characters.
+fn whole_words(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    cut.rsplit_once(' ')
+        .map_or(cut.as_str(), |(head, _)| head)
+        .trim_end_matches([',', ';', ':'])
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Subq;
+
+    fn section(id: &str, heading: &str) -> Section {
+        Section {
+            subquestions: vec![id.into()],
+            heading: heading.into(),
+            paragraphs: vec![],
+            degraded: None,
+        }
+    }
+
+    #[test]
+    fn a_heading_cut_to_one_another_section_repeats_gets_its_subject_back() {
+        let ask = |id: &str, subject: &str| Subq {
+            id: id.into(),
+            text: deepr_tasks::brief::subject_question(subject, Some("Quillfeather")),
+            round: 0,
+            parent: None,
+        };
+        let whole = "People side, from headcount, hiring and attrition to leadership changes \
+                     and any dependence on particular individuals";
+        let result = ResearchResult {
+            subquestions: vec![
+                ask("q1", whole),
+                ask("q2", "People side"),
+                ask("q3", "Churn"),
+            ],
+            ..ResearchResult::default()
+        };
+        let mut sections = [
+            section("q1", "People side"),
+            section("q2", "People side"),
+            section("q3", "Churn"),
+        ];
+        distinct_headings(&mut sections, &result);
+        let headings: Vec<&str> = sections.iter().map(|s| s.heading.as_str()).collect();
+        assert_eq!(
+            headings,
+            [
+                "People side, from headcount, hiring and attrition to leadership changes and \
+                 any dependence on",
+                "People side",
+                "Churn",
+            ]
+        );
+        assert!(headings[0].chars().count() <= deepr_tasks::write_section::MAX_HEADING_CHARS);
+    }
 }
