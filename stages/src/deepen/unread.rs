@@ -56,44 +56,7 @@ pub(super) fn unread_documents(
         .flat_map(|p| score_terms(p))
         .filter(|w| !subject_name.contains(w))
         .collect();
-    let cited: BTreeSet<&str> = claims
-        .iter()
-        .flat_map(|(c, _)| c.citations.iter().map(|r| r.content_sha256.as_str()))
-        .collect();
-    let mut found: BTreeMap<&str, Found<'_>> = BTreeMap::new();
-    for subq in subquestions {
-        let Some(out) = scored.get(&subq.id) else {
-            continue;
-        };
-        for source in &out.sources {
-            let doc = &source.doc;
-            if cited.contains(doc.content_sha256.as_str())
-                || doc.outline.is_stale()
-                || doc.outline.is_draft()
-            {
-                continue;
-            }
-            let title = title_of(&doc.title, &doc.doc_key);
-            if title.is_empty() {
-                continue;
-            }
-            let brief_words = score_terms(&title)
-                .into_iter()
-                .collect::<BTreeSet<_>>()
-                .intersection(&part_words)
-                .count();
-            let entry = found.entry(doc.doc_key.as_str()).or_insert(Found {
-                title,
-                brief_words,
-                score: source.score,
-                subquestion: &subq.id,
-            });
-            if source.score > entry.score {
-                entry.score = source.score;
-                entry.subquestion = &subq.id;
-            }
-        }
-    }
+    let found = found_documents(subquestions, scored, claims, &part_words);
     let mut ranked: Vec<(&str, Found<'_>)> = found.into_iter().collect();
     // Titles the plan already asks about ("Budget" beside a workbook titled "Budget").
     let mut asked: Vec<String> = subquestions
@@ -147,6 +110,56 @@ fn title_of(title: &str, doc_key: &str) -> String {
         .chars()
         .take(MAX_TITLE_CHARS)
         .collect()
+}
+
+/// The current documents the subquestions' score nodes saw that no claim cites, by
+/// document key: each with its title, how many of `part_words` its title holds, its best
+/// score and the subquestion that gave it.
+fn found_documents<'a>(
+    subquestions: &'a [Subq],
+    scored: &'a BTreeMap<String, ScoreOut>,
+    claims: &[(ClaimDraft, Verdict)],
+    part_words: &BTreeSet<String>,
+) -> BTreeMap<&'a str, Found<'a>> {
+    let cited: BTreeSet<&str> = claims
+        .iter()
+        .flat_map(|(c, _)| c.citations.iter().map(|r| r.content_sha256.as_str()))
+        .collect();
+    let mut found: BTreeMap<&str, Found<'_>> = BTreeMap::new();
+    for subq in subquestions {
+        let Some(out) = scored.get(&subq.id) else {
+            continue;
+        };
+        for source in &out.sources {
+            let doc = &source.doc;
+            if cited.contains(doc.content_sha256.as_str())
+                || doc.outline.is_stale()
+                || doc.outline.is_draft()
+            {
+                continue;
+            }
+            let title = title_of(&doc.title, &doc.doc_key);
+            if title.is_empty() {
+                continue;
+            }
+            let brief_words = score_terms(&title)
+                .into_iter()
+                .collect::<BTreeSet<_>>()
+                .intersection(part_words)
+                .count();
+            let entry = found.entry(doc.doc_key.as_str()).or_insert(Found {
+                title,
+                brief_words,
+                score: source.score,
+                subquestion: &subq.id,
+            });
+            if source.score > entry.score {
+                entry.score = source.score;
+                entry.subquestion = &subq.id;
+            }
+        }
+    }
+    found
 }
 
 /// Zero-width and bidirectional formatting characters: invisible, they can make a title
