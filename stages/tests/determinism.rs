@@ -277,10 +277,10 @@ async fn concurrent_runs_with_different_timings_write_identical_reports() {
     assert_eq!(first, third);
 }
 
-/// A brief's run — planned part by part, read wider, its unplanned subjects followed up
-/// in a second round — writes the same bytes whatever the timings.
+/// A brief's run — planned part by part, read wider, its unplanned subjects and unread
+/// documents followed up in a second round — writes the same bytes whatever the timings.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_briefs_run_and_its_subject_follow_ups_do_not_depend_on_timing() {
+async fn a_briefs_run_and_its_follow_ups_do_not_depend_on_timing() {
     let dir = tempfile::tempdir().expect("tempdir");
     let run = |seed: u64, name: &'static str| {
         let state = dir.path().to_path_buf();
@@ -305,6 +305,15 @@ async fn a_briefs_run_and_its_subject_follow_ups_do_not_depend_on_timing() {
         .map(|s| s.text.as_str())
         .collect();
     assert!(!follow_ups.is_empty(), "{:?}", report.subquestions);
+    // … and about a document its first round found and did not quote.
+    assert!(
+        report
+            .subquestions
+            .iter()
+            .any(|s| s.round == 1 && s.id.contains(".d")),
+        "{:?}",
+        report.subquestions
+    );
     assert_eq!(first, second, "same brief, different timings → same bytes");
 }
 
