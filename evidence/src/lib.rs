@@ -19,6 +19,7 @@ pub mod prose;
 pub mod quoted;
 pub mod report;
 pub mod sentences;
+pub mod stem;
 pub mod terms;
 pub mod verify;
 

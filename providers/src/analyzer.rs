@@ -4,7 +4,7 @@
 //!   with jieba (search mode, so a compound also yields its parts).
 //! * Every other script is split on non-alphanumeric characters and lowercased.
 //! * Latin-script words are stemmed as English, Cyrillic words as Russian
-//!   (Snowball, via `frostem`), so `commits` matches `commit` and `журнала`
+//!   (Snowball, via `frostem`: `deepr_evidence::stem`, shared with candidate scoring), so `commits` matches `commit` and `журнала`
 //!   matches `журнал`. Words in other scripts are kept as they are.
 //! * A short list of function words (English, Russian, Chinese) is dropped, and so
 //!   are tokens longer than [`MAX_TOKEN_CHARS`] characters (hashes, base64 noise).
@@ -44,16 +44,12 @@ const STOPWORDS: &[&str] = &[
 #[derive(Clone)]
 pub struct MultiScriptTokenizer {
     jieba: JiebaTokenizer,
-    english: frostem::Stemmer,
-    russian: frostem::Stemmer,
 }
 
 impl Default for MultiScriptTokenizer {
     fn default() -> Self {
         Self {
             jieba: JiebaTokenizer::new(),
-            english: frostem::Stemmer::new(frostem::Algorithm::English),
-            russian: frostem::Stemmer::new(frostem::Algorithm::Russian),
         }
     }
 }
@@ -127,16 +123,6 @@ fn is_han(c: char) -> bool {
     ) || c == '\u{3007}'
 }
 
-fn is_cyrillic(c: char) -> bool {
-    matches!(c as u32, 0x0400..=0x052F | 0x1C80..=0x1C8F | 0x2DE0..=0x2DFF | 0xA640..=0xA69F)
-}
-
-/// Latin letters (ASCII, Latin-1 supplement, Latin Extended-A/B) and digits.
-fn is_latin_or_digit(c: char) -> bool {
-    c.is_ascii_alphanumeric()
-        || (matches!(c as u32, 0x00C0..=0x024F) && c != '\u{00D7}' && c != '\u{00F7}')
-}
-
 impl MultiScriptTokenizer {
     /// The analyzed terms of `text`, in order (duplicates kept).
     pub fn terms(&mut self, text: &str) -> Vec<String> {
@@ -207,14 +193,7 @@ impl MultiScriptTokenizer {
         if STOPWORDS.contains(&lower.as_str()) {
             return None;
         }
-        let has_letter = lower.chars().any(char::is_alphabetic);
-        let stemmed = if has_letter && lower.chars().any(is_cyrillic) {
-            self.russian.stem(&lower).into_owned()
-        } else if has_letter && lower.chars().all(is_latin_or_digit) {
-            self.english.stem(&lower).into_owned()
-        } else {
-            lower
-        };
+        let stemmed = deepr_evidence::stem::snowball(&lower);
         (!stemmed.is_empty()).then_some(stemmed)
     }
 }

@@ -1,40 +1,17 @@
 //! The words a unit and a question are matched by: content words (`content_terms`,
 //! whose suffix stripper already makes "commits" meet "commit"), reduced again by the
-//! Snowball stemmer the corpus index uses (English for words of ASCII letters and
-//! digits, Russian for Cyrillic, other words as they are), so forms the stripper leaves
-//! apart meet: "operational" and "operations", "журнала" and "журнал".
+//! Snowball rule the corpus index uses (`deepr_evidence::stem`), so forms the stripper
+//! leaves apart meet: "operational" and "operations", "журнала" and "журнал".
 //!
 //! Snowball over the raw words merges more ("guaranteed" with "guarantee"): tried, it
 //! put sentences that only share such a verb over the README question's answers.
 
-use std::sync::OnceLock;
-
 use deepr_evidence::terms::content_terms;
 
-struct Stemmers {
-    english: frostem::Stemmer,
-    russian: frostem::Stemmer,
-}
-
-fn stemmers() -> &'static Stemmers {
-    static STEMMERS: OnceLock<Stemmers> = OnceLock::new();
-    STEMMERS.get_or_init(|| Stemmers {
-        english: frostem::Stemmer::new(frostem::Algorithm::English),
-        russian: frostem::Stemmer::new(frostem::Algorithm::Russian),
-    })
-}
-
-/// One content word's stem (the word itself when its script has no stemmer or the
-/// stem would be empty).
+/// One content word's stem (`deepr_evidence::stem::snowball`), the word itself when the
+/// stem would be empty.
 pub(crate) fn stem(term: &str) -> String {
-    let has_letter = term.chars().any(char::is_alphabetic);
-    let stemmed = if has_letter && term.chars().any(is_cyrillic) {
-        stemmers().russian.stem(term).into_owned()
-    } else if has_letter && term.chars().all(|c| c.is_ascii_alphanumeric()) {
-        stemmers().english.stem(term).into_owned()
-    } else {
-        return term.to_string();
-    };
+    let stemmed = deepr_evidence::stem::snowball(term);
     if stemmed.is_empty() {
         term.to_string()
     } else {
@@ -59,10 +36,6 @@ pub(crate) fn score_terms(text: &str) -> Vec<String> {
         .collect::<Vec<_>>()
         .join(" ");
     content_terms(&spaced).iter().map(|w| stem(w)).collect()
-}
-
-fn is_cyrillic(c: char) -> bool {
-    matches!(c as u32, 0x0400..=0x052F | 0x1C80..=0x1C8F | 0x2DE0..=0x2DFF | 0xA640..=0xA69F)
 }
 
 #[cfg(test)]
