@@ -213,12 +213,11 @@ pub async fn run(
         }
     }
     let (followups, calls) = if gap_list.is_empty() {
-        let documents =
-            if round == 0 && round < limit && deepr_tasks::brief::parse_brief(topic).has_parts() {
-                ", and every current document found is quoted"
-            } else {
-                ""
-            };
+        let documents = if round < limit && unread::reads_unread(topic, round) {
+            ", and every current document found is quoted"
+        } else {
+            ""
+        };
         let reason = format!("no gaps after round {round}: every subquestion has at least {MIN_SUPPORTED} supported claims and no disagreement{documents}");
         return (empty(reason), vec![]);
     } else if round >= limit {

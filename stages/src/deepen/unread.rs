@@ -40,10 +40,10 @@ pub(super) fn unread_documents(
     round: u32,
     limit: usize,
 ) -> Vec<Subq> {
-    let brief = deepr_tasks::brief::parse_brief(topic);
-    if round > 0 || !brief.has_parts() || limit == 0 {
+    if !reads_unread(topic, round) || limit == 0 {
         return Vec::new();
     }
+    let brief = deepr_tasks::brief::parse_brief(topic);
     // The words of the brief's parts, less its subject's name (every document names it).
     let subject_name: BTreeSet<String> = brief
         .entities
@@ -110,6 +110,12 @@ fn title_of(title: &str, doc_key: &str) -> String {
         .chars()
         .take(MAX_TITLE_CHARS)
         .collect()
+}
+
+/// Whether unread documents are followed up after `round`: only the first round's, and
+/// only for a brief with parts (a question's searches find what it asks).
+pub(super) fn reads_unread(topic: &str, round: u32) -> bool {
+    round == 0 && deepr_tasks::brief::parse_brief(topic).has_parts()
 }
 
 /// The current documents the subquestions' score nodes saw that no claim cites, by
