@@ -119,12 +119,23 @@ fn corpus_files(
     let (_, report) =
         deepr_providers::CorpusIndex::open_with(corpus, &state_dir, &archive, follow_links)
             .map_err(|e| crate::usage(e.to_string()))?;
-    let read = report.extracted.len() + report.reused.len();
+    let documents = report.extracted.len() + report.reused.len();
+    let held = if documents > report.files_read {
+        format!(" ({documents} documents)")
+    } else {
+        String::new()
+    };
     outln!(
-        "corpus {}: {read} files read, {} not read",
+        "corpus {}: {} files read{held}, {} not read",
         corpus.display(),
+        report.files_read,
         report.skipped.len()
     );
+    for key in report.extracted.iter().chain(&report.reused) {
+        if key.contains('#') {
+            outln!("read: {key}");
+        }
+    }
     for (path, reason) in &report.skipped {
         outln!("not read: {path} — {reason}");
     }

@@ -36,7 +36,9 @@ pub use model::{fold, labelled_row, BlockMark, Builder, DocStatus, Document, Lim
 /// whenever any reader's output can change: stored indexes, validators and
 /// checkpoints built by another version are then rebuilt instead of reused.
 /// 4: a file that states no title and starts with a table row is titled by its name.
-pub const READER_VERSION: u32 = 4;
+/// 5: email, mailboxes and chat exports (several documents a file); quoted and unit
+/// ranges; authors; PDF lines of one paragraph joined; dates the text contradicts.
+pub const READER_VERSION: u32 = 5;
 
 /// The formats deepr reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -54,10 +56,18 @@ pub enum Format {
     Odt,
     Odp,
     Epub,
+    /// One email message (RFC 5322, MIME) with its attachments.
+    Eml,
+    /// A mailbox of messages, each with its attachments.
+    Mbox,
+    /// A Slack workspace export (`.zip`): one document per channel and day.
+    Slack,
+    /// A Mattermost bulk export (`.jsonl`): one document per channel and day.
+    Mattermost,
 }
 
 /// Every format, for listings and tests.
-pub const FORMATS: [Format; 12] = [
+pub const FORMATS: [Format; 16] = [
     Format::Html,
     Format::Markdown,
     Format::Text,
@@ -70,6 +80,10 @@ pub const FORMATS: [Format; 12] = [
     Format::Odt,
     Format::Odp,
     Format::Epub,
+    Format::Eml,
+    Format::Mbox,
+    Format::Slack,
+    Format::Mattermost,
 ];
 
 impl Format {
@@ -88,6 +102,10 @@ impl Format {
             "odt" => Self::Odt,
             "odp" => Self::Odp,
             "epub" => Self::Epub,
+            "eml" => Self::Eml,
+            "mbox" | "mbx" => Self::Mbox,
+            "zip" => Self::Slack,
+            "jsonl" => Self::Mattermost,
             _ => return None,
         })
     }
@@ -106,6 +124,50 @@ impl Format {
             Self::Odt => "odt",
             Self::Odp => "odp",
             Self::Epub => "epub",
+            Self::Eml => "eml",
+            Self::Mbox => "mbox",
+            Self::Slack => "slack",
+            Self::Mattermost => "mattermost",
+        }
+    }
+
+    /// Whether a file of this format holds several documents ([`read_parts`]): a
+    /// message and its attachments, a mailbox, a chat export.
+    pub fn holds_many(self) -> bool {
+        matches!(
+            self,
+            Self::Eml | Self::Mbox | Self::Slack | Self::Mattermost
+        )
+    }
+
+    /// Why a file with this extension is not read, when deepr knows the format but
+    /// has no reader for it.
+    pub fn unread_reason(ext: &str) -> Option<&'static str> {
+        match ext.to_ascii_lowercase().as_str() {
+            "msg" => Some("an Outlook .msg message (no maintained reader); save it as .eml from Outlook (File > Save As) to read it"),
+            "pst" | "ost" => Some("an Outlook mailbox file; export its messages as .eml or .mbox to read them"),
+            _ => None,
+        }
+    }
+}
+
+/// One document of a file: the file itself (`name` empty) or a document it holds —
+/// an email's attachment (`budget-note.pdf`), an mbox's message (`message-2`, its
+/// attachments `message-2#plan.xlsx`), a chat export's channel-day
+/// (`general/2026-03-04`). A part that could not be read keeps its reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    pub name: String,
+    pub read: Result<Document, ReadError>,
+}
+
+impl Part {
+    /// The part's locator under the file's: `budget.eml#budget-note.pdf`.
+    pub fn locator(&self, file: &str) -> String {
+        if self.name.is_empty() {
+            file.to_string()
+        } else {
+            format!("{file}#{}", self.name)
         }
     }
 }
@@ -161,7 +223,43 @@ pub const READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// Read a document. Dates and statuses from the text and the format's metadata are
 /// set; the caller adds what the path says ([`Document::apply_path`]).
 pub fn read(bytes: &[u8], format: Format, limits: &Limits) -> Result<Document, ReadError> {
+    if format.holds_many() {
+        let mut parts = formats::read_parts(bytes, format, limits)?;
+        return match parts.iter().position(|p| p.name.is_empty()) {
+            Some(at) => parts.swap_remove(at).read,
+            None => Err(ReadError::Unsupported(format!(
+                " (a .{} file holds several documents; read it with read_parts)",
+                format.as_str()
+            ))),
+        };
+    }
     formats::read(bytes, format, limits)
+}
+
+/// Every document of a file: one part for most formats, the message and its
+/// attachments, a mailbox's messages or a chat export's channel-days for the formats
+/// that [hold many](Format::holds_many). An error is the whole file's.
+pub fn read_parts(bytes: &[u8], format: Format, limits: &Limits) -> Result<Vec<Part>, ReadError> {
+    if format.holds_many() {
+        return formats::read_parts(bytes, format, limits);
+    }
+    formats::read(bytes, format, limits).map(|doc| {
+        vec![Part {
+            name: String::new(),
+            read: Ok(doc),
+        }]
+    })
+}
+
+/// [`read_parts`] on its own thread, within `timeout`, with panics contained (see
+/// [`read_bounded`]).
+pub fn read_parts_bounded(
+    bytes: Vec<u8>,
+    format: Format,
+    limits: Limits,
+    timeout: Duration,
+) -> Result<Vec<Part>, ReadError> {
+    on_reader_thread(format, timeout, move || read_parts(&bytes, format, &limits))
 }
 
 /// [`read`] on its own thread, within `timeout`, with panics contained. A reader that
@@ -172,6 +270,15 @@ pub fn read_bounded(
     limits: Limits,
     timeout: Duration,
 ) -> Result<Document, ReadError> {
+    on_reader_thread(format, timeout, move || read(&bytes, format, &limits))
+}
+
+/// `reading` on a reader thread of its own, within `timeout`, panics contained.
+fn on_reader_thread<T: Send + 'static>(
+    format: Format,
+    timeout: Duration,
+    reading: impl FnOnce() -> Result<T, ReadError> + Send + std::panic::UnwindSafe + 'static,
+) -> Result<T, ReadError> {
     // Readers that ran out of time keep their threads until they finish (each within
     // its limits); past MAX_READERS at once, more files are refused rather than
     // letting hostile files pile up work.
@@ -185,7 +292,7 @@ pub fn read_bounded(
     let spawned = std::thread::Builder::new()
         .name(format!("read-{}", format.as_str()))
         .spawn(move || {
-            let result = std::panic::catch_unwind(|| read(&bytes, format, &limits))
+            let result = std::panic::catch_unwind(reading)
                 .unwrap_or(Err(ReadError::ReaderPanicked(format.as_str())));
             READERS.fetch_sub(1, Ordering::SeqCst);
             let _ = send.send(result);

@@ -126,6 +126,18 @@ pub struct Document {
     /// that knows the file's name titles it by that instead ([`Document::apply_path`]);
     /// a text's first line stays its title.
     pub untitled: bool,
+    /// Who wrote it, when the format says (an email's sender: `Dana Ruiz
+    /// <dana@example.com>`; a chat channel-day's speakers are in its headings).
+    pub author: Option<String>,
+    /// Why `date` is the date it is, when the document's sources of a date disagree
+    /// ("its text is dated 2026-03-02; the file's metadata says 2013-12-23").
+    pub date_basis: Option<String>,
+    /// Byte ranges of the archived text that repeat what others wrote before (an
+    /// email's quoted reply, its signature): read and archived, never new evidence.
+    pub quoted: Vec<(usize, usize)>,
+    /// Byte ranges of blocks that are one unit however many sentences they hold (a
+    /// chat message): quoted whole, never cut at a sentence boundary.
+    pub units: Vec<(usize, usize)>,
 }
 
 impl Document {
@@ -217,6 +229,8 @@ pub struct Builder {
     first_heading: Option<String>,
     /// The first block is a table or sheet row (its words make no title).
     starts_with_row: Option<bool>,
+    quoted: Vec<(usize, usize)>,
+    units: Vec<(usize, usize)>,
 }
 
 impl Builder {
@@ -231,7 +245,36 @@ impl Builder {
             title: None,
             first_heading: None,
             starts_with_row: None,
+            quoted: Vec::new(),
+            units: Vec::new(),
         }
+    }
+
+    /// A paragraph that repeats what someone wrote before (a quoted reply, a
+    /// signature): in the text, marked as quoted ([`Document::quoted`]).
+    pub fn quoted_paragraph(&mut self, text: &str) -> Result<(), ReadError> {
+        self.marked(text, true)
+    }
+
+    /// A block that is one unit however many sentences it holds (a chat message):
+    /// marked as a unit ([`Document::units`]).
+    pub fn unit(&mut self, text: &str) -> Result<(), ReadError> {
+        self.marked(text, false)
+    }
+
+    fn marked(&mut self, text: &str, quoted: bool) -> Result<(), ReadError> {
+        let before = self.marks.len();
+        self.push(&fold(text))?;
+        if self.marks.len() > before {
+            let start = self.marks.last().map_or(0, |m| m.at);
+            let range = (start, self.text.len());
+            if quoted {
+                self.quoted.push(range);
+            } else {
+                self.units.push(range);
+            }
+        }
+        Ok(())
     }
 
     pub fn limits(&self) -> Limits {
@@ -390,6 +433,10 @@ impl Builder {
             date,
             status,
             gaps: self.gaps,
+            author: None,
+            date_basis: None,
+            quoted: self.quoted,
+            units: self.units,
         })
     }
 }

@@ -304,6 +304,8 @@ mod tests {
                 status: "ok".into(),
                 date: None,
                 doc_status: None,
+                author: None,
+                date_basis: None,
             }],
             coverage: vec![],
             usage: Usage::default(),

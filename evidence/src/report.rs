@@ -199,6 +199,14 @@ pub struct Source {
     /// replaces it or it is not final; absent for a current document.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub doc_status: Option<String>,
+    /// Who wrote it, when its format says (an email's sender: `Dana Ruiz
+    /// <dana@example.com>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    /// Why `date` is the date used, when the document's own text and its file's
+    /// metadata disagree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date_basis: Option<String>,
 }
 
 /// What a run read of its corpus folder: how many files, and every file it did not
@@ -207,11 +215,19 @@ pub struct Source {
 pub struct CorpusFiles {
     /// Files read as documents.
     pub read: usize,
+    /// Documents those files held, when more than the files (an email's attachments,
+    /// a mailbox's messages, a chat export's channel-days); 0 when one a file.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub documents: usize,
     /// Files not read: (corpus-relative path, reason), in walk order.
     pub skipped: Vec<SkippedFile>,
     /// Files read in part: (path, what could not be read).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub partial: Vec<SkippedFile>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

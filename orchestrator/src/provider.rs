@@ -159,11 +159,42 @@ pub struct Outline {
     /// (byte offset, locator fragment such as `page=3`) where the place changes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub places: Vec<(u32, String)>,
+    /// Who wrote the document, when its format says (an email's sender).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    /// Why the document's date is the one it has, when its sources of a date
+    /// disagree (its text against its file's metadata).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date_basis: Option<String>,
+    /// (start, end) byte ranges that repeat what others wrote (an email's quoted
+    /// reply, its signature): never new evidence.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quoted: Vec<(u32, u32)>,
+    /// (start, end) byte ranges of blocks that are one unit however many sentences
+    /// they hold (a chat message): quoted whole.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub units: Vec<(u32, u32)>,
 }
 
 impl Outline {
     pub fn is_empty(&self) -> bool {
-        self.status.is_none() && self.headings.is_empty() && self.places.is_empty()
+        self.status.is_none()
+            && self.headings.is_empty()
+            && self.places.is_empty()
+            && self.author.is_none()
+            && self.date_basis.is_none()
+            && self.quoted.is_empty()
+            && self.units.is_empty()
+    }
+
+    /// Whether byte `offset` lies in a quoted range (an earlier message, a signature).
+    pub fn is_quoted_at(&self, offset: usize) -> bool {
+        range_at(&self.quoted, offset).is_some()
+    }
+
+    /// The unit block holding byte `offset` (a chat message), if it lies in one.
+    pub fn unit_at(&self, offset: usize) -> Option<(usize, usize)> {
+        range_at(&self.units, offset)
     }
 
     /// Whether the document says a newer version replaces it (archived or superseded).
@@ -234,6 +265,13 @@ impl Outline {
             .and_then(|i| self.places.get(i))
             .map(|(_, f)| f.as_str())
     }
+}
+
+/// The range of `ranges` (sorted, not overlapping) holding `offset`.
+fn range_at(ranges: &[(u32, u32)], offset: usize) -> Option<(usize, usize)> {
+    let after = ranges.partition_point(|(start, _)| (*start as usize) <= offset);
+    let (start, end) = *ranges.get(after.checked_sub(1)?)?;
+    ((offset as u64) < u64::from(end)).then_some((start as usize, end as usize))
 }
 
 /// Heading paths of one archived text, for many lookups ([`Outline::heading_index`]).

@@ -12,6 +12,16 @@ pub fn read_bounded(bytes: Vec<u8>, format: Format) -> Result<Document, ReadErro
     deepr_documents::read_bounded(bytes, format, Limits::default(), READ_TIMEOUT)
 }
 
+/// Every document of a file (a message and its attachments, a mailbox, a chat
+/// export: [`deepr_documents::read_parts`]) within the default limits and
+/// [`READ_TIMEOUT`]. Blocks the calling thread.
+pub fn read_parts_bounded(
+    bytes: Vec<u8>,
+    format: Format,
+) -> Result<Vec<deepr_documents::Part>, ReadError> {
+    deepr_documents::read_parts_bounded(bytes, format, Limits::default(), READ_TIMEOUT)
+}
+
 /// [`read_bounded`] on the blocking pool, so a slow document never stalls the runtime.
 pub async fn read_off_runtime(bytes: Vec<u8>, format: Format) -> Result<Document, ReadError> {
     tokio::task::spawn_blocking(move || read_bounded(bytes, format))
@@ -43,10 +53,15 @@ pub fn outline_of(doc: &Document) -> Outline {
             places.push((offset(mark.at), fragment));
         }
     }
+    let range = |&(start, end): &(usize, usize)| (offset(start), offset(end));
     Outline {
         status,
         headings,
         places,
+        author: doc.author.clone(),
+        date_basis: doc.date_basis.clone(),
+        quoted: doc.quoted.iter().map(range).collect(),
+        units: doc.units.iter().map(range).collect(),
     }
 }
 

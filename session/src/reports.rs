@@ -261,8 +261,14 @@ pub fn corpus_files(report: &deepr_providers::IndexReport) -> deepr_evidence::re
             })
             .collect()
     };
+    let documents = report.extracted.len() + report.reused.len();
     deepr_evidence::report::CorpusFiles {
-        read: report.extracted.len() + report.reused.len(),
+        read: report.files_read,
+        documents: if documents > report.files_read {
+            documents
+        } else {
+            0
+        },
         skipped: listed(&report.skipped),
         partial: listed(&report.partial),
     }

@@ -59,9 +59,14 @@ pub(crate) fn dated_source(report: &Report, id: &str, newest: Option<&str>) -> S
 /// The corpus files line of References, and every file not read with its reason.
 pub(crate) fn corpus_files(out: &mut String, files: Option<&deepr_evidence::report::CorpusFiles>) {
     let Some(files) = files else { return };
+    let documents = if files.documents > files.read {
+        format!(" ({} documents)", files.documents)
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "\nCorpus: {} files read, {} not read.",
+        "\nCorpus: {} files read{documents}, {} not read.",
         files.read,
         files.skipped.len()
     );
@@ -161,7 +166,8 @@ pub fn references_section(out: &mut String, report: &Report, result: &ResearchRe
         let _ = writeln!(out, "{}\n", md_text(&line));
     }
     for source in &report.sources {
-        let dated: String = [&source.date, &source.doc_status]
+        let author = source.author.as_ref().map(|a| format!("from {a}"));
+        let dated: String = [&author, &source.date, &source.doc_status]
             .into_iter()
             .flatten()
             .map(|part| format!("{}, ", md_text(part)))

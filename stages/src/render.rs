@@ -109,6 +109,8 @@ pub fn build_report(
                 status: "ok".into(),
                 date: s.doc.date.clone(),
                 doc_status: s.doc.outline.status.clone(),
+                author: s.doc.outline.author.clone(),
+                date_basis: s.doc.outline.date_basis.clone(),
             })
         })
         .collect();

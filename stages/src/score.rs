@@ -67,6 +67,9 @@ pub const MAX_CANDIDATES: usize = 30;
 pub use crate::rerank::{MEANING_WEIGHT, RERANK_POOL};
 const MIN_SENTENCE_CHARS: usize = 30;
 const MAX_SENTENCE_CHARS: usize = 600;
+/// Longest chat message quoted whole ([`deepr_orchestrator::Outline::units`]); a longer
+/// one is read sentence by sentence, as prose.
+const MAX_MESSAGE_CHARS: usize = 900;
 
 /// What a lexical pass hands the re-ranker: the scored sources and every candidate
 /// (weight, document, first sentence, last sentence), best first.
@@ -307,26 +310,49 @@ fn units_of(
         &headings,
         sentence_terms,
     );
+    let outline = &source.doc.outline;
     for sentence in text.sentences.iter() {
         let Some(body) = sentence.text(&text.text) else {
             continue;
         };
+        // What repeats an earlier message (a quoted reply, a signature) is no evidence.
+        if outline.is_quoted_at(sentence.start) {
+            continue;
+        }
+        // A chat message is one unit: its first sentence stands for all of it.
+        let message = message_span(text, outline, sentence);
+        if message == Some(None) {
+            continue;
+        }
+        let body = match message.flatten() {
+            Some((_, _, whole)) => whole,
+            None => body,
+        };
         let chars = body.chars().count();
-        let outline = &source.doc.outline;
         // A list item or a table row is a unit of its own even without a final
         // period: a whole block that is not a heading.
-        let block_unit = is_whole_block(&text.text, sentence.start, sentence.end)
-            && !outline.is_heading_at(sentence.start);
+        let block_unit = message.is_some()
+            || is_whole_block(&text.text, sentence.start, sentence.end)
+                && !outline.is_heading_at(sentence.start);
         // A line that introduces what follows ("… using the pragma:") says nothing alone.
-        if !(MIN_SENTENCE_CHARS..=MAX_SENTENCE_CHARS).contains(&chars)
+        let longest = if message.is_some() {
+            MAX_MESSAGE_CHARS
+        } else {
+            MAX_SENTENCE_CHARS
+        };
+        if !(MIN_SENTENCE_CHARS..=longest).contains(&chars)
             || !(ends_like_sentence(body) || block_unit)
             || body.trim_end().ends_with(':')
         {
             continue;
         }
         // A sentence that leans on the one before it is quoted with it.
-        let (first, last) =
-            deepr_evidence::context_span(&text.text, &text.sentences, sentence.index as usize);
+        let (first, last) = match message.flatten() {
+            Some((first, last, _)) => (first, last),
+            None => {
+                deepr_evidence::context_span(&text.text, &text.sentences, sentence.index as usize)
+            }
+        };
         let sentence_end = (last != first).then_some(last);
         let reference = SentenceRef {
             content_sha256: source.doc.content_sha256.clone(),
@@ -376,6 +402,33 @@ fn units_of(
         ));
     }
     out
+}
+
+/// The whole message a sentence stands in when its block is one unit (a chat
+/// message, [`deepr_orchestrator::Outline::units`]): `None` outside any unit,
+/// `Some(None)` for a message's later sentences (its first stands for it),
+/// `Some(Some((first, last, text)))` for its first.
+fn message_span<'t>(
+    text: &'t ArchivedText,
+    outline: &deepr_orchestrator::Outline,
+    sentence: &deepr_evidence::Sentence,
+) -> Option<Option<(u32, u32, &'t str)>> {
+    let (start, end) = outline.unit_at(sentence.start)?;
+    // A long message is read as prose, sentence by sentence.
+    let whole = text.text.get(start..end)?;
+    if whole.chars().count() > MAX_MESSAGE_CHARS {
+        return None;
+    }
+    if sentence.start != start {
+        return Some(None);
+    }
+    let last = text
+        .sentences
+        .iter()
+        .take_while(|s| s.end <= end)
+        .last()
+        .map_or(sentence.index, |s| s.index);
+    Some(Some((sentence.index, last.max(sentence.index), whole)))
 }
 
 /// A unit's weight: the share of the question it matches plus its figure bonus, times

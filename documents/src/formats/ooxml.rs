@@ -433,6 +433,46 @@ mod tests {
     }
 
     #[test]
+    fn a_docx_signed_this_year_is_not_dated_by_its_template() {
+        use crate::writers::{write_docx, Block, Meta};
+        // python-docx's default template carries 2013-12-23 into every file it makes.
+        let template = Meta {
+            created: "2013-12-23T23:15:00Z".into(),
+            modified: "2013-12-23T23:15:00Z".into(),
+            ..Meta::default()
+        };
+        let brief = |closing: &str| {
+            let blocks = [
+                Block::Heading(1, "Tracker product brief".into()),
+                Block::Paragraph("Product team, March 2026".into()),
+                Block::Paragraph("Founded in 2013, we now ship the tracker to 40 fleets.".into()),
+                Block::Paragraph(closing.into()),
+            ];
+            let bytes = write_docx(&template, &blocks).unwrap();
+            super::super::read(&bytes, Format::Docx, &Limits::default()).unwrap()
+        };
+        let doc = brief("Prepared by Dana Ruiz, 2 March 2026");
+        assert_eq!(doc.date.as_deref(), Some("2026-03-02"));
+        assert_eq!(
+            doc.date_basis.as_deref(),
+            Some("dated 2026-03-02 by its text (\"Prepared by Dana Ruiz, 2 March 2026\"); the file's metadata says 2013-12-23")
+        );
+        let doc = brief("Questions go to the product team.");
+        assert_eq!(doc.date.as_deref(), Some("2026-03"));
+        let agreeing = Meta {
+            modified: "2026-02-27T10:00:00Z".into(),
+            ..template
+        };
+        let bytes = write_docx(
+            &agreeing,
+            &[Block::Paragraph("Product team, March 2026".into())],
+        );
+        let doc = super::super::read(&bytes.unwrap(), Format::Docx, &Limits::default()).unwrap();
+        assert_eq!(doc.date.as_deref(), Some("2026-02-27"));
+        assert_eq!(doc.date_basis, None);
+    }
+
+    #[test]
     fn docx_failures_are_typed() {
         let (whole, limits) = (docx(), Limits::default());
         let cut = read_docx(&whole[..whole.len() / 2], &limits);

@@ -3,13 +3,25 @@
 //! separate blocks; bulleted or numbered lines are list items). The title and date come
 //! from the Info dictionary (`Title`, `ModDate`, else `CreationDate`).
 //!
+//! pdf-extract's plain text puts a blank line wherever a line sits more than 1.5 font
+//! sizes below the last, so a memo at 1.5 line spacing comes out with a blank line
+//! after every line and every wrapped sentence would be cut into blocks. The reader
+//! therefore takes each line with its position ([`PageLines`], breaking lines exactly
+//! where the plain text does) and decides each break itself ([`break_after`]): a line
+//! below the page's usual line spacing (its most common gap) that goes on with the
+//! sentence above — the line above ends no sentence, and the next starts in lower case
+//! or the line above is full (the next one's first word would not have fitted) —
+//! runs on into one paragraph, a word broken by a hyphen at the line end is joined
+//! ([`join`]), while a wider gap, a sentence's end, a heading, a list item or a table
+//! row still starts a block.
+//!
 //! An encrypted PDF that opens with the empty password is read; one that needs a real
 //! password is [`ReadError::Encrypted`]; pages with no text at all (a scan) are
 //! [`ReadError::NoTextLayer`].
 
-use pdf_extract::{Document as Pdf, Object, PlainTextOutput};
+use pdf_extract::{Document as Pdf, MediaBox, Object, OutputDev, OutputError, Transform};
 
-use super::text::blocks_of_lines;
+use super::text::{blocks_of_lines, list_marker};
 use crate::dates::metadata_date;
 use crate::{Builder, DocStatus, Document, Format, Limits, Place, ReadError};
 
@@ -41,14 +53,12 @@ pub(super) fn read(bytes: &[u8], limits: &Limits) -> Result<Document, ReadError>
     }
     let mut any_text = false;
     for &number in pages.keys() {
-        let mut text = String::new();
-        {
-            let mut output = PlainTextOutput::new(&mut text);
-            if let Err(e) = pdf_extract::output_doc_page(&pdf, &mut output, number) {
-                builder.gap(format!("page {number} could not be read ({e})"));
-                continue;
-            }
+        let mut lines = PageLines::default();
+        if let Err(e) = pdf_extract::output_doc_page(&pdf, &mut lines, number) {
+            builder.gap(format!("page {number} could not be read ({e})"));
+            continue;
         }
+        let text = page_text(&lines.into_lines());
         if text.trim().is_empty() {
             continue;
         }
@@ -60,6 +70,406 @@ pub(super) fn read(bytes: &[u8], limits: &Limits) -> Result<Document, ReadError>
         return Err(ReadError::NoTextLayer);
     }
     builder.finish(date, DocStatus::Current)
+}
+
+/// One line of a page as pdf-extract lays it out, with where it sits.
+#[derive(Debug, Default)]
+struct Line {
+    /// The newlines pdf-extract's plain text puts before it (2: a blank line).
+    breaks: usize,
+    /// Its text, with the space pdf-extract puts before a line that starts to the right
+    /// of where the last one ended.
+    text: String,
+    /// Its baseline, points down from the top of the page, and its font size.
+    y: f64,
+    size: f64,
+    /// Where its first visible glyph starts, its first word ends and its last visible
+    /// glyph ends (points from the left; `None` for a line of spaces).
+    left: Option<f64>,
+    first_word: Option<f64>,
+    right: f64,
+}
+
+/// The page's lines, broken where pdf-extract's `PlainTextOutput` breaks them (the same
+/// thresholds and spaces, so a line's text is what it was), each with its position,
+/// which the plain text loses: at 1.5 line spacing it puts a blank line between every
+/// two lines, the wrapped lines of a paragraph as much as two paragraphs.
+#[derive(Debug)]
+struct PageLines {
+    done: Vec<Line>,
+    line: Line,
+    flip: Transform,
+    last_end: f64,
+    last_y: f64,
+    first_char: bool,
+}
+
+impl Default for PageLines {
+    fn default() -> Self {
+        Self {
+            done: Vec::new(),
+            line: Line::default(),
+            flip: Transform::identity(),
+            last_end: 100_000.0,
+            last_y: 0.0,
+            first_char: false,
+        }
+    }
+}
+
+impl PageLines {
+    /// The line a character at `(x, y)` goes on, as `PlainTextOutput` decides at the
+    /// start of a text string: a new one when it moved down more than 1.5 sizes (a
+    /// blank line), or left and down more than half a size (a newline); a space first
+    /// when it starts past the last one's end.
+    fn line_for(&mut self, x: f64, y: f64, size: f64) -> &mut Line {
+        if self.first_char {
+            let drop = (y - self.last_y).abs();
+            let breaks = usize::from(drop > size * 1.5)
+                + usize::from(x < self.last_end && drop > size * 0.5);
+            if breaks > 0 {
+                let next = Line {
+                    breaks,
+                    ..Line::default()
+                };
+                let line = std::mem::replace(&mut self.line, next);
+                self.done.extend((!line.text.is_empty()).then_some(line));
+            }
+        }
+        if self.line.text.is_empty() {
+            (self.line.y, self.line.size) = (y, size);
+        }
+        if self.first_char && x > self.last_end + size * 0.1 {
+            self.line.end_first_word();
+            self.line.text.push(' ');
+        }
+        &mut self.line
+    }
+
+    /// The page's lines, top to bottom as the content stream set them.
+    fn into_lines(mut self) -> Vec<Line> {
+        if !self.line.text.is_empty() {
+            self.done.push(self.line);
+        }
+        self.done
+    }
+}
+
+impl Line {
+    /// Appends `text` (a character as pdf-extract decodes it) set from `x` to `end`.
+    fn push(&mut self, text: &str, x: f64, end: f64) {
+        if text.trim().is_empty() {
+            self.end_first_word();
+        } else {
+            self.left.get_or_insert(x);
+            self.right = end;
+        }
+        self.text.push_str(text);
+    }
+
+    /// A space after visible text ends the first word, if none has ended yet.
+    fn end_first_word(&mut self) {
+        if self.left.is_some() && self.first_word.is_none() {
+            self.first_word = Some(self.right);
+        }
+    }
+}
+
+impl OutputDev for PageLines {
+    fn begin_page(
+        &mut self,
+        _page: u32,
+        media_box: &MediaBox,
+        _art_box: Option<(f64, f64, f64, f64)>,
+    ) -> Result<(), OutputError> {
+        self.flip = Transform::row_major(1., 0., 0., -1., 0., media_box.ury - media_box.lly);
+        Ok(())
+    }
+
+    fn end_page(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    fn output_character(
+        &mut self,
+        trm: &Transform,
+        width: f64,
+        _spacing: f64,
+        font_size: f64,
+        char: &str,
+    ) -> Result<(), OutputError> {
+        let position = trm.post_transform(&self.flip);
+        // The side of the square with the area of the font size transformed, as
+        // `PlainTextOutput` measures it.
+        let (sx, sy) = (
+            font_size * trm.m11 + font_size * trm.m21,
+            font_size * trm.m12 + font_size * trm.m22,
+        );
+        let size = (sx * sy).sqrt();
+        let (x, y) = (position.m31, position.m32);
+        let end = x + width * size;
+        self.line_for(x, y, size).push(char, x, end);
+        self.first_char = false;
+        self.last_y = y;
+        self.last_end = end;
+        Ok(())
+    }
+
+    fn begin_word(&mut self) -> Result<(), OutputError> {
+        self.first_char = true;
+        Ok(())
+    }
+
+    fn end_word(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+
+    fn end_line(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+}
+
+/// How a line follows the line above it in a page's text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Break {
+    /// Run on: it continues the line above's paragraph (see [`join`]).
+    Wrap,
+    /// A newline: the lines stay one block (`blocks_of_lines` joins a paragraph's lines
+    /// and keeps list items and table rows apart).
+    Newline,
+    /// A blank line: a new block.
+    Blank,
+}
+
+/// A page's text for `blocks_of_lines`: pdf-extract's plain text, but with every line
+/// that continues a paragraph run on after the line above ([`break_after`]), so
+/// that a memo at 1.5 line spacing, whose plain text has a blank line after every
+/// line, still reads as paragraphs.
+fn page_text(lines: &[Line]) -> String {
+    let usual = usual_gap(lines);
+    let margins = run_margins(lines, usual);
+    let mut text = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        if i == 0 {
+            text.push_str(&"\n".repeat(line.breaks));
+            text.push_str(&line.text);
+            continue;
+        }
+        let separator = match break_after(lines, i, usual, &margins) {
+            Break::Wrap => {
+                join(&mut text, &line.text);
+                continue;
+            }
+            Break::Newline => "\n",
+            Break::Blank => "\n\n",
+        };
+        text.push_str(separator);
+        text.push_str(&line.text);
+    }
+    text
+}
+
+/// The page's usual line spacing: its most common gap between one baseline and the
+/// next one down (to the half point; the smaller of two as common), if any lines
+/// follow each other.
+fn usual_gap(lines: &[Line]) -> Option<f64> {
+    let mut counts = std::collections::BTreeMap::<i64, usize>::new();
+    for pair in lines.windows(2) {
+        let gap = pair[1].y - pair[0].y;
+        if gap >= pair[0].size * 0.5 && gap <= pair[0].size * 3.0 {
+            *counts.entry((gap * 2.0).round() as i64).or_default() += 1;
+        }
+    }
+    let usual = counts.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)));
+    usual.map(|(half_points, _)| *half_points as f64 / 2.0)
+}
+
+/// Whether `below` is the next line down from `above` at the usual spacing (a point
+/// or a tenth of it more at most).
+fn in_step(above: &Line, below: &Line, usual: Option<f64>) -> bool {
+    let gap = below.y - above.y;
+    gap >= above.size * 0.5 && usual.is_some_and(|u| gap <= u + (u * 0.1).max(1.0))
+}
+
+/// Each line's right margin: where the longest line of its run (lines in step with
+/// each other) ends.
+fn run_margins(lines: &[Line], usual: Option<f64>) -> Vec<f64> {
+    let mut margins = Vec::with_capacity(lines.len());
+    let mut start = 0;
+    for i in 1..=lines.len() {
+        if i == lines.len() || !in_step(&lines[i - 1], &lines[i], usual) {
+            let margin = lines[start..i].iter().map(|l| l.right).fold(0.0, f64::max);
+            margins.extend(std::iter::repeat_n(margin, i - start));
+            start = i;
+        }
+    }
+    margins
+}
+
+/// How line `i` follows the line above it (`margins`: each line's run's right margin).
+/// pdf-extract's break stands, except: below a wider gap than the page's usual
+/// spacing is a new block; a word broken at the line end runs on; at the usual
+/// spacing, a line that continues the sentence above runs on though the plain text
+/// put a blank line between them ([`continues`]), table rows stay together, and a
+/// heading ([`heading_at`]) is a block of its own though the plain text ran it into
+/// the lines around it.
+fn break_after(lines: &[Line], i: usize, usual: Option<f64>, margins: &[f64]) -> Break {
+    let (above, below, margin) = (&lines[i - 1], &lines[i], margins[i - 1]);
+    let plain = if below.breaks >= 2 {
+        Break::Blank
+    } else {
+        Break::Newline
+    };
+    // Beside or above it (another column, text set out of order), or measured in no
+    // size (rotated text).
+    let elsewhere = !above.size.is_normal() || below.y - above.y < above.size * 0.5;
+    if elsewhere || usual.is_none() {
+        return plain;
+    }
+    if !in_step(above, below, usual) {
+        return Break::Blank;
+    }
+    let (a, b) = (above.text.trim(), below.text.trim());
+    if word_broken(a, b) || (plain == Break::Blank && continues(above, below, margin)) {
+        return Break::Wrap;
+    }
+    if table_like(a) && table_like(b) {
+        return Break::Newline;
+    }
+    let heading_below =
+        heading_at(lines, i, margins) && (ends_sentence(a) || !fills_line(above, below, margin));
+    if heading_at(lines, i - 1, margins) || heading_below {
+        return Break::Blank;
+    }
+    plain
+}
+
+/// Whether `b` goes on `a`'s sentence: neither is a list item or a table row, they
+/// are set in one size, `a` ends no sentence (`.`, `!`, `?`, `:`, `;`, closing quotes
+/// aside), and `b` starts in lower case or with punctuation that cannot start a
+/// sentence, or `a` fills its line (`b`'s first word would not have fitted after it)
+/// and is not a title-case heading. A sentence that ends a line ends the block: at
+/// the same spacing nothing tells a paragraph's end from a sentence that happens to
+/// end a line, and a block break between two sentences costs no sentence.
+fn continues(above: &Line, below: &Line, margin: f64) -> bool {
+    let (a, b) = (above.text.trim(), below.text.trim());
+    if a.is_empty() || b.is_empty() || !mergeable(a, b) || !same_size(above, below) {
+        return false;
+    }
+    if ends_sentence(a) {
+        return false;
+    }
+    starts_mid_sentence(b) || (fills_line(above, below, margin) && !title_case(a))
+}
+
+/// Whether a line ending `a` and one starting `b` may be one paragraph's: `b` starts
+/// no list item and neither reads as a table row.
+fn mergeable(a: &str, b: &str) -> bool {
+    list_marker(b).is_none() && !table_like(a) && !table_like(b)
+}
+
+/// Whether line `i` is a heading: a title-case line that ends no sentence, starts no
+/// list item and reads as no table row, short of its margin (the next line's first
+/// word would have fitted after it) unless it is the page's last, with no next line
+/// going on with its sentence.
+fn heading_at(lines: &[Line], i: usize, margins: &[f64]) -> bool {
+    let (line, text) = (&lines[i], lines[i].text.trim());
+    if !title_case(text) || ends_sentence(text) || list_marker(text).is_some() || table_like(text) {
+        return false;
+    }
+    lines.get(i + 1).is_none_or(|next| {
+        !starts_mid_sentence(next.text.trim()) && !fills_line(line, next, margins[i])
+    })
+}
+
+fn same_size(a: &Line, b: &Line) -> bool {
+    (a.size - b.size).abs() <= a.size * 0.1
+}
+
+/// Whether `above` reaches so near `margin` that `below`'s first word (and a space)
+/// would not have fitted after it: a wrapped line, not one that ended on purpose.
+fn fills_line(above: &Line, below: &Line, margin: f64) -> bool {
+    let Some(left) = below.left else {
+        return false;
+    };
+    let word = below.first_word.unwrap_or(below.right) - left;
+    margin - above.right < word + below.size * 0.28
+}
+
+/// Whether a line ends a sentence or a clause: `.`, `!`, `?`, `:` or `;` last, closing
+/// quotes and brackets aside.
+fn ends_sentence(line: &str) -> bool {
+    line.trim_end_matches(['"', '\'', '\u{201D}', '\u{2019}', ')', ']'])
+        .ends_with(['.', '!', '?', ':', ';'])
+}
+
+/// Whether a line starts inside a sentence: a lower-case letter, or punctuation no
+/// sentence starts with.
+fn starts_mid_sentence(line: &str) -> bool {
+    line.starts_with(|c: char| c.is_lowercase() || ",;:)]}%".contains(c))
+}
+
+/// Whether a line reads as a title-case heading: one to twelve words, no comma, a
+/// capital first and on every word of four letters or more.
+fn title_case(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    (1..=12).contains(&words.len())
+        && !line.contains(',')
+        && line.starts_with(char::is_uppercase)
+        && words
+            .iter()
+            .all(|w| w.chars().count() < 4 || !w.starts_with(char::is_lowercase))
+}
+
+/// Whether a line reads as a table row: cells set apart by a tab or two spaces or
+/// more, the first not ending a sentence (`One.  Two.` is prose typed with two spaces).
+fn table_like(line: &str) -> bool {
+    let mut cells = line
+        .split('\t')
+        .flat_map(|part| part.split("  "))
+        .map(str::trim)
+        .filter(|c| !c.is_empty());
+    let first = cells.next();
+    cells.next().is_some() && first.is_some_and(|c| !c.ends_with(['.', '!', '?', ';', ',']))
+}
+
+/// Whether line `a` ends in a word that `b` finishes: a letter and a hyphen last, a
+/// letter or digit first, and `b` no list item or table row.
+fn word_broken(a: &str, b: &str) -> bool {
+    line_break_hyphen(a, b).is_some() && mergeable(a, b)
+}
+
+/// For a line `text` ending in a letter and a hyphen before `next` starting with a
+/// letter or digit: whether the hyphen only broke the word (dropped: `opera-` `tions`
+/// → `operations`, between lower-case letters, as typesetting breaks words, and a soft
+/// hyphen always) or is part of it (kept: `Jean-` `Luc`, `COVID-` `19`, and a
+/// compound already hyphenated, `state-of-the-` `art`).
+fn line_break_hyphen(text: &str, next: &str) -> Option<bool> {
+    let mut end = text.chars().rev();
+    let hyphen = end
+        .next()
+        .filter(|c| matches!(c, '-' | '\u{AD}' | '\u{2010}'))?;
+    let before = end.next().filter(|c| c.is_alphabetic())?;
+    let after = next.chars().next().filter(|c| c.is_alphanumeric())?;
+    let word = text.rsplit(char::is_whitespace).next().unwrap_or(text);
+    let compound = word[..word.len() - hyphen.len_utf8()].contains(['-', '\u{2010}']);
+    Some(hyphen == '\u{AD}' || (before.is_lowercase() && after.is_lowercase() && !compound))
+}
+
+/// `next` run on after the paragraph `text` ends with: after a space, or straight
+/// after a hyphen that breaks a word, which goes when it only broke the word (see
+/// [`line_break_hyphen`]).
+fn join(text: &mut String, next: &str) {
+    let next = next.trim_start();
+    text.truncate(text.trim_end().len());
+    match line_break_hyphen(text, next) {
+        Some(true) => {
+            text.pop();
+        }
+        Some(false) => {}
+        None => text.push(' '),
+    }
+    text.push_str(next);
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -110,7 +520,7 @@ fn pdf_date(value: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::writers::{blocks, write_pdf, Meta};
+    use crate::writers::{blocks, write_pdf, write_pdf_typeset, Meta, Typeset};
 
     fn pdf(pages: &[&str], title: &str, modified: &str) -> Vec<u8> {
         let meta = Meta {
@@ -120,6 +530,185 @@ mod tests {
         };
         let pages: Vec<_> = pages.iter().map(|p| blocks(p)).collect();
         write_pdf(&meta, &pages).unwrap()
+    }
+
+    /// A memo as a word processor sets it: a sentence wrapped over three lines and
+    /// followed by another, a word broken at a soft hyphen, two paragraphs that end
+    /// with periods, bold headings (one in sentence case), a list item that wraps, a
+    /// table.
+    const MEMO: &str = "# Harbor Street Yard\nThe Harbor Street yard has space for 24 trailers, and its loading dock has six doors, two of which take refrigerated trailers. The night shift opera\u{AD}tions start at 22:00 under the 2025 lease.\nThe yard is staffed by a crew of nine.\n## Loading Dock Doors\n- Doors 1 and 2 take refrigerated trailers up to 53 feet long\n- Doors 3 to 6 take dry vans\n| Door | Trailer | Length |\n|---|---|---|\n| 1 | Reefer | 53 ft |\n| 3 | Dry van | 48 ft |\n## Next steps\nThe lease renewal is due in March 2027 and needs approval from the regional director before the end of the year.";
+
+    /// The memo's blocks as they should read however it is set: each with its heading
+    /// level, if a heading.
+    const MEMO_BLOCKS: [(Option<u8>, &str); 10] = [
+        (Some(1), "Harbor Street Yard"),
+        (None, "The Harbor Street yard has space for 24 trailers, and its loading dock has six doors, two of which take refrigerated trailers. The night shift operations start at 22:00 under the 2025 lease."),
+        (None, "The yard is staffed by a crew of nine."),
+        (Some(2), "Loading Dock Doors"),
+        (None, "Doors 1 and 2 take refrigerated trailers up to 53 feet long"),
+        (None, "Doors 3 to 6 take dry vans"),
+        (None, "Door: 1 · Trailer: Reefer · Length: 53 ft"),
+        (None, "Door: 3 · Trailer: Dry van · Length: 48 ft"),
+        (Some(2), "Next steps"),
+        (None, "The lease renewal is due in March 2027 and needs approval from the regional director before the end of the year."),
+    ];
+
+    fn memo(set: Typeset) -> Vec<u8> {
+        write_pdf_typeset(&Meta::default(), &[blocks(MEMO)], &set).unwrap()
+    }
+
+    /// A document's blocks, each with its heading level if a heading.
+    fn blocks_of(doc: &Document) -> Vec<(Option<u8>, &str)> {
+        let ends = doc
+            .marks
+            .iter()
+            .skip(1)
+            .map(|m| m.at)
+            .chain([doc.text.len()]);
+        doc.marks
+            .iter()
+            .zip(ends)
+            .map(|(mark, end)| (mark.heading, doc.text[mark.at..end].trim_end()))
+            .collect()
+    }
+
+    /// What pdf-extract's plain text makes of the memo at 1.5 lines: a blank line
+    /// after every line, a paragraph's wrapped lines as much as its last, so the
+    /// paragraphs below are the reader's work.
+    #[test]
+    fn plain_text_at_one_and_a_half_lines_has_a_blank_line_after_every_line() {
+        let plain = pdf_extract::extract_text_from_mem(&memo(Typeset::default())).unwrap();
+        for wrapped in [
+            "The Harbor Street yard has space for 24 trailers,\n\nand its loading dock has six doors, two of which\n\n",
+            "The night shift opera-\n\ntions start",
+            "\n\nThe yard is staffed by a crew of nine.\n\nLoading Dock Doors\n\n",
+        ] {
+            assert!(plain.contains(wrapped), "{wrapped:?} in {plain:?}");
+        }
+    }
+
+    /// The memo reads as whole paragraphs however it is set: the sentence wrapped over
+    /// three lines is one block (no blank line inside it), the hyphenated word is
+    /// whole, and headings, list items, table rows and the paragraph after a period
+    /// stay blocks of their own.
+    #[test]
+    fn memo_reads_as_whole_paragraphs_at_any_spacing() {
+        let memo_set = Typeset::default();
+        let cases = [
+            ("1.5 lines, no space after paragraphs", memo_set),
+            (
+                "1.5 lines, 8 pt after",
+                Typeset {
+                    space_after: 8.0,
+                    ..memo_set
+                },
+            ),
+            (
+                "double spacing",
+                Typeset {
+                    spacing: 2.0,
+                    ..memo_set
+                },
+            ),
+            (
+                "single spacing, 6 pt after",
+                Typeset {
+                    spacing: 1.0,
+                    space_after: 6.0,
+                    ..memo_set
+                },
+            ),
+            (
+                "words set apart by offsets",
+                Typeset {
+                    word_gaps: true,
+                    ..memo_set
+                },
+            ),
+            (
+                "a wider column at 11 pt",
+                Typeset {
+                    size: 11.0,
+                    column: 300.0,
+                    ..memo_set
+                },
+            ),
+        ];
+        for (name, set) in cases {
+            let doc = read(&memo(set), &Limits::default()).unwrap();
+            assert_eq!(blocks_of(&doc), MEMO_BLOCKS, "{name}: {:?}", doc.text);
+            let at = doc.text.find("The lease renewal").unwrap();
+            assert_eq!(
+                doc.heading_path(at),
+                ["Harbor Street Yard", "Next steps"],
+                "{name}"
+            );
+        }
+    }
+
+    /// At single spacing with no space between blocks the plain text runs every line
+    /// into the next; a title-case heading still stands alone and the wrapped sentence
+    /// is still one.
+    #[test]
+    fn single_spacing_without_space_keeps_title_case_headings() {
+        let set = Typeset {
+            spacing: 1.0,
+            ..Typeset::default()
+        };
+        let doc = read(&memo(set), &Limits::default()).unwrap();
+        let blocks = blocks_of(&doc);
+        assert!(
+            blocks.contains(&(Some(2), "Loading Dock Doors")),
+            "{blocks:?}"
+        );
+        assert!(doc.text.contains(MEMO_BLOCKS[1].1), "{}", doc.text);
+    }
+
+    /// The lines break exactly where pdf-extract's plain text breaks them, with its
+    /// spaces: only the breaks between them are the reader's own.
+    #[test]
+    fn lines_break_where_the_plain_text_does() {
+        let typeset = Typeset {
+            word_gaps: true,
+            ..Typeset::default()
+        };
+        let default = pdf(&[MEMO], "t", "2026-01-01T00:00:00Z");
+        for bytes in [memo(Typeset::default()), memo(typeset), default] {
+            let doc = Pdf::load_mem(&bytes).unwrap();
+            let mut lines = PageLines::default();
+            pdf_extract::output_doc_page(&doc, &mut lines, 1).unwrap();
+            let rebuilt: String = lines
+                .into_lines()
+                .iter()
+                .map(|line| format!("{}{}", "\n".repeat(line.breaks), line.text))
+                .collect();
+            assert_eq!(rebuilt, pdf_extract::extract_text_from_mem(&bytes).unwrap());
+        }
+    }
+
+    /// A line that ends in a hyphen runs on into the next without a space; the hyphen
+    /// goes where it only broke a word.
+    #[test]
+    fn line_end_hyphens() {
+        let cases = [
+            (
+                "night shift opera-",
+                "tions start",
+                "night shift operations start",
+            ),
+            ("a long-", "term lease", "a longterm lease"),
+            ("with Jean-", "Luc Martin", "with Jean-Luc Martin"),
+            ("after COVID-", "19 rules", "after COVID-19 rules"),
+            ("a state-of-the-", "art dock", "a state-of-the-art dock"),
+            ("soft opera\u{AD}", "tions", "soft operations"),
+            ("from 2019 -", "2020 on", "from 2019 - 2020 on"),
+            ("24 trailers,", "and its dock", "24 trailers, and its dock"),
+        ];
+        for (line, next, joined) in cases {
+            let mut text = line.to_string();
+            join(&mut text, next);
+            assert_eq!(text, joined);
+        }
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! Spreadsheets: XLSX and ODS through calamine, CSV through the csv crate. Each sheet
 //! opens with its name as a heading; its first non-empty row is the header and every
 //! later row is one block of header-labelled cells on `sheet=Name!row=N` (CSV:
-//! `row=N`), so a figure in a budget row is an evidence unit that says what it is.
+//! `row=N`), so a figure in a budget row is an evidence unit that says what it is. A
+//! second row that describes the columns rather than holding data (`Fiscal quarter |
+//! USD, millions | count`) joins the header: `Breach cost (USD, millions): 1.2`. Cells
+//! are never cut: a cell is kept whole, and a sheet too large for the limits is refused.
 //!
 //! The container is inflated once within the limits before calamine sees it (calamine
 //! inflates without a cap), and a sheet larger than the block limit is refused before
@@ -198,7 +201,67 @@ fn cell_text(cell: &Data) -> String {
     }
 }
 
-/// One sheet: its name as a heading, its first non-empty row as the header, every
+/// How many rows after a sheet's second row are looked at to tell a row of column
+/// descriptions from data.
+const LOOKAHEAD_ROWS: usize = 10;
+
+/// Cells that stand for a missing value: a row of them is data, not descriptions.
+const PLACEHOLDERS: &[&str] = &[
+    "n/a", "na", "-", "--", "—", "–", "?", "tbd", "tba", "none", "null", "nil", "unknown",
+    "pending",
+];
+
+/// Words that name a unit, a currency or a format rather than a value.
+const UNIT_WORDS: &[&str] = &[
+    "usd",
+    "eur",
+    "gbp",
+    "jpy",
+    "chf",
+    "cad",
+    "aud",
+    "currency",
+    "percent",
+    "percentage",
+    "pct",
+    "count",
+    "number",
+    "units",
+    "unit",
+    "thousands",
+    "thousand",
+    "millions",
+    "million",
+    "billions",
+    "billion",
+    "mn",
+    "bn",
+    "per",
+    "ratio",
+    "rate",
+    "hours",
+    "hrs",
+    "days",
+    "weeks",
+    "months",
+    "years",
+    "minutes",
+    "seconds",
+    "kg",
+    "km",
+    "tonnes",
+    "tons",
+    "kwh",
+    "mwh",
+    "gb",
+    "tb",
+    "description",
+    "fiscal",
+    "yyyy",
+];
+
+/// One sheet: its name as a heading, its first non-empty row as the header (with the
+/// row below it, where that row describes the columns: [`describes_columns`]), every
 /// later non-empty row a labelled block at its place.
 fn sheet(
     builder: &mut Builder,
@@ -214,26 +277,121 @@ fn sheet(
     if !name.trim().is_empty() {
         builder.heading(2, name)?;
     }
-    let mut header: Option<(u32, Vec<String>)> = None;
-    let mut written = 0usize;
-    for (number, cells) in rows {
-        if cells.iter().all(|c| c.trim().is_empty()) {
-            continue;
+    let mut rows = rows.filter(|(_, cells)| cells.iter().any(|c| !c.trim().is_empty()));
+    let Some((header_at, mut labels)) = rows.next() else {
+        return Ok(());
+    };
+    let mut ahead: Vec<(u32, Vec<String>)> = rows.by_ref().take(LOOKAHEAD_ROWS + 1).collect();
+    if let [(_, second), after @ ..] = ahead.as_slice() {
+        if describes_columns(&labels, second, after) {
+            labels = described_labels(&labels, second);
+            ahead.remove(0);
         }
-        let Some((_, labels)) = &header else {
-            header = Some((number, cells));
-            continue;
-        };
+    }
+    let mut written = 0usize;
+    for (number, cells) in ahead.into_iter().chain(rows) {
         builder.place(place(number));
-        builder.row(Some(labels), &cells)?;
+        builder.row(Some(&labels), &cells)?;
         written += 1;
     }
     // A sheet of one row has no header to label: the row itself is the content.
-    if let (Some((number, only)), 0) = (header, written) {
-        builder.place(place(number));
-        builder.row(None, &only)?;
+    if written == 0 {
+        builder.place(place(header_at));
+        builder.row(None, &labels)?;
     }
     Ok(())
+}
+
+/// Whether a sheet's second row describes its columns (`Fiscal quarter | USD,
+/// millions | count` under `Quarter | Breach cost | Incidents`) rather than holding
+/// data. Only when every non-empty cell is a short text without digits (not `n/a`), at
+/// least one stands over a column of figures in the rows below, and either one of
+/// those over figures names a unit (`USD`, `%`, `count`, `millions`…) or, with two rows
+/// or more below, every one stands over a column whose cells all hold digits. A list
+/// of names and statuses, or a text value in a column of figures (`pending`), stays a
+/// row.
+fn describes_columns(header: &[String], second: &[String], after: &[(u32, Vec<String>)]) -> bool {
+    let described: Vec<usize> = (0..second.len())
+        .filter(|i| !second[*i].trim().is_empty())
+        .collect();
+    let repeats_header = described.iter().all(|i| {
+        header
+            .get(*i)
+            .is_some_and(|h| h.trim() == second[*i].trim())
+    });
+    if described.is_empty() || repeats_header || !described.iter().all(|i| descriptive(&second[*i]))
+    {
+        return false;
+    }
+    let below = |i: usize, test: fn(&str) -> bool| {
+        let mut cells = after
+            .iter()
+            .filter_map(|(_, row)| row.get(i).map(|c| c.trim()))
+            .filter(|c| !c.is_empty())
+            .peekable();
+        cells.peek().is_some() && cells.all(test)
+    };
+    let has_digit = |c: &str| c.contains(|ch: char| ch.is_ascii_digit());
+    let over_figures: Vec<usize> = described
+        .iter()
+        .copied()
+        .filter(|i| below(*i, figure))
+        .collect();
+    !over_figures.is_empty()
+        && (over_figures.iter().any(|i| names_unit(&second[*i]))
+            || (after.len() >= 2 && described.iter().all(|i| below(*i, has_digit))))
+}
+
+/// A cell that could describe a column: at most eight words, no digits, not a
+/// placeholder for a missing value.
+fn descriptive(cell: &str) -> bool {
+    let cell = cell.trim();
+    cell.split_whitespace().count() <= 8
+        && !cell.contains(|c: char| c.is_ascii_digit())
+        && !PLACEHOLDERS.contains(&cell.to_lowercase().as_str())
+}
+
+/// A cell that names a unit: a currency or percent sign, or a [`UNIT_WORDS`] word.
+fn names_unit(cell: &str) -> bool {
+    let lower = cell.to_lowercase();
+    lower.contains(['%', '$', '€', '£', '¥'])
+        || lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| UNIT_WORDS.contains(&w))
+}
+
+/// A figure: digits with signs, separators, currency and percent signs, and at most a
+/// magnitude suffix (`$1.2M`, `-4%`, `3,400`, `2026-03-02`, `1.5bn`).
+fn figure(cell: &str) -> bool {
+    let lower = cell.trim().to_lowercase();
+    let number = ["bn", "mn", "k", "m", "b", "x"]
+        .iter()
+        .find_map(|s| lower.strip_suffix(s))
+        .unwrap_or(&lower);
+    number.contains(|c: char| c.is_ascii_digit())
+        && number
+            .chars()
+            .all(|c| c.is_ascii_digit() || " .,:/+-−()%$€£¥'".contains(c))
+}
+
+/// The header's labels with the descriptions below them: `Breach cost (USD,
+/// millions)`; a description under no label is the label, one that repeats its label
+/// adds nothing.
+fn described_labels(header: &[String], second: &[String]) -> Vec<String> {
+    let width = header.len().max(second.len());
+    (0..width)
+        .map(|i| {
+            let label = header.get(i).map_or("", |s| s.trim());
+            let note = second.get(i).map_or("", |s| s.trim());
+            if note.is_empty() || label.eq_ignore_ascii_case(note) {
+                label.to_string()
+            } else if label.is_empty() {
+                note.to_string()
+            } else {
+                format!("{label} ({note})")
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -283,6 +441,88 @@ mod tests {
         assert_eq!(doc.fragment_at(at).as_deref(), Some("sheet=Summary!row=4"));
         assert_eq!(doc.heading_path(at), ["Summary"]);
         assert_eq!(doc.date.as_deref(), Some("2026-04-09"));
+    }
+
+    #[test]
+    fn a_row_describing_the_columns_joins_the_header() {
+        let bytes = xlsx(
+            &[(
+                "Breaches",
+                vec![
+                    vec!["Quarter", "Breach cost", "Incidents"],
+                    vec!["Fiscal quarter", "USD, millions", "count"],
+                    vec!["Q1 2025", "1.2", "4"],
+                    vec!["Q2 2025", "0.8", "3"],
+                ],
+            )],
+            "2026-04-09T18:30:00Z",
+        );
+        let doc = read_workbook(&bytes, Format::Xlsx, &Limits::default()).unwrap();
+        assert_eq!(
+            doc.text,
+            "Breaches\n\nQuarter (Fiscal quarter): Q1 2025 · Breach cost (USD, millions): 1.2 · Incidents (count): 4\n\nQuarter (Fiscal quarter): Q2 2025 · Breach cost (USD, millions): 0.8 · Incidents (count): 3"
+        );
+        let at = doc.text.find("Quarter (Fiscal quarter): Q1").unwrap();
+        assert_eq!(doc.fragment_at(at).as_deref(), Some("sheet=Breaches!row=3"));
+        let csv = read_csv(
+            "Region,Revenue,Growth\n,in USD,%\nEMEA,\"$14.2M\",+12%\n",
+            &Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            csv.text,
+            "Region: EMEA · Revenue (in USD): $14.2M · Growth (%): +12%"
+        );
+    }
+
+    #[test]
+    fn a_second_row_of_text_data_stays_a_row() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "Name,Status\nAlice Wong,Active\nBob Lee,On leave\n",
+                "Name: Alice Wong · Status: Active\n\nName: Bob Lee · Status: On leave",
+            ),
+            (
+                "Metric,Value\nRevenue,pending\nCost,5\n",
+                "Metric: Revenue · Value: pending\n\nMetric: Cost · Value: 5",
+            ),
+            (
+                "Metric,Value\nRevenue,in progress\nCost,5\nMargin,7\n",
+                "Metric: Revenue · Value: in progress\n\nMetric: Cost · Value: 5\n\nMetric: Margin · Value: 7",
+            ),
+            (
+                "Item,Price\nWidget,free\nGadget 2,5\n",
+                "Item: Widget · Price: free\n\nItem: Gadget 2 · Price: 5",
+            ),
+            (
+                "Quarter,Cost\nFiscal quarter,USD millions\n",
+                "Quarter: Fiscal quarter · Cost: USD millions",
+            ),
+        ];
+        for (csv, text) in cases {
+            let doc = read_csv(csv, &Limits::default()).unwrap();
+            assert_eq!(doc.text, *text, "{csv}");
+        }
+    }
+
+    #[test]
+    fn cells_are_never_cut() {
+        let long = format!("{}end", "a long note, ".repeat(2_000));
+        let bytes = xlsx(
+            &[("Notes", vec![vec!["Topic", "Note"], vec!["Plan", &long]])],
+            "2026-04-09T18:30:00Z",
+        );
+        let doc = read_workbook(&bytes, Format::Xlsx, &Limits::default()).unwrap();
+        assert!(
+            doc.text.ends_with(&format!("Note: {}", long.trim())),
+            "xlsx"
+        );
+        let doc = read_csv(
+            &format!("Topic,Note\nPlan,\"{long}\"\n"),
+            &Limits::default(),
+        )
+        .unwrap();
+        assert!(doc.text.ends_with(&format!("Note: {}", long.trim())), "csv");
     }
 
     #[test]

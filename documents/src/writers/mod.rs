@@ -11,13 +11,15 @@
 //!
 //! Compiled for this crate's tests and behind the `writers` feature; no I/O.
 
+mod mail;
 mod office;
 mod pdf;
 
 use crate::Format;
 
+pub use mail::{base64, quoted_printable, write_eml, write_slack};
 pub use office::{write_docx, write_pptx, write_xlsx, zip};
-pub use pdf::write_pdf;
+pub use pdf::{write_pdf, write_pdf_typeset, Typeset};
 
 /// A source's header.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -82,15 +84,25 @@ pub fn target_format(source_name: &str) -> Result<Format, WriteError> {
 
 /// A source rendered as `format`'s bytes.
 pub fn write(text: &str, format: Format) -> Result<Vec<u8>, WriteError> {
+    if format == Format::Eml {
+        return write_eml(text);
+    }
     let (meta, body) = parse_source(text)?;
     match format {
+        // A memo typeset in a narrow column at 1.5 lines (`typeset: memo`).
+        Format::Pdf if text.lines().any(|l| l.trim() == "typeset: memo") => {
+            write_pdf_typeset(&meta, &sections(body, "--- page ---"), &Typeset::default())
+        }
         Format::Pdf => write_pdf(&meta, &sections(body, "--- page ---")),
         Format::Docx => write_docx(&meta, &blocks(body)),
         Format::Pptx => write_pptx(&meta, &sections(body, "--- slide ---")),
         Format::Xlsx => write_xlsx(&meta, &sheets(body)),
         Format::Html => Ok(write_html(&meta, &blocks(body)).into_bytes()),
         Format::Markdown => Ok(markdown(body).into_bytes()),
-        Format::Text | Format::Csv => Ok(body.trim_start().as_bytes().to_vec()),
+        Format::Text | Format::Csv | Format::Mbox | Format::Mattermost => {
+            Ok(body.trim_start().as_bytes().to_vec())
+        }
+        Format::Slack => write_slack(body),
         other => Err(WriteError::UnknownFormat(other.as_str().to_string())),
     }
 }

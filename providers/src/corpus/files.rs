@@ -134,8 +134,14 @@ pub(super) fn walk_corpus(
         }
         let extension = path.extension().and_then(|ext| ext.to_str());
         let Some(kind) = extension.and_then(Format::from_extension) else {
-            let what = extension.map_or("no extension".to_string(), |e| format!(".{e}"));
-            skipped.push((rel(), format!("unsupported file type ({what})")));
+            let reason = match extension.and_then(Format::unread_reason) {
+                Some(reason) => reason.to_string(),
+                None => {
+                    let what = extension.map_or("no extension".to_string(), |e| format!(".{e}"));
+                    format!("unsupported file type ({what})")
+                }
+            };
+            skipped.push((rel(), reason));
             continue;
         };
         match relpath_of(root, path) {
@@ -170,6 +176,13 @@ fn link_problem(root: &Path, link: &Path) -> Option<String> {
         return Some("a link to a folder; pass --follow-links to read inside it".into());
     }
     None
+}
+
+/// Whether index key `key` is file `relpath` or one of the documents it holds
+/// (`relpath#part`).
+pub(super) fn is_part_of(key: &str, relpath: &str) -> bool {
+    key.strip_prefix(relpath)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('#'))
 }
 
 /// The bytes of a document file, or why it cannot be used.

@@ -42,6 +42,11 @@ pub(super) struct ManifestEntry {
     /// Parts of the file its reader could not read.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(super) gaps: Vec<String>,
+    /// The documents of this file that could not be read — (locator, reason): an
+    /// attachment in a format deepr does not read, a message past the limits — kept
+    /// with the file's first document so a reused file lists them again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) unread_parts: Vec<(String, String)>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]

@@ -85,6 +85,8 @@ const TANTIVY_DIR: &str = "tantivy";
 /// What one [`CorpusIndex::open`] did. Paths are corpus-relative with `/` separators.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct IndexReport {
+    /// Files read: each gave at least one document.
+    pub files_read: usize,
     /// Documents (re-)extracted and (re-)indexed by this open, in walk order.
     pub extracted: Vec<String>,
     /// Documents unchanged since the last open: neither extracted nor re-indexed.

@@ -74,8 +74,10 @@ impl<'a> Update<'a> {
             .ok_or_else(|| index_error("cannot open the corpus index writer", "no writer"))
     }
 
-    /// One file of the corpus: reused when its bytes and archived text are unchanged,
-    /// else read, archived and indexed; a file that cannot be read is skipped with why.
+    /// One file of the corpus: reused when its bytes and archived texts are unchanged,
+    /// else read — every document it holds (an email's attachments, a mailbox's
+    /// messages, a chat export's channel-days: `file#part`) archived and indexed; a file
+    /// or part that cannot be read is skipped with why.
     pub(super) fn file(
         &mut self,
         candidate: Candidate,
@@ -90,62 +92,122 @@ impl<'a> Update<'a> {
             }
         };
         let raw_blake3 = blake3::hash(&bytes).to_hex().to_string();
-        let unchanged = self.old_docs.get(&candidate.relpath).is_some_and(|old| {
-            old.raw_blake3 == raw_blake3 && archive.contains(&old.content_sha256)
-        });
-        if unchanged {
-            if let Some(old) = self.old_docs.remove(&candidate.relpath) {
-                if !old.gaps.is_empty() {
-                    report
-                        .partial
-                        .push((candidate.relpath.clone(), old.gaps.join("; ")));
-                }
-                self.docs.insert(candidate.relpath.clone(), old);
-            }
-            report.reused.push(candidate.relpath);
+        if self.reuse(&candidate.relpath, &raw_blake3, archive, report) {
             return Ok(());
         }
-        let mut extracted = match crate::reading::read_bounded(bytes, candidate.kind) {
-            Ok(extracted) => extracted,
+        let parts = match crate::reading::read_parts_bounded(bytes, candidate.kind) {
+            Ok(parts) => parts,
             Err(err) => {
                 report.skipped.push((candidate.relpath, err.to_string()));
                 return Ok(());
             }
         };
+        let mut unread: Vec<(String, String)> = Vec::new();
+        let mut first_key: Option<String> = None;
+        for part in parts {
+            let key = part.locator(&candidate.relpath);
+            match part.read {
+                Ok(doc) => {
+                    self.document(&candidate, &key, doc, &raw_blake3, archive, report)?;
+                    first_key.get_or_insert(key);
+                }
+                Err(err) => unread.push((key, err.to_string())),
+            }
+        }
+        // What a file's parts could not read is listed now and remembered with its
+        // first document, so a reused file lists it again.
+        if let Some(entry) = first_key.and_then(|key| self.docs.get_mut(&key)) {
+            entry.unread_parts = unread.clone();
+            report.files_read += 1;
+        }
+        report.skipped.extend(unread);
+        Ok(())
+    }
+
+    /// The manifest's documents of a file reused when the file's bytes and every one of
+    /// its archived texts are unchanged; whether they were.
+    fn reuse(
+        &mut self,
+        relpath: &str,
+        raw_blake3: &str,
+        archive: &FileArchive,
+        report: &mut IndexReport,
+    ) -> bool {
+        let keys: Vec<String> = self
+            .old_docs
+            .keys()
+            .filter(|key| super::files::is_part_of(key, relpath))
+            .cloned()
+            .collect();
+        let unchanged = !keys.is_empty()
+            && keys.iter().all(|key| {
+                self.old_docs.get(key).is_some_and(|old| {
+                    old.raw_blake3 == raw_blake3 && archive.contains(&old.content_sha256)
+                })
+            });
+        if !unchanged {
+            return false;
+        }
+        report.files_read += 1;
+        for key in keys {
+            let Some(old) = self.old_docs.remove(&key) else {
+                continue;
+            };
+            if !old.gaps.is_empty() {
+                report.partial.push((key.clone(), old.gaps.join("; ")));
+            }
+            report.skipped.extend(old.unread_parts.iter().cloned());
+            self.docs.insert(key.clone(), old);
+            report.reused.push(key);
+        }
+        true
+    }
+
+    /// One read document of a file, archived and indexed under `key`.
+    fn document(
+        &mut self,
+        candidate: &Candidate,
+        key: &str,
+        mut extracted: deepr_documents::Document,
+        raw_blake3: &str,
+        archive: &FileArchive,
+        report: &mut IndexReport,
+    ) -> Result<(), CorpusError> {
         extracted.apply_path(&candidate.relpath);
         let content_sha256 = archive
             .put(&extracted.text)
             .map_err(|e| io_error("cannot archive the text of", &candidate.path, e))?;
         let fields = self.fields;
         let writer = self.writer()?;
-        writer.delete_term(Term::from_field_text(fields.doc_key, &candidate.relpath));
+        writer.delete_term(Term::from_field_text(fields.doc_key, key));
         let mut doc = TantivyDocument::default();
-        doc.add_text(fields.doc_key, &candidate.relpath);
+        doc.add_text(fields.doc_key, key);
         doc.add_text(fields.title, &extracted.title);
         doc.add_text(fields.body, &extracted.text);
         writer
             .add_document(doc)
             .map_err(|e| index_error("cannot add a document to the index", e))?;
         self.changed = true;
-        self.old_docs.remove(&candidate.relpath);
+        self.old_docs.remove(key);
         if !extracted.gaps.is_empty() {
             report
                 .partial
-                .push((candidate.relpath.clone(), extracted.gaps.join("; ")));
+                .push((key.to_string(), extracted.gaps.join("; ")));
         }
         self.docs.insert(
-            candidate.relpath.clone(),
+            key.to_string(),
             ManifestEntry {
-                raw_blake3,
+                raw_blake3: raw_blake3.to_string(),
                 content_sha256,
                 outline: crate::reading::outline_of(&extracted),
                 gaps: extracted.gaps.clone(),
                 title: extracted.title,
                 date: extracted.date,
                 kind: candidate.kind,
+                unread_parts: Vec::new(),
             },
         );
-        report.extracted.push(candidate.relpath);
+        report.extracted.push(key.to_string());
         Ok(())
     }
 
@@ -158,13 +220,19 @@ impl<'a> Update<'a> {
         report: &mut IndexReport,
     ) -> Result<BTreeMap<String, ManifestEntry>, CorpusError> {
         let skipped_now: BTreeSet<String> = report.skipped.iter().map(|(p, _)| p.clone()).collect();
+        let file_skipped = |key: &str| {
+            skipped_now.contains(key)
+                || skipped_now
+                    .iter()
+                    .any(|file| super::files::is_part_of(key, file))
+        };
         let gone: Vec<String> = self.old_docs.keys().cloned().collect();
         for relpath in gone {
             let doc_key = self.fields.doc_key;
             self.writer()?
                 .delete_term(Term::from_field_text(doc_key, &relpath));
             self.changed = true;
-            if !skipped_now.contains(&relpath) {
+            if !file_skipped(&relpath) {
                 report.removed.push(relpath);
             }
         }
