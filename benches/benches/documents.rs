@@ -1,6 +1,8 @@
 //! Document reading benchmarks: indexing throughput per format, cold (read, archive,
 //! index from nothing) and warm (reopen unchanged: hash and reuse), on the fictional
-//! share of `test_data/share` generated in each format (MB/s of files on disk).
+//! share of `test_data/share` generated in each format (MB/s of files on disk); and
+//! reading mail and chat (`.eml`, `.mbox`, Slack, Mattermost) from the mail share of
+//! `test_data/mailshare` without an index.
 // A benchmark harness: a failed setup aborts the benchmark with its reason.
 #![allow(
     clippy::expect_used,
@@ -105,5 +107,58 @@ fn indexing_by_format(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, indexing_by_format);
+/// The mail share's sources of one format (`test_data/mailshare`), rendered.
+fn mail_files(ext: &str) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut stack =
+        vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../test_data/mailshare/docs")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)
+            .expect("mail share sources")
+            .flatten()
+        {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.to_string_lossy().ends_with(&format!(".{ext}.txt")) {
+                let source = std::fs::read_to_string(&path).expect("source");
+                let format = Format::from_extension(ext).expect("a format");
+                out.push(write(&source, format).expect("renders"));
+            }
+        }
+    }
+    out
+}
+
+/// Reading mail and chat (no index): every document of each file, MB/s of files.
+fn reading_mail_and_chat(c: &mut Criterion) {
+    let mut group = c.benchmark_group("read_mail_chat");
+    group.sample_size(20);
+    for ext in ["eml", "mbox", "zip", "jsonl"] {
+        // Enough copies of the share's files of this format to time.
+        let files: Vec<Vec<u8>> = mail_files(ext).into_iter().cycle().take(200).collect();
+        let size: u64 = files.iter().map(|f| f.len() as u64).sum();
+        let format = Format::from_extension(ext).expect("a format");
+        group.throughput(Throughput::Bytes(size));
+        group.bench_function(format.as_str(), |b| {
+            b.iter(|| {
+                files
+                    .iter()
+                    .map(|bytes| {
+                        deepr_documents::read_parts(
+                            bytes,
+                            format,
+                            &deepr_documents::Limits::default(),
+                        )
+                        .expect("reads")
+                        .len()
+                    })
+                    .sum::<usize>()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, indexing_by_format, reading_mail_and_chat);
 criterion_main!(benches);

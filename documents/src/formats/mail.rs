@@ -216,6 +216,11 @@ impl Reading {
                     " (a .{} file attached to a message; save it beside the message to read it)",
                     format.as_str()
                 ))),
+                // A part with no name's extension and no known type, whose bytes are
+                // text (a body under a boundary that never opened): plain text.
+                None if !name.contains('.') && std::str::from_utf8(bytes).is_ok() => {
+                    super::read(bytes, Format::Text, &self.limits)
+                }
                 None => Err(ReadError::Unsupported(extension_note(&name))),
             }
         };
@@ -266,7 +271,10 @@ fn attachment_format(part: &mail_parser::MessagePart<'_>, name: &str) -> Option<
         .rsplit_once('.')
         .and_then(|(_, ext)| Format::from_extension(ext));
     by_name.or_else(|| {
-        let content_type = part.content_type()?;
+        // A part that states no type is plain text (RFC 2045).
+        let Some(content_type) = part.content_type() else {
+            return Some(Format::Text);
+        };
         let subtype = content_type.subtype().unwrap_or("").to_ascii_lowercase();
         match (
             content_type.ctype().to_ascii_lowercase().as_str(),

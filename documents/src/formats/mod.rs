@@ -50,7 +50,14 @@ pub(crate) fn read(bytes: &[u8], format: Format, limits: &Limits) -> Result<Docu
     let mut doc = match format {
         Format::Html => html::read(utf8_text(bytes)?, limits)?,
         Format::Markdown => markdown::read(utf8_text(bytes)?, limits)?,
-        Format::Text => text::read(utf8_text(bytes)?, limits)?,
+        Format::Text => {
+            let text = utf8_text(bytes)?;
+            if transcript::carries_mail_or_chat(text) {
+                transcript::read(text, limits)?
+            } else {
+                text::read(text, limits)?
+            }
+        }
         Format::Csv => sheet::read_csv(utf8_text(bytes)?, limits)?,
         Format::Pdf => pdf::read(bytes, limits)?,
         Format::Docx => ooxml::read_docx(bytes, limits)?,

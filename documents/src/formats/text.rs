@@ -9,10 +9,6 @@ use crate::{Builder, DocStatus, Document, Limits, ReadError};
 
 pub(super) fn read(text: &str, limits: &Limits) -> Result<Document, ReadError> {
     let mut builder = Builder::new(*limits);
-    if super::transcript::carries_mail_or_chat(text) {
-        super::transcript::blocks(&mut builder, text)?;
-        return builder.finish(None, DocStatus::Current);
-    }
     blocks_of_lines(&mut builder, text)?;
     builder.finish(None, DocStatus::Current)
 }

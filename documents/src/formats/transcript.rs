@@ -72,6 +72,13 @@ fn is_separator(line: &str) -> bool {
             .all(|c| matches!(c, '=' | '-' | '_' | '*' | '#'))
 }
 
+/// A text that carries mail or chat, as a document.
+pub(super) fn read(text: &str, limits: &crate::Limits) -> Result<crate::Document, ReadError> {
+    let mut builder = Builder::new(*limits);
+    blocks(&mut builder, text)?;
+    builder.finish(None, crate::DocStatus::Current)
+}
+
 /// The blocks of a text that carries mail or chat.
 pub(super) fn blocks(builder: &mut Builder, text: &str) -> Result<(), ReadError> {
     let lines: Vec<&str> = text.lines().collect();

@@ -1,7 +1,8 @@
 //! Mail and chat test files from text sources: an `.eml` from a header of
 //! `from`/`to`/`subject`/`date`/`encoding`/`alternative` lines and a body, each
 //! `--- attachment: NAME ---` section after the body an attachment written from its
-//! own source (any format, a forwarded `.eml` included); a Slack export (`.zip`) from
+//! own source (any format, a forwarded `.eml` included, whose own attachments are
+//! `--- attachment+: NAME ---`, one `+` a level); a Slack export (`.zip`) from
 //! `--- file: PATH ---` sections; an mbox or a Mattermost JSONL export as the body
 //! itself (both are text).
 
@@ -80,7 +81,9 @@ fn text_part(content_type: &str, text: &str, encoding: &str) -> String {
 /// `.eml` as `message/rfc822`, anything else base64.
 fn attachment(name: &str, source: &str) -> Result<String, WriteError> {
     let format = target_format(&format!("{name}.txt"))?;
-    let bytes = write(source, format)?;
+    // A forwarded message's own attachments are marked one `+` deeper.
+    let source = source.replace("\n--- attachment+", "\n--- attachment");
+    let bytes = write(&source, format)?;
     if format == Format::Eml {
         return Ok(format!(
             "Content-Type: message/rfc822\r\nContent-Disposition: attachment; filename=\"{name}\"\r\n\r\n{}\r\n",

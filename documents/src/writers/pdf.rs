@@ -2,6 +2,11 @@
 //! one line per `Tj`, paragraphs wrapped at [`WRAP`] characters, a blank line after
 //! each block, list items as `- ` lines, table rows as lines of their cells set apart by
 //! spaces (a PDF keeps no table structure), and an Info dictionary with the title and dates.
+//!
+//! [`write_pdf_typeset`] sets pages as a word processor does instead ([`Typeset`]: a
+//! column wrapped by glyph widths, a line spacing such as 1.5 lines, hyphenation at
+//! soft hyphens, bullets), for the readers' tests of what such files' text layers
+//! look like.
 
 use pdf_extract::content::{Content, Operation};
 use pdf_extract::{dictionary, Dictionary, Document as Pdf, Object, Stream, StringFormat};
