@@ -22,12 +22,19 @@ impl Heuristic for Decompose {
     /// own subquestions, and the brief's subject's name makes no heading a subquestion.
     /// 6: subjects from `deepr_tasks::brief::part_subjects` (clauses whole, colon lists);
     /// more parts than the plan allows share subquestions; no generic probes for a brief.
-    const VERSION: u32 = 6;
+    /// 7: a question's context and persona lines ("Context: the report is for …")
+    /// and its instructions are no clauses to plan: only the question is.
+    const VERSION: u32 = 7;
 
     fn answer(input: &Input) -> Answer {
-        let topic = input.topic.as_str();
+        let brief = deepr_tasks::brief::parse_brief(&input.topic);
+        // A question with instructions or a persona around it is planned from the
+        // question alone.
+        let topic = match brief.parts.as_slice() {
+            [question] if !brief.instructions.is_empty() => question.as_str(),
+            _ => input.topic.as_str(),
+        };
         let (min, max) = (input.min, input.max);
-        let brief = deepr_tasks::brief::parse_brief(topic);
         let target = plan_size(input, &brief);
         let mut questions: Vec<String> = Vec::new();
         let mut seen_terms: Vec<BTreeSet<String>> = Vec::new();

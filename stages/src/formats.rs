@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use deepr_evidence::report::{Claim, Paragraph, Report, Verdict};
+use deepr_evidence::report::{Citation, Claim, Paragraph, Report, Verdict};
 
 use crate::render::RunDetails;
 use crate::research::ResearchResult;
@@ -68,8 +68,36 @@ struct Notes {
 
 impl Notes {
     fn refs(&mut self, claim: &Claim, locators: &BTreeMap<&str, &str>) -> String {
+        self.cite_all(claim.citations.iter(), locators)
+    }
+
+    /// The marks of one sentence's claims: each quote once, in order.
+    fn sentence_refs<'c>(
+        &mut self,
+        claims: impl Iterator<Item = &'c Claim>,
+        locators: &BTreeMap<&str, &str>,
+    ) -> String {
+        let mut seen: Vec<&Citation> = Vec::new();
+        for citation in claims.flat_map(|c| c.citations.iter()) {
+            let same = |s: &&Citation| {
+                s.source == citation.source
+                    && s.sentence == citation.sentence
+                    && s.quote == citation.quote
+            };
+            if !seen.iter().any(same) {
+                seen.push(citation);
+            }
+        }
+        self.cite_all(seen.into_iter(), locators)
+    }
+
+    fn cite_all<'c>(
+        &mut self,
+        citations: impl Iterator<Item = &'c Citation>,
+        locators: &BTreeMap<&str, &str>,
+    ) -> String {
         let mut out = String::new();
-        for c in &claim.citations {
+        for c in citations {
             let key = (c.source.clone(), c.sentence, c.quote.clone());
             let locator = locators
                 .get(c.source.as_str())
@@ -154,12 +182,12 @@ pub fn render_html(report: &Report, result: &ResearchResult, details: &RunDetail
             .sentences
             .iter()
             .map(|s| {
-                let refs: String = s
-                    .claims
-                    .iter()
-                    .filter_map(|id| claims.get(id.as_str()))
-                    .map(|c| notes.refs(c, &locators))
-                    .collect();
+                let refs = notes.sentence_refs(
+                    s.claims
+                        .iter()
+                        .filter_map(|id| claims.get(id.as_str()).copied()),
+                    &locators,
+                );
                 format!("{}{refs}", esc(&s.text))
             })
             .collect();

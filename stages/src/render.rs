@@ -173,12 +173,23 @@ impl Footnotes {
         n
     }
 
-    fn refs(&mut self, claim: &Claim) -> String {
-        claim
-            .citations
-            .iter()
-            .map(|c| format!("[^{}]", self.cite(c)))
-            .collect()
+    /// The footnote numbers of a claim's citations.
+    fn numbers(&mut self, claim: &Claim) -> Vec<usize> {
+        claim.citations.iter().map(|c| self.cite(c)).collect()
+    }
+
+    /// The footnote marks of one sentence's claims: each footnote once, in order
+    /// (two claims citing one quote give `[^2]`, never `[^2][^3][^2]`).
+    fn refs<'c>(&mut self, claims: impl Iterator<Item = &'c Claim>) -> String {
+        let mut seen: Vec<usize> = Vec::new();
+        for claim in claims {
+            for n in self.numbers(claim) {
+                if !seen.contains(&n) {
+                    seen.push(n);
+                }
+            }
+        }
+        seen.iter().map(|n| format!("[^{n}]")).collect()
     }
 }
 
@@ -189,12 +200,11 @@ fn prose(paragraph: &Paragraph, claims: &BTreeMap<&str, &Claim>, notes: &mut Foo
         .sentences
         .iter()
         .map(|s| {
-            let refs: String = s
-                .claims
-                .iter()
-                .filter_map(|id| claims.get(id.as_str()))
-                .map(|c| notes.refs(c))
-                .collect();
+            let refs = notes.refs(
+                s.claims
+                    .iter()
+                    .filter_map(|id| claims.get(id.as_str()).copied()),
+            );
             format!("{}{refs}", md_text(&s.text))
         })
         .collect::<Vec<_>>()
@@ -281,7 +291,7 @@ fn conflicts_section(
                     "  - {} — {}{}",
                     sources.join(", "),
                     md_text(&claim.text),
-                    notes.refs(claim)
+                    notes.refs(std::iter::once(*claim))
                 );
             }
         }
@@ -415,7 +425,12 @@ fn unsettled(out: &mut String, report: &Report, result: &ResearchResult, notes: 
             "- Claims not supported by their own quotes (left out of the text, kept for transparency):"
         );
         for claim in rejected {
-            let _ = writeln!(out, "  - ~~{}~~{}", md_text(&claim.text), notes.refs(claim));
+            let _ = writeln!(
+                out,
+                "  - ~~{}~~{}",
+                md_text(&claim.text),
+                notes.refs(std::iter::once(claim))
+            );
         }
     }
     let dropped = &report.article.dropped;
@@ -543,5 +558,30 @@ mod tests {
             let bare = shown.replace("\\[", "").replace("\\]", "");
             assert!(!bare.contains('[') && !bare.contains(']'), "{shown}");
         }
+    }
+
+    /// Two claims of one sentence citing one quote: its footnote is marked once.
+    #[test]
+    fn a_sentence_marks_each_footnote_once() {
+        let citation = |sentence: u32, quote: &str| Citation {
+            source: "S1".into(),
+            sentence,
+            sentence_end: None,
+            quote: quote.into(),
+            quote_sha256: deepr_evidence::quote_sha256(quote),
+            place: None,
+        };
+        let claim = |id: &str, citations: Vec<Citation>| Claim {
+            id: id.into(),
+            subquestion: "q1".into(),
+            text: "A claim.".into(),
+            verdict: Verdict::Supported,
+            citations,
+        };
+        let first = claim("c1", vec![citation(0, "One."), citation(1, "Two.")]);
+        let second = claim("c2", vec![citation(1, "Two."), citation(2, "Three.")]);
+        let mut notes = Footnotes::default();
+        assert_eq!(notes.refs([&first, &second].into_iter()), "[^1][^2][^3]");
+        assert_eq!(notes.refs(std::iter::once(&second)), "[^2][^3]");
     }
 }

@@ -103,6 +103,28 @@ const INSTRUCTION_OPENERS: &[&str] = &[
     "show ",
 ];
 
+/// Words that open a line saying who the report is for or what its reader's situation
+/// is ("Context: the report is for …, CTO at …", "I am the CFO of …"): context for the
+/// planner and the writers, never a part or a section.
+const PERSONA_OPENERS: &[&str] = &[
+    "context:",
+    "background:",
+    "persona:",
+    "for context",
+    "the report is for ",
+    "this report is for ",
+    "the brief is for ",
+    "this brief is for ",
+    "the reader is ",
+    "the readers are ",
+    "it is for ",
+    "i am ",
+    "i'm ",
+    "a company in the ",
+    "an organisation in the ",
+    "an organization in the ",
+];
+
 /// Leads that introduce an enumeration of parts.
 const ENUMERATION_LEADS: &[&str] = &[
     "covering:",
@@ -136,6 +158,13 @@ impl Brief {
     /// long brief is shown in full under the title, not as it.
     pub fn title(&self, topic: &str) -> String {
         let topic = topic.split_whitespace().collect::<Vec<_>>().join(" ");
+        // A question with context or instructions around it is titled by the question.
+        if let [question] = self.parts.as_slice() {
+            let question = question.split_whitespace().collect::<Vec<_>>().join(" ");
+            if !self.instructions.is_empty() && question.chars().count() <= MAX_TITLE_CHARS {
+                return question;
+            }
+        }
         let is_brief = self.parts.len() >= 2 || !self.instructions.is_empty();
         if !is_brief || topic.chars().count() <= MAX_TITLE_CHARS {
             return topic;
@@ -206,6 +235,9 @@ pub fn subject_text(topic: &str) -> String {
 pub fn parse_brief(text: &str) -> Brief {
     let mut brief = Brief::default();
     let mut context: Vec<String> = Vec::new();
+    // What the context says that a role or persona line did not add: a one-part
+    // brief's part.
+    let mut asked: Vec<String> = Vec::new();
     let bullets: Vec<&str> = text
         .lines()
         .filter_map(|l| {
@@ -253,7 +285,11 @@ pub fn parse_brief(text: &str) -> Brief {
             push_context(lead, &mut context, &mut brief.instructions);
             continue;
         }
-        push_context(&sentence, &mut context, &mut brief.instructions);
+        let before = context.len();
+        let instruction = push_context(&sentence, &mut context, &mut brief.instructions);
+        if !instruction {
+            asked.extend(context.get(before..).unwrap_or(&[]).iter().cloned());
+        }
     }
     brief.context = context.join(" ");
     brief.entities = entities(&brief.context);
@@ -264,7 +300,9 @@ pub fn parse_brief(text: &str) -> Brief {
         }
     }
     if brief.parts.is_empty() {
-        let whole = if brief.context.is_empty() {
+        let whole = if !asked.is_empty() {
+            asked.join(" ")
+        } else if brief.context.is_empty() {
             text.trim().to_string()
         } else {
             brief.context.clone()
@@ -274,32 +312,45 @@ pub fn parse_brief(text: &str) -> Brief {
     brief
 }
 
-/// An instruction sentence goes to the instructions, anything else with words to the
-/// context.
-fn push_context(sentence: &str, context: &mut Vec<String>, instructions: &mut Vec<String>) {
+/// An instruction or persona sentence goes to the instructions, anything else with
+/// words to the context; whether it was an instruction.
+fn push_context(sentence: &str, context: &mut Vec<String>, instructions: &mut Vec<String>) -> bool {
     let trimmed = sentence.trim();
     if trimmed.is_empty() {
-        return;
+        return true;
     }
-    if is_instruction(trimmed) {
+    if is_instruction(trimmed) || is_persona(trimmed) {
         instructions.push(trimmed.to_string());
-        // A role line ("You are preparing a brief on X, a …") also names the subject.
+        // A role line ("You are preparing a brief on X, a …", "I am the CFO of X")
+        // also names the subject.
         let lowered = trimmed.to_ascii_lowercase();
         if let Some(at) = [" on ", " about ", " of "]
             .iter()
             .filter_map(|w| lowered.find(w).map(|i| i + w.len()))
             .min()
         {
-            if lowered.starts_with("you are") || lowered.starts_with("you're") {
+            if ["you are", "you're", "i am", "i'm"]
+                .iter()
+                .any(|r| lowered.starts_with(r))
+            {
                 // ASCII lower-casing keeps byte offsets.
                 if let Some(subject) = trimmed.get(at..) {
                     context.push(subject.to_string());
                 }
             }
         }
+        true
     } else {
         context.push(trimmed.to_string());
+        false
     }
+}
+
+/// Whether a sentence says who the report is for or what its reader's situation is
+/// ([`PERSONA_OPENERS`]).
+fn is_persona(sentence: &str) -> bool {
+    let lowered = sentence.to_lowercase();
+    PERSONA_OPENERS.iter().any(|o| lowered.starts_with(o))
 }
 
 fn is_instruction(sentence: &str) -> bool {

@@ -150,3 +150,24 @@ fn an_enumerations_lead_keeps_its_names_and_an_including_list_is_no_pair() {
     // Two clauses each say something; "what and how" says nothing.
     assert_eq!(split_pair("what and how"), None);
 }
+
+#[test]
+fn a_questions_context_line_is_context_never_a_part_or_its_title() {
+    let topic = "How has Brightwater Analytics' API compatibility changed since the 3.0 release? Context: the report is for Mara Lindqvist, CTO at Brightwater Analytics (Gothenburg, Sweden).";
+    let brief = parse_brief(topic);
+    assert_eq!(
+        brief.title(topic),
+        "How has Brightwater Analytics' API compatibility changed since the 3.0 release?"
+    );
+    assert!(brief.parts.iter().all(|p| !p.contains("Gothenburg")));
+    let persona =
+        "I am the finance director of Lumen Dairy Co-operative. What drove the milk price in 2025?";
+    let brief = parse_brief(persona);
+    assert_eq!(brief.parts, ["What drove the milk price in 2025?"]);
+    assert!(
+        brief.entities.iter().any(|e| e.contains("Lumen Dairy")),
+        "the persona's organisation stays the subject: {:?}",
+        brief.entities
+    );
+    assert_eq!(brief.title(persona), "What drove the milk price in 2025?");
+}
