@@ -256,6 +256,18 @@ fn mail_chat_and_attachments_are_read_and_quoted_whole() {
         "{brief}"
     );
 
+    // The brief names a competitor no document mentions: the reader is told.
+    let gaps: Vec<&str> = report["gaps"]
+        .as_array()
+        .map(|g| g.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    assert!(
+        gaps.iter()
+            .any(|g| g.starts_with("No document read mentions Keldermans Logistics")),
+        "{gaps:?}"
+    );
+    assert!(markdown.contains("- No document read mentions Keldermans Logistics"));
+
     // `deepr verify` checks the quotes from mail, chat and attachments.
     let verified = deepr(
         home.path(),

@@ -151,6 +151,7 @@ mod tests {
             usage: Usage::default(),
             article: Default::default(),
             corpus_files: None,
+            gaps: Vec::new(),
         };
         let q = quality(&report, &stats);
         assert_eq!(q.quoted, 4, "e repeats d within its section");

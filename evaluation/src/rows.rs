@@ -311,6 +311,7 @@ mod tests {
             usage: Usage::default(),
             article: Default::default(),
             corpus_files: None,
+            gaps: Vec::new(),
         }
     }
 

@@ -41,6 +41,11 @@ pub struct Report {
     /// written before it was added).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub corpus_files: Option<CorpusFiles>,
+    /// What the reader must be told the sources lack: names the brief gives that no
+    /// document read mentions, sections resting on one source or on stale documents
+    /// only. One sentence each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gaps: Vec<String>,
 }
 
 /// The report as prose. Every sentence cites `claims[].id`s; its quotes are those

@@ -216,9 +216,9 @@ pub fn render_html(report: &Report, result: &ResearchResult, details: &RunDetail
     }
 
     html_conflicts(&mut out, report, &claims, &locators, &mut notes);
-    html_unsettled(&mut out, report, result, &locators, &mut notes);
+    html_unsettled(&mut out, report, &locators, &mut notes);
     html_references(&mut out, report, &notes);
-    html_run_details(&mut out, report, details);
+    html_run_details(&mut out, report, details, &result.deepen_reasons);
     out.push_str("</main>\n</body>\n</html>\n");
     out
 }
@@ -263,13 +263,12 @@ fn html_conflicts(
 fn html_unsettled(
     out: &mut String,
     report: &Report,
-    result: &ResearchResult,
     locators: &BTreeMap<&str, &str>,
     notes: &mut Notes,
 ) {
     let article = &report.article;
     out.push_str("<section id=\"unsettled\"><h2>What the sources do not settle</h2>\n<ul>\n");
-    for subq in &report.subquestions {
+    for subq in report.subquestions.iter().filter(|s| s.round == 0) {
         let answered = report
             .claims
             .iter()
@@ -282,8 +281,8 @@ fn html_unsettled(
             );
         }
     }
-    for reason in &result.deepen_reasons {
-        let _ = writeln!(out, "<li>Deepening: {}</li>", esc(reason));
+    for gap in &report.gaps {
+        let _ = writeln!(out, "<li>{}</li>", esc(gap));
     }
     for claim in report
         .claims
@@ -341,11 +340,14 @@ fn html_references(out: &mut String, report: &Report, notes: &Notes) {
     out.push_str("</ol>\n</section>\n");
 }
 
-/// Run details: the run id, free-form lines and usage.
-fn html_run_details(out: &mut String, report: &Report, details: &RunDetails) {
+/// Run details: the run id, free-form lines, what deepening followed up and usage.
+fn html_run_details(out: &mut String, report: &Report, details: &RunDetails, deepening: &[String]) {
     let _ = writeln!(out, "<section id=\"run-details\" class=\"details\"><h2>Run details</h2>\n<ul>\n<li>Run id: <code>{}</code></li>", esc(&details.run_id));
     for (k, v) in &details.lines {
         let _ = writeln!(out, "<li>{}: {}</li>", esc(k), esc(&v.replace('`', "")));
+    }
+    for reason in deepening {
+        let _ = writeln!(out, "<li>Deepening: {}</li>", esc(reason));
     }
     let u = &report.usage;
     let _ = writeln!(
@@ -472,6 +474,7 @@ mod tests {
             usage: Usage::default(),
             article: Default::default(),
             corpus_files: None,
+            gaps: Vec::new(),
         }
     }
 

@@ -21,6 +21,7 @@ pub mod estimate;
 pub mod extract;
 pub mod fetch;
 pub mod formats;
+pub mod gaps;
 pub mod judge;
 pub mod model_call;
 pub mod node;

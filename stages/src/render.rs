@@ -119,7 +119,7 @@ pub fn build_report(
             .parse::<u64>()
             .unwrap_or(u64::MAX)
     });
-    Report {
+    let mut report = Report {
         schema: REPORT_SCHEMA.into(),
         run_id: run_id.into(),
         topic: config.topic.clone(),
@@ -143,7 +143,10 @@ pub fn build_report(
         usage,
         article: crate::article::build_article(result),
         corpus_files: config.corpus_files.clone(),
-    }
+        gaps: Vec::new(),
+    };
+    report.gaps = crate::gaps::reader_gaps(&report, result, archive);
+    report
 }
 
 /// Footnote numbering: one per distinct (source, sentence), by first appearance.
@@ -249,7 +252,7 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
     }
 
     conflicts_section(&mut out, report, &claims, &mut notes);
-    unsettled(&mut out, report, result, &mut notes);
+    unsettled(&mut out, report, &mut notes);
 
     crate::references::references_section(&mut out, report, result);
     quote_footnotes(&mut out, report, &notes);
@@ -353,6 +356,21 @@ fn run_details(
         u.calls, u.prompt_tokens, u.completion_tokens, u.cached_tokens, u.cost_usd
     );
     let _ = writeln!(out, "- Judge calls per round: {:?}", result.judge_calls);
+    for reason in &result.deepen_reasons {
+        let _ = writeln!(
+            out,
+            "- Deepening: {}.",
+            md_text(reason.trim_end_matches('.'))
+        );
+    }
+    let empty = empty_follow_ups(report);
+    if !empty.is_empty() {
+        let _ = writeln!(
+            out,
+            "- Follow-ups that found nothing beyond what the sections quote: {}",
+            md_text(&empty.join(" · "))
+        );
+    }
     let _ = writeln!(
         out,
         "- Nodes run now: {}, restored from checkpoints: {}",
@@ -374,9 +392,13 @@ fn run_details(
 /// "What the sources do not settle": subquestions without evidence, what deepening
 /// found or left open, claims the judge did not accept, and sentences a writer wrote
 /// that the grounding check dropped.
-fn unsettled(out: &mut String, report: &Report, result: &ResearchResult, notes: &mut Footnotes) {
+fn unsettled(out: &mut String, report: &Report, notes: &mut Footnotes) {
     let _ = writeln!(out, "## What the sources do not settle\n");
     let mut any = false;
+    for gap in &report.gaps {
+        any = true;
+        let _ = writeln!(out, "- {}", md_text(gap));
+    }
     let failed: Vec<String> = report
         .coverage
         .iter()
@@ -386,32 +408,22 @@ fn unsettled(out: &mut String, report: &Report, result: &ResearchResult, notes: 
         })
         .map(|c| format!("{} ({})", c.provider, c.status.as_str()))
         .collect();
-    for subq in &report.subquestions {
-        let answered = report
-            .claims
-            .iter()
-            .any(|c| c.subquestion == subq.id && c.verdict != Verdict::Unsupported);
-        if !answered {
-            any = true;
-            let why = if failed.is_empty() {
-                "no evidence was found in the searched sources beyond what other sections quote"
-                    .to_string()
-            } else {
-                format!(
-                    "no evidence was found beyond what other sections quote; some searches failed: {}",
-                    failed.join(", ")
-                )
-            };
-            let _ = writeln!(out, "- *{}* — {why}.", md_text(&subq.text));
+    // A follow-up that found nothing new is deepening's business: Run details say so.
+    for subq in report.subquestions.iter().filter(|s| s.round == 0) {
+        if is_answered(report, &subq.id) {
+            continue;
         }
-    }
-    for reason in &result.deepen_reasons {
         any = true;
-        let _ = writeln!(
-            out,
-            "- Deepening: {}.",
-            md_text(reason.trim_end_matches('.'))
-        );
+        let why = if failed.is_empty() {
+            "no evidence was found in the searched sources beyond what other sections quote"
+                .to_string()
+        } else {
+            format!(
+                "no evidence was found beyond what other sections quote; some searches failed: {}",
+                failed.join(", ")
+            )
+        };
+        let _ = writeln!(out, "- *{}* — {why}.", md_text(&subq.text));
     }
     let rejected: Vec<&Claim> = report
         .claims
@@ -455,6 +467,24 @@ fn unsettled(out: &mut String, report: &Report, result: &ResearchResult, notes: 
         let _ = writeln!(out, "Every subquestion found supported evidence.");
     }
     let _ = writeln!(out);
+}
+
+/// Whether a subquestion has a claim the judge did not reject.
+fn is_answered(report: &Report, subquestion: &str) -> bool {
+    report
+        .claims
+        .iter()
+        .any(|c| c.subquestion == subquestion && c.verdict != Verdict::Unsupported)
+}
+
+/// The follow-ups (deepening's subquestions) that found nothing new, for Run details.
+fn empty_follow_ups(report: &Report) -> Vec<&str> {
+    report
+        .subquestions
+        .iter()
+        .filter(|s| s.round > 0 && !is_answered(report, &s.id))
+        .map(|s| s.text.as_str())
+        .collect()
 }
 
 /// The part of a markdown report above `## Run details` (what must be identical
@@ -512,6 +542,7 @@ mod tests {
             usage: Usage::default(),
             article: Default::default(),
             corpus_files: None,
+            gaps: Vec::new(),
         };
         let result = ResearchResult {
             subquestions: vec![Subq {

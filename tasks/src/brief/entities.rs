@@ -14,6 +14,8 @@ pub(super) fn entities(context: &str) -> Vec<String> {
         let name = name
             .strip_suffix("'s")
             .or_else(|| name.strip_suffix("’s"))
+            .or_else(|| name.strip_suffix('\''))
+            .or_else(|| name.strip_suffix('’'))
             .unwrap_or(name)
             .to_string();
         let long_enough = run.len() >= 2 || (run.len() == 1 && name.chars().count() > 3);
@@ -28,7 +30,9 @@ pub(super) fn entities(context: &str) -> Vec<String> {
         let sentence_start = i == 0 || words[i - 1].ends_with(['.', '?', '!']);
         if capital && !(sentence_start && run.is_empty() && !next_is_capital(&words, i)) {
             run.push(word);
-            if word.ends_with([',', '.', ';', ':']) {
+            // A possessive ends its name: "Keldermans Logistics' Waalhaven terminal".
+            let possessive = ["'s", "’s", "'", "’"].iter().any(|p| word.ends_with(p));
+            if word.ends_with([',', '.', ';', ':']) || possessive {
                 flush(&mut run, &mut out);
             }
         } else {

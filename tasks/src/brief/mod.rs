@@ -275,6 +275,10 @@ pub fn parse_brief(text: &str) -> Brief {
             let lowered = lead.trim().to_lowercase();
             if !lowered.ends_with(':') && !ENUMERATION_LEADS.iter().any(|l| lowered.ends_with(l)) {
                 push_context(&lead, &mut context, &mut brief.instructions);
+            } else if let Some(named) = subject_of_lead(&lead) {
+                // "Write a brief on Tidewater Cartage's new depot, covering:" names the
+                // subject; its enumeration words go.
+                push_context(&named, &mut context, &mut brief.instructions);
             }
             continue;
         }
@@ -344,6 +348,26 @@ fn push_context(sentence: &str, context: &mut Vec<String>, instructions: &mut Ve
         context.push(trimmed.to_string());
         false
     }
+}
+
+/// What an enumeration's lead names ("Write a brief on Tidewater Cartage's new depot
+/// from the team's mail, covering:" → its words before "covering"), when it names
+/// something (a capitalised name past its first word).
+fn subject_of_lead(lead: &str) -> Option<String> {
+    let lowered = lead.trim().to_lowercase();
+    let cut = ENUMERATION_LEADS
+        .iter()
+        .filter_map(|l| lowered.rfind(l.trim_end_matches(':')))
+        .min()?;
+    // ASCII and Unicode lower-casing may differ in length: cut the original at a
+    // character boundary only.
+    let named = lead
+        .trim()
+        .get(..cut)?
+        .trim()
+        .trim_end_matches([',', ';', ':'])
+        .trim();
+    (!entities(named).is_empty()).then(|| named.to_string())
 }
 
 /// Whether a sentence says who the report is for or what its reader's situation is
