@@ -138,6 +138,9 @@ pub struct Document {
     /// Byte ranges of blocks that are one unit however many sentences they hold (a
     /// chat message): quoted whole, never cut at a sentence boundary.
     pub units: Vec<(usize, usize)>,
+    /// Byte offsets of headings that say who wrote and when (an email's `From … to …,
+    /// date` line, a chat message's speaker and time), not what a part is about.
+    pub bylines: Vec<usize>,
 }
 
 impl Document {
@@ -231,6 +234,7 @@ pub struct Builder {
     starts_with_row: Option<bool>,
     quoted: Vec<(usize, usize)>,
     units: Vec<(usize, usize)>,
+    bylines: Vec<usize>,
 }
 
 impl Builder {
@@ -247,7 +251,20 @@ impl Builder {
             starts_with_row: None,
             quoted: Vec::new(),
             units: Vec::new(),
+            bylines: Vec::new(),
         }
+    }
+
+    /// A heading that says who wrote what follows and when ([`Document::bylines`]).
+    pub fn byline(&mut self, level: u8, text: &str) -> Result<(), ReadError> {
+        let before = self.marks.len();
+        self.heading(level, text)?;
+        if self.marks.len() > before {
+            if let Some(mark) = self.marks.last() {
+                self.bylines.push(mark.at);
+            }
+        }
+        Ok(())
     }
 
     /// A paragraph that repeats what someone wrote before (a quoted reply, a
@@ -437,6 +454,7 @@ impl Builder {
             date_basis: None,
             quoted: self.quoted,
             units: self.units,
+            bylines: self.bylines,
         })
     }
 }

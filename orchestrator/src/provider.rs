@@ -174,6 +174,10 @@ pub struct Outline {
     /// they hold (a chat message): quoted whole.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub units: Vec<(u32, u32)>,
+    /// Offsets of headings that say who wrote and when (an email's sender line, a chat
+    /// message's speaker): in heading paths, never a topic of the document.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bylines: Vec<u32>,
 }
 
 impl Outline {
@@ -185,6 +189,7 @@ impl Outline {
             && self.date_basis.is_none()
             && self.quoted.is_empty()
             && self.units.is_empty()
+            && self.bylines.is_empty()
     }
 
     /// Whether byte `offset` lies in a quoted range (an earlier message, a signature).

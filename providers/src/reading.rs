@@ -62,6 +62,7 @@ pub fn outline_of(doc: &Document) -> Outline {
         date_basis: doc.date_basis.clone(),
         quoted: doc.quoted.iter().map(range).collect(),
         units: doc.units.iter().map(range).collect(),
+        bylines: doc.bylines.iter().map(|&at| offset(at)).collect(),
     }
 }
 

@@ -93,14 +93,13 @@ pub async fn scout(
     )
 }
 
-/// Heading-like lines of an archived text: short, no final punctuation, mostly
-/// capitalised words, at least two content words.
-/// The headings a document's reader found (its outline), as one line each.
+/// The headings a document's reader found (its outline), as one line each; bylines
+/// (who wrote, when) are no topics.
 fn outline_headings(outline: &deepr_orchestrator::Outline, text: &str) -> Vec<String> {
     outline
         .headings
         .iter()
-        .filter(|(_, level)| *level > 0)
+        .filter(|(at, level)| *level > 0 && !outline.bylines.contains(at))
         .filter_map(|(at, _)| text.get(*at as usize..))
         .map(|rest| rest.split("\n\n").next().unwrap_or(""))
         .map(|h| h.split_whitespace().collect::<Vec<_>>().join(" "))
@@ -108,6 +107,8 @@ fn outline_headings(outline: &deepr_orchestrator::Outline, text: &str) -> Vec<St
         .collect()
 }
 
+/// Heading-like lines of an archived text: short, no final punctuation, mostly
+/// capitalised words, at least two content words.
 pub fn heading_lines(text: &ArchivedText) -> Vec<String> {
     let mut out = Vec::new();
     for index in 0..text.sentences.len() {
@@ -300,6 +301,15 @@ mod tests {
             outline_headings(&outline, &text.text),
             ["Bond Sale Memo", "Financial Position"]
         );
+        // A byline (who wrote, when) is a heading of the text but no topic of it.
+        let mail =
+            ArchivedText::new("Yard lease\n\nDana Ruiz to Ops, 2026-03-04 09:12\n\nWe signed.");
+        let outline = deepr_orchestrator::Outline {
+            headings: vec![(0, 1), (12, 2)],
+            bylines: vec![12],
+            ..Default::default()
+        };
+        assert_eq!(outline_headings(&outline, &mail.text), ["Yard lease"]);
         // The guess, for a text without an outline, takes the table row for a heading.
         assert!(heading_lines(&text)
             .iter()

@@ -319,7 +319,7 @@ fn channel_day(
             continue;
         }
         let time = clock_time(message.seconds);
-        builder.heading(2, &format!("{}, {time}", message.speaker))?;
+        builder.byline(2, &format!("{}, {time}", message.speaker))?;
         builder.unit(&message.text)?;
     }
     if empty > 0 {

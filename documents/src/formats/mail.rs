@@ -313,7 +313,7 @@ fn message_document(message: &Message<'_>, limits: &Limits) -> Result<Document, 
         .and_then(|d| metadata_date(&format!("{:04}-{:02}-{:02}", d.year, d.month, d.day)));
     let byline = byline(message, author.as_deref(), date.as_deref());
     if !byline.is_empty() {
-        builder.heading(2, &byline)?;
+        builder.byline(2, &byline)?;
     }
     let mut any_body = false;
     for n in 0..message.text_body_count().max(1) {
@@ -413,9 +413,22 @@ fn body_blocks(builder: &mut Builder, body: &str) -> Result<(), ReadError> {
     flush_quoted(builder, &mut quoted, &mut paragraph)
 }
 
+/// A body's own words: paragraphs (lines joined up to a blank line) and list items.
+/// A short line alone ("Dana", "Thanks") is a paragraph, never a heading: a message
+/// has no headings of its own.
 fn flush_own(builder: &mut Builder, own: &mut String) -> Result<(), ReadError> {
-    if !own.trim().is_empty() {
-        super::text::blocks_of_lines(builder, own)?;
+    let mut paragraph: Vec<&str> = Vec::new();
+    for line in own.lines().chain(std::iter::once("")) {
+        if let Some((marker, item)) = super::text::list_marker(line) {
+            builder.paragraph(&paragraph.join(" "))?;
+            paragraph.clear();
+            builder.list_item(marker, item)?;
+        } else if line.trim().is_empty() {
+            builder.paragraph(&paragraph.join(" "))?;
+            paragraph.clear();
+        } else {
+            paragraph.push(line);
+        }
     }
     own.clear();
     Ok(())
@@ -469,6 +482,10 @@ mod tests {
             .marks
             .iter()
             .any(|m| m.at == byline && m.heading == Some(2)));
+        assert_eq!(doc.bylines, [byline]);
+        // The sign-off alone on its line ("Dana") is no heading.
+        let headings = doc.marks.iter().filter(|m| m.heading.is_some()).count();
+        assert_eq!(headings, 2, "{}", doc.text);
     }
 
     /// A message with a PDF attachment in base64 and a forwarded message holding a

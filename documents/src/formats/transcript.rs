@@ -92,7 +92,7 @@ pub(super) fn blocks(builder: &mut Builder, text: &str) -> Result<(), ReadError>
         }
         if let Some((time, speaker, message)) = chat_line(line) {
             flush(builder, &mut plain)?;
-            builder.heading(2, &format!("{speaker}, {time}"))?;
+            builder.byline(2, &format!("{speaker}, {time}"))?;
             builder.unit(message)?;
             i += 1;
             continue;
