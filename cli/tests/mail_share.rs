@@ -3,7 +3,8 @@
 //! with a PDF, a forwarded message and a CSV attached, an mbox thread with quoted
 //! replies and signatures, a Slack and a Mattermost export, a plain-text mail dump, a
 //! narrow-column PDF memo at 1.5 lines and a DOCX whose metadata date (2013, a
-//! template's) its text contradicts — plus hostile files planted here (a MIME nest, a
+//! template's) its text contradicts, a cost tracker whose Q2 row an email contradicts —
+//! plus hostile files planted here (a MIME nest, a
 //! huge base64 part, a broken boundary, an Outlook `.msg`). Every file is read or
 //! listed with its reason, every fact is quoted, no quote holds a header or encoded
 //! text, attachments are sources of their own, mail sources show sender and date,
@@ -132,7 +133,7 @@ fn mail_chat_and_attachments_are_read_and_quoted_whole() {
     let home = tempfile::tempdir().unwrap();
     let share = home.path().join("mailshare");
     let generated = generate(&share);
-    assert_eq!(generated, 8);
+    assert_eq!(generated, 10);
     let hostile = plant_hostile(&share);
 
     // `doctor --corpus` lists the documents a file holds and every one not read.
@@ -190,9 +191,9 @@ fn mail_chat_and_attachments_are_read_and_quoted_whole() {
     }
     let listed = hostile.iter().filter(|(_, r)| r.is_some()).count();
     assert_eq!(skipped.len(), listed, "{skipped:?}");
-    // The share's 8 files and the 3 hostile messages that still have a text.
-    assert_eq!(files["read"].as_u64(), Some(11), "{files}");
-    assert!(files["documents"].as_u64().unwrap() >= 17, "{files}");
+    // The share's 10 files and the 3 hostile messages that still have a text.
+    assert_eq!(files["read"].as_u64(), Some(13), "{files}");
+    assert!(files["documents"].as_u64().unwrap() >= 19, "{files}");
 
     // Every fact quoted.
     let bench: Value =
@@ -254,6 +255,16 @@ fn mail_chat_and_attachments_are_read_and_quoted_whole() {
             .unwrap_or("")
             .contains("2013-12-23"),
         "{brief}"
+    );
+
+    // A tracker row and an email give one quarter's fit-out spend differently.
+    let conflicts = report["conflicts"].as_array().unwrap();
+    assert!(
+        conflicts.iter().any(|c| {
+            let summary = c["summary"].as_str().unwrap_or("");
+            summary.contains("$181000") && summary.contains("$240,000")
+        }),
+        "{conflicts:#?}"
     );
 
     // The brief names a competitor no document mentions: the reader is told.

@@ -32,9 +32,33 @@ fn plain_words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// One measure for one period stated with different values by two claims (a sheet
+/// row's `Breach cost: $1.2M` and an email's "≈$2M" for the same quarter): the
+/// measure's words, the period, and each value as written.
+fn measured_disagreement(a: &str, b: &str) -> Option<(String, String, String, String)> {
+    let (amounts_a, amounts_b) = (crate::measures::amounts(a), crate::measures::amounts(b));
+    for x in &amounts_a {
+        for y in &amounts_b {
+            if crate::measures::disagree(x, y) {
+                let measure = x.measure.iter().cloned().collect::<Vec<_>>().join(" ");
+                let period = x
+                    .period
+                    .clone()
+                    .unwrap_or_default()
+                    .to_uppercase()
+                    .replace('-', " ");
+                return Some((measure, period, x.written.clone(), y.written.clone()));
+            }
+        }
+    }
+    None
+}
+
 impl Heuristic for ConflictDetect {
     /// 2: numbers compare canonically ("1,000" = "1000").
-    const VERSION: u32 = 2;
+    /// 3: one measure for one period with different amounts (a sheet row and an
+    /// email), found by measure and period rather than word overlap.
+    const VERSION: u32 = 3;
 
     fn answer(input: &Input) -> Answer {
         let claims = &input.claims;
@@ -66,6 +90,26 @@ impl Heuristic for ConflictDetect {
                 } else {
                     (b.text.as_str(), a.text.as_str())
                 };
+                let measured = if numeric || negation {
+                    None
+                } else {
+                    measured_disagreement(&a.text, &b.text)
+                };
+                if let Some((measure, period, va, vb)) = measured {
+                    if seen_pairs.insert(pair) {
+                        found.push((
+                            similarity,
+                            AnswerConflict {
+                                claim_ids: vec![a.id.clone(), b.id.clone()],
+                                summary: format!(
+                                    "Sources give different values for {measure} in {period}: {} says {va}; {} says {vb}.",
+                                    a.title, b.title
+                                ),
+                            },
+                        ));
+                    }
+                    continue;
+                }
                 if (numeric || negation) && seen_pairs.insert(pair) {
                     let subject = shared
                         .iter()
@@ -182,5 +226,28 @@ mod tests {
             .collect();
         assert!(pairs.contains(&vec!["a".to_string(), "b".to_string()]));
         assert!(!pairs.contains(&vec!["b".to_string(), "c".to_string()]));
+    }
+
+    #[test]
+    fn a_sheet_row_and_an_email_disagree_on_one_quarters_amount() {
+        let input =
+            Input {
+                claims: vec![
+                claim("q1-c1", "sheet", "Quarter: Q3 2026 · Breach cost: $1.2M · Incidents: 3"),
+                claim(
+                    "q2-c1",
+                    "mail",
+                    "All in, the Q3 2026 breach cost us roughly ≈$2M once legal fees are counted.",
+                ),
+            ],
+            };
+        let answer = ConflictDetect::answer(&input);
+        assert_eq!(answer.conflicts.len(), 1, "{:?}", answer.conflicts);
+        assert!(
+            answer.conflicts[0].summary.contains("$1.2M")
+                && answer.conflicts[0].summary.contains("$2M"),
+            "{}",
+            answer.conflicts[0].summary
+        );
     }
 }

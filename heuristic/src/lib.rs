@@ -28,6 +28,7 @@ mod extract;
 mod extract_free;
 mod judge;
 mod judge_vote;
+mod measures;
 mod subquery;
 mod synthesize;
 pub mod text;

@@ -284,11 +284,18 @@ fn conflicts_section(
         let newest = crate::references::newest_date(report, conflict, claims);
         for id in &conflict.claims {
             if let Some(claim) = claims.get(id.as_str()) {
-                let sources: Vec<String> = claim
-                    .citations
-                    .iter()
-                    .map(|c| crate::references::dated_source(report, &c.source, newest.as_deref()))
-                    .collect();
+                // A claim citing two rows of one source names the source once.
+                let mut sources: Vec<String> = Vec::new();
+                for citation in &claim.citations {
+                    let dated = crate::references::dated_source(
+                        report,
+                        &citation.source,
+                        newest.as_deref(),
+                    );
+                    if !sources.contains(&dated) {
+                        sources.push(dated);
+                    }
+                }
                 let _ = writeln!(
                     out,
                     "  - {} — {}{}",
