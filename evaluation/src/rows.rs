@@ -306,6 +306,7 @@ mod tests {
                 doc_status: None,
                 author: None,
                 date_basis: None,
+                off_topic: None,
             }],
             coverage: vec![],
             usage: Usage::default(),

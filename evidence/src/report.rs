@@ -212,6 +212,10 @@ pub struct Source {
     /// metadata disagree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date_basis: Option<String>,
+    /// Why the document was judged off-topic for the brief, when it was: read, never
+    /// quoted or followed up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub off_topic: Option<String>,
 }
 
 /// What a run read of its corpus folder: how many files, and every file it did not

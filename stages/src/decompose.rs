@@ -15,7 +15,9 @@ use crate::types::{DecomposeOut, ScoutOut, Subq};
 /// 2: a document with an outline shows its reader's headings, not guessed lines (a
 /// table row such as "Item: Par amount · Proposal: $148.5M" is no heading).
 /// 3: with no usable plan the topic is researched as one question (it was no plan).
-pub const STAGE_VERSION: u32 = 3;
+/// 4: an off-topic document's title and headings (triage) are not shown to the
+/// planner; bylines are no headings.
+pub const STAGE_VERSION: u32 = 4;
 /// Documents the scout reads headings from.
 pub const SCOUT_DOCS: usize = 6;
 /// Headings shown to the planner.
@@ -52,6 +54,7 @@ pub async fn scout(
         })
         .collect();
     let fetched = crate::concurrent::in_order(fetches, io_concurrency).await;
+    let brief = deepr_tasks::brief::parse_brief(topic);
     let mut docs = Vec::new();
     let mut headings = Vec::new();
     let mut seen = BTreeSet::new();
@@ -73,7 +76,13 @@ pub async fn scout(
             } else {
                 heading_lines(&text)
             };
-            for heading in std::iter::once(doc.title.clone()).chain(lines) {
+            // An off-topic document's title and headings are no subjects to plan.
+            let lines = if crate::triage::off_topic(&doc.title, &lines, &brief).is_some() {
+                Vec::new()
+            } else {
+                std::iter::once(doc.title.clone()).chain(lines).collect()
+            };
+            for heading in lines {
                 let key = heading.to_lowercase();
                 if !heading.is_empty() && seen.insert(key) && headings.len() < MAX_HEADINGS {
                     headings.push(heading);
@@ -95,7 +104,7 @@ pub async fn scout(
 
 /// The headings a document's reader found (its outline), as one line each; bylines
 /// (who wrote, when) are no topics.
-fn outline_headings(outline: &deepr_orchestrator::Outline, text: &str) -> Vec<String> {
+pub(crate) fn outline_headings(outline: &deepr_orchestrator::Outline, text: &str) -> Vec<String> {
     outline
         .headings
         .iter()

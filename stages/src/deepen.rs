@@ -521,6 +521,7 @@ mod tests {
             "q2".to_string(),
             ScoreOut {
                 sources: vec![crate::types::ScoredSource {
+                    off_topic: None,
                     doc: document,
                     relevance: 0.5,
                     authority: 0.8,

@@ -34,6 +34,7 @@ pub mod retrieve;
 pub mod score;
 pub mod subquery;
 pub mod synthesize;
+pub mod triage;
 pub mod types;
 mod units;
 pub mod write;

@@ -165,7 +165,9 @@ pub fn references_section(out: &mut String, report: &Report, result: &ResearchRe
     if let Some(line) = ranking_line(&result.reranks) {
         let _ = writeln!(out, "{}\n", md_text(&line));
     }
-    for source in &report.sources {
+    let (off_topic, sources): (Vec<_>, Vec<_>) =
+        report.sources.iter().partition(|s| s.off_topic.is_some());
+    for source in sources {
         let author = source.author.as_ref().map(|a| format!("from {a}"));
         let dated: String = [&author, &source.date, &source.doc_status]
             .into_iter()
@@ -182,6 +184,19 @@ pub fn references_section(out: &mut String, report: &Report, result: &ResearchRe
             source.score,
             source.status
         );
+    }
+    if !off_topic.is_empty() {
+        let _ = writeln!(out, "\nRead and judged off-topic (left out of the text):");
+        for source in off_topic {
+            let _ = writeln!(
+                out,
+                "- **{}** {} — `{}`: {}",
+                source.id,
+                md_text(&source.title),
+                source.locator.replace('`', "'"),
+                md_text(source.off_topic.as_deref().unwrap_or(""))
+            );
+        }
     }
     corpus_files(out, report.corpus_files.as_ref());
     let _ = writeln!(

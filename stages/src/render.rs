@@ -38,10 +38,13 @@ pub struct Completion {
 
 /// Source ids by content hash: S1… by (score desc, locator).
 fn source_ids(result: &ResearchResult) -> BTreeMap<String, String> {
+    // Off-topic documents (triage) are numbered after every document in scope.
     let mut ordered: Vec<_> = result.sources.values().collect();
     ordered.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
+        a.off_topic
+            .is_some()
+            .cmp(&b.off_topic.is_some())
+            .then_with(|| b.score.total_cmp(&a.score))
             .then_with(|| a.doc.locator.cmp(&b.doc.locator))
     });
     ordered
@@ -111,6 +114,7 @@ pub fn build_report(
                 doc_status: s.doc.outline.status.clone(),
                 author: s.doc.outline.author.clone(),
                 date_basis: s.doc.outline.date_basis.clone(),
+                off_topic: s.off_topic.clone(),
             })
         })
         .collect();

@@ -49,7 +49,9 @@ use crate::units::{
 /// update covers…") weighs as little as a pointer; a unit's weight is read from all it
 /// quotes (a sentence leaning on the one before it, with that one); a lower-case
 /// snake_case name's parts are words ("active_member_farms").
-pub const STAGE_VERSION: u32 = 9;
+/// 10: documents judged off-topic by triage give no candidate; a chat message is one
+/// unit; quoted replies and signatures are none.
+pub const STAGE_VERSION: u32 = 10;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
 /// Weight of a question term found only in the run of items or rows a unit stands in
@@ -188,9 +190,16 @@ fn lexical(
         },
         rows_with_figures: specifics && reader == Reader::Heuristic,
     };
+    let mut sources = sources;
     let mut scored: Vec<(f64, String, u32, Option<u32>)> = Vec::new();
-    for source in &sources {
-        if let Some(text) = texts.get(&source.doc.content_sha256) {
+    for source in &mut sources {
+        let Some(text) = texts.get(&source.doc.content_sha256) else {
+            continue;
+        };
+        // An off-topic document (the office's paperwork) gives no candidate.
+        let headings = crate::decompose::outline_headings(&source.doc.outline, &text.text);
+        source.off_topic = crate::triage::off_topic(&source.doc.title, &headings, &brief);
+        if source.off_topic.is_none() {
             scored.extend(units_of(source, text, &sentence_terms, &weights, exclude));
         }
     }

@@ -118,7 +118,7 @@ pub(super) fn reads_unread(topic: &str, round: u32) -> bool {
     round == 0 && deepr_tasks::brief::parse_brief(topic).has_parts()
 }
 
-/// The current documents the subquestions' score nodes saw that no claim cites, by
+/// The current, in-scope documents the subquestions' score nodes saw that no claim cites, by
 /// document key: each with its title, how many of `part_words` its title holds, its best
 /// score and the subquestion that gave it.
 fn found_documents<'a>(
@@ -138,7 +138,9 @@ fn found_documents<'a>(
         };
         for source in &out.sources {
             let doc = &source.doc;
+            // An off-topic document (triage) is never followed up.
             if cited.contains(doc.content_sha256.as_str())
+                || source.off_topic.is_some()
                 || doc.outline.is_stale()
                 || doc.outline.is_draft()
             {
@@ -194,6 +196,7 @@ mod tests {
 
     fn source(key: &str, title: &str, status: Option<&str>, score: f64) -> ScoredSource {
         ScoredSource {
+            off_topic: None,
             doc: DocMeta {
                 doc_key: key.into(),
                 locator: key.into(),

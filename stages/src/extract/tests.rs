@@ -74,6 +74,7 @@ fn with_sources(mut out: ScoreOut, docs: &[(&str, Option<&str>)]) -> ScoreOut {
     out.sources = docs
         .iter()
         .map(|(doc, status)| crate::types::ScoredSource {
+            off_topic: None,
             doc: deepr_orchestrator::DocMeta {
                 doc_key: doc.to_string(),
                 locator: doc.to_string(),

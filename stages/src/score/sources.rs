@@ -56,6 +56,7 @@ pub(super) fn score_sources(
         let authority = doc.authority.clamp(0.0, 1.0);
         let score = round4(0.6 * relevance + 0.25 * authority + 0.15 * recency);
         sources.push(ScoredSource {
+            off_topic: None,
             doc: doc.clone(),
             relevance: round4(relevance),
             authority,
