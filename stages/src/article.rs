@@ -14,7 +14,8 @@ pub const ANSWER_SENTENCES: usize = 5;
 /// The article from the written summary and sections. The body never repeats a
 /// sentence: the summary comes first, and a later sentence whose text (normalised) is
 /// already in the body is left out (its claim stays cited where it first appeared);
-/// a paragraph or section left empty is left out.
+/// nor a fact: a section's sentence restating an earlier section's figures in most of
+/// its words is left out too; a paragraph or section left empty is left out.
 pub fn build_article(result: &ResearchResult) -> Article {
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut fresh = |paragraphs: Vec<Paragraph>| -> Vec<Paragraph> {
@@ -46,13 +47,16 @@ pub fn build_article(result: &ResearchResult) -> Article {
             })
             .collect(),
     );
+    // Every fact once: a section's sentence that restates figures an earlier section
+    // stated, in the same words, is left out.
+    let mut stated: Vec<Stated> = Vec::new();
     let mut sections: Vec<Section> = result
         .sections
         .iter()
         .map(|s| Section {
             subquestions: s.subquestions.clone(),
             heading: s.heading.clone(),
-            paragraphs: fresh(s.paragraphs.clone()),
+            paragraphs: not_restated(fresh(s.paragraphs.clone()), &mut stated),
             degraded: s.degraded.clone(),
         })
         .filter(|s| !s.paragraphs.is_empty())
@@ -70,6 +74,70 @@ pub fn build_article(result: &ResearchResult) -> Article {
         sections,
         dropped,
     }
+}
+
+/// A sentence of an earlier section: its figures and its content words.
+struct Stated {
+    figures: BTreeSet<String>,
+    terms: BTreeSet<String>,
+}
+
+/// Share of a sentence's content words an earlier sentence must hold for the sentence to
+/// restate it (with each of its figures).
+const RESTATED_SHARE: f64 = 0.6;
+
+/// The paragraphs without the sentences that restate an earlier section's: each of
+/// their figures (no years) stated by an earlier section's sentence that holds most of
+/// their words. What is kept is remembered in `stated`.
+fn not_restated(paragraphs: Vec<Paragraph>, stated: &mut Vec<Stated>) -> Vec<Paragraph> {
+    let mut kept_here: Vec<Stated> = Vec::new();
+    let paragraphs = paragraphs
+        .into_iter()
+        .map(|p| Paragraph {
+            sentences: p
+                .sentences
+                .into_iter()
+                .filter(|s| {
+                    let this = stated_of(&s.text);
+                    let restated = !this.figures.is_empty()
+                        && this.figures.iter().all(|figure| {
+                            stated.iter().any(|earlier| {
+                                earlier.figures.contains(figure)
+                                    && shared_share(&this.terms, &earlier.terms) >= RESTATED_SHARE
+                            })
+                        });
+                    if !restated {
+                        kept_here.push(this);
+                    }
+                    !restated
+                })
+                .collect(),
+        })
+        .filter(|p| !p.sentences.is_empty())
+        .collect();
+    stated.extend(kept_here);
+    paragraphs
+}
+
+fn stated_of(text: &str) -> Stated {
+    let is_year = |n: &str| n.len() == 4 && (n.starts_with("19") || n.starts_with("20"));
+    Stated {
+        figures: deepr_evidence::terms::numbers(text)
+            .into_iter()
+            .filter(|n| !is_year(n))
+            .collect(),
+        terms: deepr_evidence::terms::content_terms(text)
+            .into_iter()
+            .collect(),
+    }
+}
+
+/// Share of `terms` that `earlier` holds.
+fn shared_share(terms: &BTreeSet<String>, earlier: &BTreeSet<String>) -> f64 {
+    if terms.is_empty() {
+        return 0.0;
+    }
+    terms.intersection(earlier).count() as f64 / terms.len() as f64
 }
 
 /// Words in the article's body (summary and sections; footnotes not counted).
@@ -168,5 +236,40 @@ mod tests {
             ]
         );
         assert!(headings[0].chars().count() <= deepr_tasks::write_section::MAX_HEADING_CHARS);
+    }
+
+    #[test]
+    fn a_figure_restated_in_a_later_section_is_stated_once() {
+        let sentence = |text: &str| ProseSentence {
+            text: text.into(),
+            claims: vec![],
+        };
+        let paragraph = |texts: &[&str]| Paragraph {
+            sentences: texts.iter().map(|t| sentence(t)).collect(),
+        };
+        let mut stated = Vec::new();
+        let first = not_restated(
+            vec![paragraph(&[
+                "The API compatibility rate reached 97.4% in the 2026 audit.",
+            ])],
+            &mut stated,
+        );
+        assert_eq!(first.len(), 1);
+        let later = not_restated(
+            vec![paragraph(&[
+                "In the 2026 audit the API compatibility rate reached 97.4%.",
+                "Support tickets fell to 1,204 in the same audit.",
+                "Churn stayed at 97.4% of the base plan for the renewal cohort.",
+            ])],
+            &mut stated,
+        );
+        let kept: Vec<&str> = later[0].sentences.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(
+            kept,
+            [
+                "Support tickets fell to 1,204 in the same audit.",
+                "Churn stayed at 97.4% of the base plan for the renewal cohort."
+            ]
+        );
     }
 }
