@@ -41,10 +41,43 @@ pub fn overlap_verdict(claim: &str, evidence: &str) -> &'static str {
 }
 
 /// The sentence with a full stop when it ends in none (a list item, a table row).
+/// A list item's text without its number ("3. The PRAGMA …" → "The PRAGMA …"): out of
+/// its list, the number says nothing and would stand bare in a paragraph.
+pub fn without_list_number(text: &str) -> &str {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    if (1..=3).contains(&digits) {
+        if let Some(rest) = text[digits..]
+            .strip_prefix(". ")
+            .or_else(|| text[digits..].strip_prefix(") "))
+        {
+            if rest.starts_with(|c: char| c.is_uppercase()) {
+                return rest;
+            }
+        }
+    }
+    text
+}
+
 pub fn with_final_stop(text: String) -> String {
     if text.ends_with(['.', '!', '?', '…', ':', ';', '。', '！', '？']) {
         text
     } else {
         format!("{text}.")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_number_is_left_out_of_prose() {
+        assert_eq!(
+            without_list_number("3. The PRAGMA journal_mode is not OFF."),
+            "The PRAGMA journal_mode is not OFF."
+        );
+        assert_eq!(without_list_number("2) Write the journal."), "Write the journal.");
+        assert_eq!(without_list_number("2026. was a year"), "2026. was a year");
+        assert_eq!(without_list_number("4. 5 pages"), "4. 5 pages");
     }
 }

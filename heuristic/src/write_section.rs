@@ -17,7 +17,7 @@ use deepr_tasks::write_section::{
     MAX_HEADING_CHARS,
 };
 
-use crate::text::with_final_stop;
+use crate::text::{with_final_stop, without_list_number};
 use crate::Heuristic;
 
 /// Most sentences a paragraph gathers from different sources (one source's claims are
@@ -27,7 +27,8 @@ const PARAGRAPH_SENTENCES: usize = 4;
 impl Heuristic for WriteSection {
     /// 2: a sentence without a final stop (a list item, a table row) gets one.
     /// 3: a subject too long for a heading is cut at its first clause.
-    const VERSION: u32 = 3;
+    /// 4: a list item's number is left out of the prose ("3. The PRAGMA …").
+    const VERSION: u32 = 4;
 
     fn answer(input: &Input) -> Answer {
         let shown = shown_claims(&input.claims);
@@ -60,8 +61,9 @@ impl Heuristic for WriteSection {
                 } else {
                     continue;
                 };
-                // A list item or table row has no final period; as prose it gets one.
-                let text = with_final_stop(text);
+                // A list item or table row has no final period; as prose it gets one,
+                // and loses its number.
+                let text = with_final_stop(without_list_number(&text).to_string());
                 if written.insert(normalise(&text)) {
                     sentences.push(AnswerSentence {
                         text,
