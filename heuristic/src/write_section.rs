@@ -27,7 +27,8 @@ const PARAGRAPH_SENTENCES: usize = 4;
 impl Heuristic for WriteSection {
     /// 2: a sentence without a final stop (a list item, a table row) gets one.
     /// 3: a subject too long for a heading is cut at its first clause.
-    /// 4: a list item's number is left out of the prose ("3. The PRAGMA …").
+    /// 4: a list item's number is left out of the prose ("3. The PRAGMA …"); a heading
+    /// is never cut inside brackets or quotes.
     const VERSION: u32 = 4;
 
     fn answer(input: &Input) -> Answer {
@@ -241,16 +242,51 @@ fn clip(text: &str) -> String {
     let head = [": ", ", ", "; "]
         .iter()
         .filter_map(|separator| text.split_once(separator).map(|(head, _)| head.trim()))
+        .map(outside_brackets)
         .filter(|head| head.chars().count() >= 3)
         .min_by_key(|head| head.len());
     if let Some(head) = head.filter(|h| h.chars().count() <= MAX_HEADING_CHARS) {
         return head.to_string();
     }
     let cut: String = text.chars().take(MAX_HEADING_CHARS - 1).collect();
-    cut.rsplit_once(' ')
-        .map(|(head, _)| head)
-        .unwrap_or(&cut)
-        .to_string()
+    let cut = cut.rsplit_once(' ').map(|(head, _)| head).unwrap_or(&cut);
+    outside_brackets(cut).to_string()
+}
+
+/// `text` cut before a bracket or quote it opens and does not close ("… in the
+/// market (Acme" → "… in the market"): a heading is never cut inside one.
+fn outside_brackets(text: &str) -> &str {
+    let mut open: Vec<(char, usize)> = Vec::new();
+    for (at, c) in text.char_indices() {
+        match c {
+            '(' | '[' | '“' | '‘' => open.push((c, at)),
+            ')' | ']' | '”' | '’' => {
+                let opener = match c {
+                    ')' => '(',
+                    ']' => '[',
+                    '”' => '“',
+                    _ => '‘',
+                };
+                if open.last().is_some_and(|(o, _)| *o == opener) {
+                    open.pop();
+                }
+            }
+            '"' => match open.last() {
+                Some(('"', _)) => {
+                    open.pop();
+                }
+                _ => open.push(('"', at)),
+            },
+            _ => {}
+        }
+    }
+    match open.first() {
+        Some((_, at)) => text[..*at]
+            .trim_end()
+            .trim_end_matches([',', ';', ':', '-', '—'])
+            .trim_end(),
+        None => text,
+    }
 }
 
 #[cfg(test)]
@@ -339,6 +375,22 @@ mod tests {
             ]
         );
         assert_eq!(WriteSection::validate(&input, &answer), Ok(()));
+    }
+
+    #[test]
+    fn a_heading_is_never_cut_inside_brackets_or_quotes() {
+        assert_eq!(
+            outside_brackets("How it stands in the logistics market (Acme"),
+            "How it stands in the logistics market"
+        );
+        assert_eq!(
+            outside_brackets("Pricing (list and net)"),
+            "Pricing (list and net)"
+        );
+        assert_eq!(outside_brackets("The “Kestrel S5"), "The");
+        let long = "How it is positioned against the current competitive landscape in autonomous hospital delivery (Swiftlane Robotics, MediRover and Corvid Logistics)";
+        let heading = clip(long);
+        assert!(!heading.contains('('), "{heading}");
     }
 
     #[test]
