@@ -76,7 +76,10 @@ mod tests {
             without_list_number("3. The PRAGMA journal_mode is not OFF."),
             "The PRAGMA journal_mode is not OFF."
         );
-        assert_eq!(without_list_number("2) Write the journal."), "Write the journal.");
+        assert_eq!(
+            without_list_number("2) Write the journal."),
+            "Write the journal."
+        );
         assert_eq!(without_list_number("2026. was a year"), "2026. was a year");
         assert_eq!(without_list_number("4. 5 pages"), "4. 5 pages");
     }
