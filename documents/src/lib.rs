@@ -30,7 +30,10 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use dates::{content_date, find_iso_date, metadata_date, path_status, text_status};
-pub use model::{fold, labelled_row, BlockMark, Builder, DocStatus, Document, Limits, Place};
+pub use model::{
+    fold, grouped, human_bytes, labelled_row, BlockMark, Builder, DocStatus, Document, Limits,
+    Place,
+};
 
 /// Version of every reader's output (text, marks, title, date, status). Bump it
 /// whenever any reader's output can change: stored indexes, validators and
@@ -38,7 +41,9 @@ pub use model::{fold, labelled_row, BlockMark, Builder, DocStatus, Document, Lim
 /// 4: a file that states no title and starts with a table row is titled by its name.
 /// 5: email, mailboxes and chat exports (several documents a file); quoted and unit
 /// ranges; authors; PDF lines of one paragraph joined; dates the text contradicts.
-pub const READER_VERSION: u32 = 5;
+/// 6: PDF streams inflated within the limits; text, Markdown, CSV and sheets past the
+/// text, block or row limits read in part; `.log` files read as text.
+pub const READER_VERSION: u32 = 6;
 
 /// The formats deepr reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -92,7 +97,7 @@ impl Format {
         Some(match ext.to_ascii_lowercase().as_str() {
             "html" | "htm" | "xhtml" => Self::Html,
             "md" | "markdown" => Self::Markdown,
-            "txt" | "text" => Self::Text,
+            "txt" | "text" | "log" => Self::Text,
             "pdf" => Self::Pdf,
             "docx" => Self::Docx,
             "pptx" => Self::Pptx,
@@ -138,6 +143,14 @@ impl Format {
             self,
             Self::Eml | Self::Mbox | Self::Slack | Self::Mattermost
         )
+    }
+
+    /// Whether the first part of a file of this format, cut at a line end, is itself a
+    /// file of the format that reads as what it holds (plain text and logs, Markdown,
+    /// CSV), so a file too large to read whole is read up to a limit. A zip container
+    /// or a PDF cut short is no file at all.
+    pub fn reads_in_part(self) -> bool {
+        matches!(self, Self::Text | Self::Markdown | Self::Csv)
     }
 
     /// Why a file with this extension is not read, when deepr knows the format but

@@ -185,10 +185,16 @@ pub struct Limits {
     pub max_text_bytes: usize,
     /// Most blocks in one document.
     pub max_blocks: usize,
-    /// Most bytes one compressed part (a zip entry) may inflate to.
+    /// Most bytes one compressed part may inflate to: a zip entry, or a PDF stream (a
+    /// font, a CMap, an object or cross-reference stream).
     pub max_part_bytes: u64,
-    /// Most bytes all parts of one container may inflate to.
+    /// Most bytes all parts of one container may inflate to together: a zip's entries,
+    /// or every stream of one PDF.
     pub max_unpacked_bytes: u64,
+    /// Most content bytes one PDF page (its content streams joined) or one form it
+    /// draws may hand the PDF parser, which takes up to some 300 bytes of memory for
+    /// each byte of content it parses.
+    pub max_page_content_bytes: u64,
     /// Deepest element nesting an HTML or XML document may have.
     pub max_nesting: usize,
 }
@@ -201,6 +207,7 @@ impl Limits {
             max_blocks: 10_000,
             max_part_bytes: 1 << 22,
             max_unpacked_bytes: 1 << 23,
+            max_page_content_bytes: 1 << 18,
             max_nesting: 64,
         }
     }
@@ -213,9 +220,44 @@ impl Default for Limits {
             max_blocks: 200_000,
             max_part_bytes: 64 * 1024 * 1024,
             max_unpacked_bytes: 256 * 1024 * 1024,
+            max_page_content_bytes: 4 * 1024 * 1024,
             max_nesting: 512,
         }
     }
+}
+
+/// A byte count in a unit people read: `512 bytes`, `64 KB`, `20 MB`, `1.5 GB` (binary
+/// units, one decimal where it is not whole).
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1023.95 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    let tenths = (value * 10.0).round() / 10.0;
+    if tenths.fract() == 0.0 {
+        format!("{tenths:.0} {}", UNITS[unit])
+    } else {
+        format!("{tenths:.1} {}", UNITS[unit])
+    }
+}
+
+/// A count with its thousands set apart: `200,000`.
+pub fn grouped(count: u64) -> String {
+    let digits = count.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }
 
 /// Builds a [`Document`] block by block, keeping the heading stack and the limits.
@@ -235,6 +277,8 @@ pub struct Builder {
     quoted: Vec<(usize, usize)>,
     units: Vec<(usize, usize)>,
     bylines: Vec<usize>,
+    /// Why the last block was refused, when a limit refused it ([`Builder::full`]).
+    full: Option<String>,
 }
 
 impl Builder {
@@ -252,7 +296,29 @@ impl Builder {
             quoted: Vec::new(),
             units: Vec::new(),
             bylines: Vec::new(),
+            full: None,
         }
+    }
+
+    /// Why the document holds no more, once a block was refused for the text or block
+    /// limit (`its text reached 16 MB, the most one document may hold`): a reader that
+    /// can stop there keeps what it has read and says where it stopped.
+    pub fn full(&self) -> Option<&str> {
+        self.full.as_deref()
+    }
+
+    /// How many bytes one more block may have before the text limit refuses it.
+    pub fn text_room(&self) -> usize {
+        self.limits
+            .max_text_bytes
+            .saturating_sub(self.text.len())
+            .saturating_sub(2)
+    }
+
+    /// Whether `err` is this builder's refusal of a block for a limit (the document so
+    /// far is whole, and a reader may stop there), not another error.
+    pub fn refused(&self, err: &ReadError) -> bool {
+        self.full.is_some() && matches!(err, ReadError::TooLarge(_) | ReadError::TooComplex(_))
     }
 
     /// A heading that says who wrote what follows and when ([`Document::bylines`]).
@@ -400,12 +466,20 @@ impl Builder {
         }
         self.starts_with_row.get_or_insert(false);
         if self.marks.len() >= self.limits.max_blocks {
+            self.full = Some(format!(
+                "it reached {} blocks, the most one document may hold",
+                grouped(self.limits.max_blocks as u64)
+            ));
             return Err(ReadError::TooComplex(format!(
                 "more than {} blocks",
                 self.limits.max_blocks
             )));
         }
         if self.text.len() + block.len() + 2 > self.limits.max_text_bytes {
+            self.full = Some(format!(
+                "its text reached {}, the most one document may hold",
+                human_bytes(self.limits.max_text_bytes as u64)
+            ));
             return Err(ReadError::TooLarge(format!(
                 "its text exceeds {} bytes",
                 self.limits.max_text_bytes
@@ -575,6 +649,45 @@ mod tests {
             empty.finish(None, DocStatus::Current),
             Err(ReadError::NoText)
         ));
+    }
+
+    #[test]
+    fn sizes_and_counts_read_as_people_write_them() {
+        let cases = [
+            (0, "0 bytes"),
+            (1023, "1023 bytes"),
+            (1024, "1 KB"),
+            (1536, "1.5 KB"),
+            (20 * 1024 * 1024, "20 MB"),
+            (60 * 1024 * 1024 + 300 * 1024, "60.3 MB"),
+            (16 * 1024 * 1024 - 3, "16 MB"),
+            (1536 * 1024 * 1024, "1.5 GB"),
+        ];
+        for (bytes, human) in cases {
+            assert_eq!(human_bytes(bytes), human, "{bytes}");
+        }
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(200_000), "200,000");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn a_full_builder_says_why_and_keeps_what_it_holds() {
+        let mut b = Builder::new(Limits {
+            max_text_bytes: 12,
+            ..Limits::default()
+        });
+        b.paragraph("one two").unwrap();
+        assert_eq!(b.full(), None);
+        let err = b.paragraph("three four five").unwrap_err();
+        assert!(b.refused(&err), "{err:?}");
+        assert_eq!(
+            b.full(),
+            Some("its text reached 12 bytes, the most one document may hold")
+        );
+        assert!(!b.refused(&ReadError::NoText));
+        assert_eq!(b.finish(None, DocStatus::Current).unwrap().text, "one two");
     }
 
     #[test]

@@ -288,6 +288,55 @@ pub fn words(text: &str) -> Vec<String> {
     out
 }
 
+/// A question's exact terms, each as its words in order: a number with the word before
+/// it ("offset 18"), an identifier (`SQLITE_BUSY`, `journal_mode`, `PRAGMA`-like
+/// capitals with digits or underscores, `sqlite3_open()`), a quoted term ("\"hot
+/// journal\"").
+pub fn exact_terms(question: &str) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let lowered = |w: &str| w.to_lowercase();
+    let tokens: Vec<&str> = question.split_whitespace().collect();
+    for (i, token) in tokens.iter().enumerate() {
+        let bare = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
+        let is_number = !bare.is_empty() && bare.chars().all(|c| c.is_ascii_digit());
+        if is_number && i > 0 {
+            let before = tokens[i - 1].trim_matches(|c: char| !c.is_alphanumeric());
+            if before.chars().all(char::is_alphabetic) && before.chars().count() > 2 {
+                out.push(vec![lowered(before), bare.to_string()]);
+            }
+        }
+        let identifier = bare.contains('_')
+            || token.contains("()")
+            || (bare.chars().count() >= 4
+                && bare
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                && bare.chars().any(|c| c.is_ascii_digit() || c == '_'));
+        if identifier {
+            out.push(vec![lowered(bare)]);
+        }
+    }
+    for quoted in question.split(['"', '“', '”', '`']).skip(1).step_by(2) {
+        let words: Vec<String> = words(quoted);
+        if (1..=5).contains(&words.len()) {
+            out.push(words);
+        }
+    }
+    out.dedup();
+    out
+}
+
+/// Whether `text` holds one of `exact` as consecutive words.
+pub fn holds_exact(text: &str, exact: &[Vec<String>]) -> bool {
+    if exact.is_empty() {
+        return false;
+    }
+    let words = words(text);
+    exact
+        .iter()
+        .any(|term| !term.is_empty() && words.windows(term.len()).any(|w| w == term.as_slice()))
+}
+
 /// A crude, deterministic English suffix stripper so "commits" matches "commit".
 pub fn stem(word: &str) -> String {
     if word.chars().count() <= 4 || !word.is_ascii() {

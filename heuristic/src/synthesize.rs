@@ -24,7 +24,8 @@ const PER_SECTION: usize = 2;
 impl Heuristic for Synthesize {
     /// 2: answer-first — sentences chosen by the topic's clauses, not one per section.
     /// 3: a brief's parts are its clauses; a sentence without a final stop gets one.
-    const VERSION: u32 = 3;
+    /// 4: a claim holding a clause's exact terms ("offset 18") answers it first.
+    const VERSION: u32 = 4;
 
     fn answer(input: &Input) -> Answer {
         let claims: Vec<(usize, &Claim)> = input
@@ -50,10 +51,14 @@ impl Heuristic for Synthesize {
         };
         for clause in clauses {
             let clause_terms: BTreeSet<String> = content_terms(&clause).into_iter().collect();
+            // A clause's exact terms ("offset 18") pick the claim that holds them first.
+            let exact = deepr_evidence::terms::exact_terms(&clause);
+            let holds = |i: usize| deepr_evidence::terms::holds_exact(&claims[i].1.text, &exact);
             let best = (0..claims.len())
                 .filter(|i| !order.contains(i) && shares(*i, &clause_terms) > 0)
                 .max_by_key(|&i| {
                     (
+                        holds(i),
                         shares(i, &clause_terms),
                         shares(i, &topic_terms),
                         std::cmp::Reverse(i),

@@ -180,6 +180,14 @@ fn lexical(
     // A brief that asks for specifics (numbers, dates, names) is answered by units that
     // state figures: their bonus triples.
     let specifics = brief.asks_for_specifics();
+    // The exact terms are the asker's own (a planner may drop the "18" of "offset 18",
+    // and quotes a page's title in its own questions): a question's, for every
+    // subquestion; a brief's parts are ranked by their words.
+    let exact = if brief.has_parts() {
+        Vec::new()
+    } else {
+        deepr_evidence::terms::exact_terms(topic)
+    };
     let weights = Weights {
         terms: &weighted,
         total: total_weight,
@@ -189,6 +197,7 @@ fn lexical(
             FIGURE_BONUS
         },
         rows_with_figures: specifics && reader == Reader::Heuristic,
+        exact: &exact,
     };
     let mut sources = sources;
     let mut scored: Vec<(f64, String, u32, Option<u32>)> = Vec::new();
@@ -277,7 +286,14 @@ struct Weights<'w> {
     /// Whether list items and table rows that state a figure are candidates without a
     /// question term (a brief that asks for specifics, read by the heuristic).
     rows_with_figures: bool,
+    /// The question's exact terms ([`deepr_evidence::terms::exact_terms`]): a unit
+    /// holding one ranks first.
+    exact: &'w [Vec<String>],
 }
+
+/// Weight a unit gains for holding one of the question's exact terms: more than any
+/// share of the question's words gives, so it ranks first.
+const EXACT_BONUS: f64 = 1.0;
 
 /// The question's term weights a unit matches: its own terms in full, terms found only
 /// in its context (`section_terms`: its run and headings) at [`SECTION_TERM_WEIGHT`].
@@ -402,7 +418,12 @@ fn units_of(
         // document ("But there is no guarantee…") is weighed with it.
         let quoted = deepr_evidence::sentences::span(&text.text, &text.sentences, first, last)
             .unwrap_or(body);
-        let weight = unit_weight(matched, quoted, source, weights);
+        let exact = if deepr_evidence::terms::holds_exact(quoted, weights.exact) {
+            EXACT_BONUS
+        } else {
+            0.0
+        };
+        let weight = unit_weight(matched, quoted, source, weights) + exact;
         out.push((
             weight,
             source.doc.content_sha256.clone(),

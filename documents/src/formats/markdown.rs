@@ -1,10 +1,12 @@
 //! Markdown (CommonMark with tables, via pulldown-cmark) rendered to blocks without
 //! markup: `**Quarterly revenue: $14.2M**` is archived as `Quarterly revenue: $14.2M`,
 //! a list item is a block of its own, a pipe-table row is its header-labelled cells.
+//! A document past the text or block limit is read up to the block that would pass it,
+//! and a gap says how far that was.
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
-use crate::{Builder, DocStatus, Document, Limits, ReadError};
+use crate::{human_bytes, Builder, DocStatus, Document, Limits, ReadError};
 
 pub(super) fn read(markdown: &str, limits: &Limits) -> Result<Document, ReadError> {
     let mut options = Options::empty();
@@ -12,10 +14,25 @@ pub(super) fn read(markdown: &str, limits: &Limits) -> Result<Document, ReadErro
     options.insert(Options::ENABLE_STRIKETHROUGH);
     let mut reader = Reader::new(Builder::new(*limits));
     let text = strip_front_matter(markdown);
-    for event in Parser::new_ext(text, options) {
-        reader.event(event)?;
+    let front = markdown.len() - text.len();
+    let mut stopped = None;
+    for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+        if let Err(err) = reader.event(event) {
+            stopped = Some((front + range.start, err));
+            break;
+        }
     }
-    reader.flush()?;
+    if stopped.is_none() {
+        stopped = reader.flush().err().map(|err| (markdown.len(), err));
+    }
+    if let Some((at, err)) = stopped {
+        if !reader.builder.refused(&err) {
+            return Err(err);
+        }
+        let full = reader.builder.full().unwrap_or_default().to_string();
+        let (at, all) = (human_bytes(at as u64), human_bytes(markdown.len() as u64));
+        reader.builder.gap(format!("first {at} of {all}: {full}"));
+    }
     reader.builder.finish(None, DocStatus::Current)
 }
 
@@ -256,6 +273,36 @@ mod tests {
         assert_eq!(
             read("![only an image](x.png)\n", &Limits::default()),
             Err(ReadError::NoText)
+        );
+    }
+
+    #[test]
+    fn a_document_past_the_limits_keeps_its_first_blocks_and_says_how_far() {
+        let md: String = (1..=500)
+            .map(|n| {
+                format!("## Bay {n}\n\nBay {n} of the Harbor Street yard takes one trailer.\n\n")
+            })
+            .collect();
+        let limits = Limits {
+            max_blocks: 100,
+            ..Limits::default()
+        };
+        let doc = read(&md, &limits).unwrap();
+        assert_eq!(doc.marks.len(), 100);
+        assert!(
+            doc.text
+                .ends_with("Bay 50 of the Harbor Street yard takes one trailer."),
+            "{}",
+            doc.text
+        );
+        let at = md.find("## Bay 51\n").unwrap() as u64;
+        assert_eq!(
+            doc.gaps,
+            [format!(
+                "first {} of {}: it reached 100 blocks, the most one document may hold",
+                human_bytes(at),
+                human_bytes(md.len() as u64)
+            )]
         );
     }
 }

@@ -18,12 +18,28 @@
 //! An encrypted PDF that opens with the empty password is read; one that needs a real
 //! password is [`ReadError::Encrypted`]; pages with no text at all (a scan) are
 //! [`ReadError::NoTextLayer`].
+//!
+//! Its streams are decoded within the limits before pdf-extract reads a page (`raw`
+//! keeps lopdf from inflating any while it loads; `streams` decodes them page by page;
+//! `decode` is the bounded decoder), so a stream that would inflate to gigabytes reads
+//! as its first part: the page is "read in part", or past the document's limit the
+//! later pages are not read, and the document's gaps say which. A page whose forms
+//! would make pdf-extract recurse without end is not read (`forms`), and a page on which
+//! pdf-extract fails is a gap, not the document's failure.
 
-use pdf_extract::{Document as Pdf, MediaBox, Object, OutputDev, OutputError, Transform};
+mod decode;
+mod forms;
+mod raw;
+mod streams;
+
+use std::panic::AssertUnwindSafe;
+
+use pdf_extract::{Document as Pdf, MediaBox, Object, ObjectId, OutputDev, OutputError, Transform};
 
 use super::text::{blocks_of_lines, list_marker};
 use crate::dates::metadata_date;
-use crate::{Builder, DocStatus, Document, Format, Limits, Place, ReadError};
+use crate::{grouped, Builder, DocStatus, Document, Format, Limits, Place, ReadError};
+use streams::{Page, Streams};
 
 /// Most pages read from one PDF.
 const MAX_PAGES: usize = 5_000;
@@ -36,40 +52,123 @@ pub(super) fn read(bytes: &[u8], limits: &Limits) -> Result<Document, ReadError>
     {
         return Err(ReadError::malformed(Format::Pdf, "no %PDF header"));
     }
-    let mut pdf = Pdf::load_mem(bytes).map_err(|e| ReadError::malformed(Format::Pdf, e))?;
+    let prepared = raw::prepare(bytes, limits)?;
+    let mut pdf = Pdf::load_mem(&prepared).map_err(|e| ReadError::malformed(Format::Pdf, e))?;
     if pdf.is_encrypted() && pdf.decrypt("").is_err() {
         return Err(ReadError::Encrypted);
     }
+    let mut streams = Streams::load(&mut pdf, &prepared, limits)?;
+    drop(prepared);
     let pages = pdf.get_pages();
     if pages.len() > MAX_PAGES {
         return Err(ReadError::TooComplex(format!(
             "more than {MAX_PAGES} pages"
         )));
     }
+    streams.settle(&mut pdf, &pages);
     let mut builder = Builder::new(*limits);
     let (title, date) = info(&pdf);
     if let Some(title) = &title {
         builder.title(title);
     }
-    let mut any_text = false;
-    for &number in pages.keys() {
-        let mut lines = PageLines::default();
-        if let Err(e) = pdf_extract::output_doc_page(&pdf, &mut lines, number) {
-            builder.gap(format!("page {number} could not be read ({e})"));
-            continue;
+    let read = read_pages(&mut pdf, &pages, &mut streams, &mut builder)?;
+    if !read.any_text {
+        if streams.spent() {
+            return Err(ReadError::TooLarge(format!(
+                "its streams inflate past {} before any page with text",
+                crate::human_bytes(limits.max_unpacked_bytes)
+            )));
         }
-        let text = page_text(&lines.into_lines());
-        if text.trim().is_empty() {
-            continue;
+        if !read.failed.is_empty() {
+            return Err(ReadError::malformed(Format::Pdf, read.failed.join("; ")));
         }
-        any_text = true;
-        builder.place(Place::Page(number));
-        blocks_of_lines(&mut builder, &text)?;
-    }
-    if !any_text {
         return Err(ReadError::NoTextLayer);
     }
+    for gap in read
+        .failed
+        .into_iter()
+        .chain(streams.gaps(read.pages, pages.len()))
+    {
+        builder.gap(gap);
+    }
     builder.finish(date, DocStatus::Current)
+}
+
+/// What reading the pages came to.
+struct PagesRead {
+    /// Pages read (in part or whole), from the first.
+    pages: u32,
+    any_text: bool,
+    /// Why pages among them could not be read.
+    failed: Vec<String>,
+}
+
+/// The pages in order into `builder`, each made ready by `streams` first, until the
+/// document's limits stop them.
+fn read_pages(
+    pdf: &mut Pdf,
+    pages: &std::collections::BTreeMap<u32, ObjectId>,
+    streams: &mut Streams,
+    builder: &mut Builder,
+) -> Result<PagesRead, ReadError> {
+    let mut read = PagesRead {
+        pages: 0,
+        any_text: false,
+        failed: Vec::new(),
+    };
+    for (&number, &page) in pages {
+        if streams.open_page(pdf, number, page) == Page::Stop {
+            break;
+        }
+        read.pages = number;
+        let text = page_text_of(pdf, number, page);
+        streams.close_page(pdf, number);
+        let text = match text {
+            Ok(text) if text.trim().is_empty() => continue,
+            Ok(text) => text,
+            Err(gap) => {
+                read.failed.push(gap);
+                continue;
+            }
+        };
+        read.any_text = true;
+        builder.place(Place::Page(number));
+        match blocks_of_lines(builder, &text) {
+            Ok(()) => {}
+            Err(err) if builder.refused(&err) => {
+                let full = builder.full().unwrap_or_default().to_string();
+                builder.gap(match pages.len() as u32 {
+                    last if last == number => format!("page {number} read in part: {full}"),
+                    _ => format!(
+                        "pages 1–{number} of {}: {full}",
+                        grouped(pages.len() as u64)
+                    ),
+                });
+                break;
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(read)
+}
+
+/// Page `number`'s text as pdf-extract lays it out, or the gap that says why it could
+/// not be read. pdf-extract panics on much it does not expect; a panic is this page's.
+fn page_text_of(pdf: &Pdf, number: u32, page: ObjectId) -> Result<String, String> {
+    if let Some(why) = forms::unsafe_forms(pdf, page) {
+        return Err(format!("page {number} could not be read: {why}"));
+    }
+    let mut lines = PageLines::default();
+    let run = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        pdf_extract::output_doc_page(pdf, &mut lines, number)
+    }));
+    match run {
+        Ok(Ok(())) => Ok(page_text(&lines.into_lines())),
+        Ok(Err(e)) => Err(format!("page {number} could not be read ({e})")),
+        Err(_) => Err(format!(
+            "page {number} could not be read (the PDF reader failed on it)"
+        )),
+    }
 }
 
 /// One line of a page as pdf-extract lays it out, with where it sits.
@@ -516,6 +615,9 @@ fn pdf_date(value: &str) -> Option<String> {
     }
     metadata_date(&format!("{}-{}-{}", &date[..4], &date[4..6], &date[6..8]))
 }
+
+#[cfg(test)]
+mod limits_tests;
 
 #[cfg(test)]
 mod tests {

@@ -4,18 +4,23 @@
 //! `row=N`), so a figure in a budget row is an evidence unit that says what it is. A
 //! second row that describes the columns rather than holding data (`Fiscal quarter |
 //! USD, millions | count`) joins the header: `Breach cost (USD, millions): 1.2`. Cells
-//! are never cut: a cell is kept whole, and a sheet too large for the limits is refused.
+//! are never cut: a cell is kept whole.
+//!
+//! A CSV of more rows than the row limit (`Limits::max_blocks`) keeps its first rows up
+//! to it, and a sheet or CSV whose rows pass the text or block limit keeps the rows
+//! before the one that would pass it: the document is read in part, and a gap says how
+//! many rows of how many (per sheet; the sheets after it are listed as not read).
 //!
 //! The container is inflated once within the limits before calamine sees it (calamine
-//! inflates without a cap), and a sheet larger than the block limit is refused before
-//! its rows are rendered.
+//! inflates without a cap), and a sheet whose grid is too large for calamine to allocate
+//! is refused before calamine allocates it: that cannot be read in part.
 
 use std::io::Cursor;
 
 use calamine::{Data, Reader};
 
 use super::zipped::Container;
-use crate::{Builder, DocStatus, Document, Format, Limits, Place, ReadError};
+use crate::{grouped, Builder, DocStatus, Document, Format, Limits, Place, ReadError};
 
 pub(super) fn read_workbook(
     bytes: &[u8],
@@ -34,7 +39,12 @@ pub(super) fn read_workbook(
             calamine::Error::Ods(calamine::OdsError::Password) => ReadError::Encrypted,
             other => ReadError::malformed(format, other),
         })?;
+    let mut unread: Vec<String> = Vec::new();
     for name in workbook.sheet_names() {
+        if builder.full().is_some() {
+            unread.push(name);
+            continue;
+        }
         let range = workbook
             .worksheet_range(&name)
             .map_err(|e| ReadError::malformed(format, format!("sheet {name}: {e}")))?;
@@ -51,15 +61,60 @@ pub(super) fn read_workbook(
                 .saturating_add(1);
             (number, cells.iter().map(cell_text).collect::<Vec<String>>())
         });
-        sheet(&mut builder, &name, rows, |number| Place::Row {
+        let stopped = sheet(&mut builder, &name, rows, |number| Place::Row {
             sheet: name.clone(),
             row: number,
         })?;
+        match stopped {
+            Some(0) => unread.push(name),
+            Some(read) => {
+                let full = builder.full().unwrap_or_default().to_string();
+                builder.gap(format!(
+                    "sheet {name}: first {} of {} rows: {full}",
+                    grouped(read as u64),
+                    grouped(height as u64)
+                ));
+            }
+            None => {}
+        }
+    }
+    if !unread.is_empty() {
+        let full = builder.full().unwrap_or_default().to_string();
+        let what = if unread.len() == 1 { "sheet" } else { "sheets" };
+        builder.gap(format!("{what} {} not read: {full}", unread.join(", ")));
     }
     builder.finish(date, DocStatus::Current)
 }
 
+/// A row of a sheet: the line or row number it starts on, and its cells.
+type Row = (u32, Vec<String>);
+
+/// A CSV's records, up to the row limit (the rest only counted), as sheet rows.
 pub(super) fn read_csv(text: &str, limits: &Limits) -> Result<Document, ReadError> {
+    let (rows, total) = csv_rows(text, limits.max_blocks)?;
+    let kept = rows.len();
+    let mut builder = Builder::new(*limits);
+    let stopped = sheet(&mut builder, "", rows.into_iter(), Place::Line)?;
+    let total = total.map_or("more".to_string(), |t| grouped(t as u64));
+    match stopped {
+        Some(read) => {
+            let full = builder.full().unwrap_or_default().to_string();
+            builder.gap(format!(
+                "first {} of {total} rows: {full}",
+                grouped(read as u64)
+            ));
+        }
+        None if total != grouped(kept as u64) => {
+            builder.gap(format!("first {} of {total} rows", grouped(kept as u64)));
+        }
+        None => {}
+    }
+    builder.finish(None, DocStatus::Current)
+}
+
+/// The first `limit` records of a CSV, each with the line it starts on, and how many
+/// records it has (`None` when one past the limit cannot be read: "of more").
+fn csv_rows(text: &str, limit: usize) -> Result<(Vec<Row>, Option<usize>), ReadError> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -67,13 +122,27 @@ pub(super) fn read_csv(text: &str, limits: &Limits) -> Result<Document, ReadErro
     let mut rows = Vec::new();
     // Lines counted as the reader moves on: (byte reached, line number there).
     let mut counted = (0usize, 1usize);
-    for record in reader.records() {
-        let record = record.map_err(|e| ReadError::malformed(Format::Csv, e))?;
-        if rows.len() >= limits.max_blocks {
-            return Err(ReadError::TooComplex(format!(
-                "more than {} rows",
-                limits.max_blocks
-            )));
+    let mut record = csv::StringRecord::new();
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(true) => {}
+            Ok(false) => {
+                let total = rows.len();
+                return Ok((rows, Some(total)));
+            }
+            Err(e) if rows.len() < limit => return Err(ReadError::malformed(Format::Csv, e)),
+            Err(_) => return Ok((rows, None)),
+        }
+        if rows.len() >= limit {
+            let mut more = csv::ByteRecord::new();
+            let mut total = rows.len() + 1;
+            loop {
+                match reader.read_byte_record(&mut more) {
+                    Ok(true) => total += 1,
+                    Ok(false) => return Ok((rows, Some(total))),
+                    Err(_) => return Ok((rows, None)),
+                }
+            }
         }
         // The record's line in the file (the csv crate's own count skips blank lines).
         let byte = record.position().map_or(0, |p| p.byte());
@@ -88,16 +157,12 @@ pub(super) fn read_csv(text: &str, limits: &Limits) -> Result<Document, ReadErro
             .filter(|b| **b == b'\n')
             .count();
         counted = (byte, counted.1 + newlines);
-        let line = counted.1;
-        let number = u32::try_from(line).unwrap_or(u32::MAX);
+        let number = u32::try_from(counted.1).unwrap_or(u32::MAX);
         rows.push((
             number,
             record.iter().map(str::to_string).collect::<Vec<String>>(),
         ));
     }
-    let mut builder = Builder::new(*limits);
-    sheet(&mut builder, "", rows.into_iter(), Place::Line)?;
-    builder.finish(None, DocStatus::Current)
 }
 
 /// Calamine allocates a sheet's whole grid (rows × columns between its first and last
@@ -262,44 +327,62 @@ const UNIT_WORDS: &[&str] = &[
 
 /// One sheet: its name as a heading, its first non-empty row as the header (with the
 /// row below it, where that row describes the columns: [`describes_columns`]), every
-/// later non-empty row a labelled block at its place.
+/// later non-empty row a labelled block at its place. Where the builder's limits stop
+/// it, how many of its rows came before the one they refused.
 fn sheet(
     builder: &mut Builder,
     name: &str,
     rows: impl Iterator<Item = (u32, Vec<String>)>,
     place: impl Fn(u32) -> Place,
-) -> Result<(), ReadError> {
-    let mut rows = rows.peekable();
+) -> Result<Option<usize>, ReadError> {
+    let mut rows = rows.enumerate().peekable();
     builder.reset_headings();
-    if let Some((first, _)) = rows.peek() {
+    if let Some((_, (first, _))) = rows.peek() {
         builder.place(place(*first));
     }
     if !name.trim().is_empty() {
-        builder.heading(2, name)?;
+        if let Err(err) = builder.heading(2, name) {
+            return stopped(builder, err, 0);
+        }
     }
-    let mut rows = rows.filter(|(_, cells)| cells.iter().any(|c| !c.trim().is_empty()));
-    let Some((header_at, mut labels)) = rows.next() else {
-        return Ok(());
+    let mut rows = rows.filter(|(_, (_, cells))| cells.iter().any(|c| !c.trim().is_empty()));
+    let Some((header_index, (header_at, mut labels))) = rows.next() else {
+        return Ok(None);
     };
-    let mut ahead: Vec<(u32, Vec<String>)> = rows.by_ref().take(LOOKAHEAD_ROWS + 1).collect();
-    if let [(_, second), after @ ..] = ahead.as_slice() {
-        if describes_columns(&labels, second, after) {
+    let mut ahead: Vec<(usize, (u32, Vec<String>))> =
+        rows.by_ref().take(LOOKAHEAD_ROWS + 1).collect();
+    if let [(_, (_, second)), after @ ..] = ahead.as_slice() {
+        let after: Vec<(u32, Vec<String>)> = after.iter().map(|(_, row)| row.clone()).collect();
+        if describes_columns(&labels, second, &after) {
             labels = described_labels(&labels, second);
             ahead.remove(0);
         }
     }
     let mut written = 0usize;
-    for (number, cells) in ahead.into_iter().chain(rows) {
+    for (index, (number, cells)) in ahead.into_iter().chain(rows) {
         builder.place(place(number));
-        builder.row(Some(&labels), &cells)?;
+        if let Err(err) = builder.row(Some(&labels), &cells) {
+            return stopped(builder, err, index);
+        }
         written += 1;
     }
     // A sheet of one row has no header to label: the row itself is the content.
     if written == 0 {
         builder.place(place(header_at));
-        builder.row(None, &labels)?;
+        if let Err(err) = builder.row(None, &labels) {
+            return stopped(builder, err, header_index);
+        }
     }
-    Ok(())
+    Ok(None)
+}
+
+/// `read` rows read when the builder refused a row for its limits; any other error.
+fn stopped(builder: &Builder, err: ReadError, read: usize) -> Result<Option<usize>, ReadError> {
+    if builder.refused(&err) {
+        Ok(Some(read))
+    } else {
+        Err(err)
+    }
 }
 
 /// Whether a sheet's second row describes its columns (`Fiscal quarter | USD,
@@ -568,5 +651,47 @@ mod tests {
             assert!(read_workbook(junk, Format::Xlsx, &limits).is_err());
             assert!(read_workbook(junk, Format::Ods, &limits).is_err());
         }
+    }
+
+    /// A CSV past the row limit keeps its first rows, one past the text limit the rows
+    /// before it; a workbook's sheet past the block limit its first rows, and the sheets
+    /// after it are listed as not read.
+    #[test]
+    fn sheets_past_the_limits_keep_their_first_rows_and_say_how_many() {
+        let limits = Limits::tight();
+        let csv: String = std::iter::once("Bay,Trailer,Length\n".to_string())
+            .chain((1..25_000).map(|n| format!("{n},Reefer {n},53 ft\n")))
+            .collect();
+        let doc = read_csv(&csv, &limits).unwrap();
+        assert_eq!(doc.marks.len(), 9_999);
+        assert!(doc
+            .text
+            .ends_with("Bay: 9999 · Trailer: Reefer 9999 · Length: 53 ft"));
+        assert_eq!(doc.gaps, ["first 10,000 of 25,000 rows"]);
+        let wide = Limits {
+            max_text_bytes: 4_000,
+            ..Limits::tight()
+        };
+        let doc = read_csv(&csv, &wide).unwrap();
+        let read = doc.marks.len() + 1;
+        assert_eq!(
+            doc.gaps,
+            [format!("first {read} of 25,000 rows: its text reached 3.9 KB, the most one document may hold")]
+        );
+        let big: Vec<Vec<&str>> = std::iter::once(vec!["Bay", "Note"])
+            .chain((1..12_000).map(|_| vec!["7", "takes reefers"]))
+            .collect();
+        let bytes = xlsx(
+            &[("Big", big), ("Small", vec![vec!["A"], vec!["1"]])],
+            "2026-04-09T18:30:00Z",
+        );
+        let doc = read_workbook(&bytes, Format::Xlsx, &limits).unwrap();
+        assert_eq!(
+            doc.gaps,
+            [
+                "sheet Big: first 10,000 of 12,000 rows: it reached 10,000 blocks, the most one document may hold",
+                "sheet Small not read: it reached 10,000 blocks, the most one document may hold",
+            ]
+        );
     }
 }

@@ -4,12 +4,28 @@
 //! short line standing alone (no final punctuation, no comma) is taken as a heading;
 //! consecutive lines whose cells are set apart by runs of spaces or tabs, the same
 //! number of cells each, are a table whose first line labels the others.
+//!
+//! A text past the text or block limit is read in part: the lines up to the block that
+//! would pass it (a long paragraph — a log's lines with no blank line between them —
+//! keeps as many of its lines as fit), and a gap that says how many lines that was.
 
-use crate::{Builder, DocStatus, Document, Limits, ReadError};
+use crate::{grouped, Builder, DocStatus, Document, Limits, ReadError};
 
 pub(super) fn read(text: &str, limits: &Limits) -> Result<Document, ReadError> {
     let mut builder = Builder::new(*limits);
-    blocks_of_lines(&mut builder, text)?;
+    let lines: Vec<&str> = text.lines().collect();
+    match lines_into(&mut builder, &lines) {
+        Ok(()) => {}
+        Err((read, err)) if builder.refused(&err) => {
+            let full = builder.full().unwrap_or_default().to_string();
+            builder.gap(format!(
+                "first {} of {} lines: {full}",
+                grouped(read as u64),
+                grouped(lines.len() as u64)
+            ));
+        }
+        Err((_, err)) => return Err(err),
+    }
     builder.finish(None, DocStatus::Current)
 }
 
@@ -48,27 +64,72 @@ fn looks_like_heading(line: &str) -> bool {
 /// short lines as headings of level 2 (the first one of the text: level 1).
 pub(super) fn blocks_of_lines(builder: &mut Builder, text: &str) -> Result<(), ReadError> {
     let lines: Vec<&str> = text.lines().collect();
+    lines_into(builder, &lines).map_err(|(_, err)| err)
+}
+
+/// [`blocks_of_lines`] on `lines`; on an error, with how many lines were read before it.
+fn lines_into(builder: &mut Builder, lines: &[&str]) -> Result<(), (usize, ReadError)> {
     let mut seen_heading = false;
-    let mut chunk: Vec<&str> = Vec::new();
+    let mut chunk = 0;
     let mut i = 0;
     while i < lines.len() {
-        if let Some((end, rows)) = table_run(&lines, i) {
-            chunk_blocks(builder, &std::mem::take(&mut chunk), &mut seen_heading)?;
-            builder.table(
+        if let Some((end, rows)) = table_run(lines, i) {
+            chunk_into(builder, lines, chunk..i, &mut seen_heading)?;
+            let (header, rows) = (
                 rows.first().map(Vec::as_slice),
                 rows.get(1..).unwrap_or(&[]),
-            )?;
+            );
+            builder.table(header, rows).map_err(|err| (i, err))?;
             i = end;
+            chunk = i;
             continue;
         }
         if lines[i].trim().is_empty() {
-            chunk_blocks(builder, &std::mem::take(&mut chunk), &mut seen_heading)?;
-        } else {
-            chunk.push(lines[i]);
+            chunk_into(builder, lines, chunk..i, &mut seen_heading)?;
+            chunk = i + 1;
         }
         i += 1;
     }
-    chunk_blocks(builder, &chunk, &mut seen_heading)
+    chunk_into(builder, lines, chunk..lines.len(), &mut seen_heading)
+}
+
+/// The run of non-blank lines `range` into blocks; a plain paragraph too long for the
+/// text limit keeps the lines that fit. On an error, how many lines were read before it.
+fn chunk_into(
+    builder: &mut Builder,
+    lines: &[&str],
+    range: std::ops::Range<usize>,
+    seen_heading: &mut bool,
+) -> Result<(), (usize, ReadError)> {
+    let chunk = &lines[range.clone()];
+    let Err(err) = chunk_blocks(builder, chunk, seen_heading) else {
+        return Ok(());
+    };
+    let plain = chunk.len() > 1 && chunk.iter().all(|l| list_marker(l).is_none());
+    if !plain || !builder.refused(&err) {
+        return Err((range.start, err));
+    }
+    let room = builder.text_room();
+    let mut length = 0;
+    let fitting = chunk
+        .iter()
+        .take_while(|line| {
+            length += line.trim().len() + 1;
+            length <= room + 1
+        })
+        .count();
+    if fitting == 0 {
+        return Err((range.start, err));
+    }
+    let part = chunk[..fitting]
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    match builder.paragraph(&part) {
+        Ok(()) => Err((range.start + fitting, err)),
+        Err(err) => Err((range.start, err)),
+    }
 }
 
 /// A line's cells: text set apart by two or more spaces or a tab.
@@ -163,11 +224,55 @@ mod tests {
     fn lines_become_headings_paragraphs_and_items() {
         let text = "Fleet report\n\nWe run robots in\nthree regions.\n\nKey numbers:\n- Robots deployed: 1,240\n- Uptime 99.2%\n  across sites\n1. First step\n\nRisks\n\nSupply is tight.\nRound    Date    Amount\nSeed    Jun 2019    $3.5M\nSeries C\tOct 2025\t$48M\n\nPrepared by Dana Okafor, CEO, 2026-04-14\n\nOne.  Two.\nThree.  Four.";
         let doc = read(text, &Limits::default()).unwrap();
+        assert!(doc.gaps.is_empty());
         assert_eq!(
             doc.text,
             "Fleet report\n\nWe run robots in three regions.\n\nKey numbers:\n\nRobots deployed: 1,240\n\nUptime 99.2% across sites\n\n1. First step\n\nRisks\n\nSupply is tight.\n\nRound: Seed · Date: Jun 2019 · Amount: $3.5M\n\nRound: Series C · Date: Oct 2025 · Amount: $48M\n\nPrepared by Dana Okafor, CEO, 2026-04-14\n\nOne. Two. Three. Four."
         );
         let at = doc.text.find("Supply").unwrap();
         assert_eq!(doc.heading_path(at), ["Fleet report", "Risks"]);
+    }
+
+    /// A log past the text limit: its first lines, and how many of how many.
+    #[test]
+    fn a_text_past_the_limits_keeps_its_first_lines_and_says_how_many() {
+        let log: String = (1..=1000)
+            .map(|n| {
+                format!(
+                    "2026-03-04 09:{:02}:{:02} yard gate {n} opened\n",
+                    n / 60 % 60,
+                    n % 60
+                )
+            })
+            .collect();
+        let limits = Limits {
+            max_text_bytes: 10_000,
+            ..Limits::default()
+        };
+        let doc = read(&log, &limits).unwrap();
+        assert!(
+            doc.text
+                .starts_with("2026-03-04 09:00:01 yard gate 1 opened"),
+            "{}",
+            &doc.text[..80]
+        );
+        assert!(doc.text.len() <= 10_000);
+        let read_lines = doc.text.matches("yard gate").count();
+        assert_eq!(
+            doc.gaps,
+            [format!("first {read_lines} of 1,000 lines: its text reached 9.8 KB, the most one document may hold")]
+        );
+        // With blank lines between entries, the block limit stops it the same way.
+        let spaced = log.replace('\n', "\n\n");
+        let blocks = Limits {
+            max_blocks: 100,
+            ..Limits::default()
+        };
+        let doc = read(&spaced, &blocks).unwrap();
+        assert_eq!(doc.marks.len(), 100);
+        assert_eq!(
+            doc.gaps,
+            ["first 200 of 2,000 lines: it reached 100 blocks, the most one document may hold"]
+        );
     }
 }

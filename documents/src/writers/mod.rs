@@ -14,12 +14,14 @@
 mod mail;
 mod office;
 mod pdf;
+mod pdf_raw;
 
 use crate::Format;
 
 pub use mail::{base64, quoted_printable, write_eml, write_slack};
 pub use office::{write_docx, write_pptx, write_xlsx, zip};
 pub use pdf::{write_pdf, write_pdf_typeset, Typeset};
+pub use pdf_raw::{assemble_pdf, deflate_bomb, one_page_pdf, stream_object};
 
 /// A source's header.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -1,9 +1,12 @@
 //! The corpus folder on disk: its canonical root, walking it (hidden entries and the
-//! root README are not documents), and reading a document within the size limit.
+//! root README are not documents), and reading a document within the size limit — a
+//! text, Markdown, CSV or log file past it read in part: its first bytes, cut at a line
+//! end, read from disk without reading the rest.
 
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
-use deepr_documents::Format;
+use deepr_documents::{human_bytes, Format};
 
 use super::*;
 
@@ -185,24 +188,159 @@ pub(super) fn is_part_of(key: &str, relpath: &str) -> bool {
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('#'))
 }
 
-/// The bytes of a document file, or why it cannot be used.
-pub(super) fn read_document(path: &Path) -> Result<Vec<u8>, String> {
+/// A document file's bytes as read.
+#[derive(Debug)]
+pub(super) struct FileBytes {
+    pub(super) bytes: Vec<u8>,
+    /// What the manifest knows the file's bytes by: their BLAKE3 — for a file read in
+    /// part, that of the part read and of the file's size, which together decide what
+    /// is read from it, so an unchanged part of an unchanged size is reused.
+    pub(super) key: String,
+    /// What was read of a file read in part: `first 16 MB of 60 MB`.
+    pub(super) part: Option<String>,
+}
+
+/// The bytes of a document file of format `kind`, or why it cannot be used.
+pub(super) fn read_document(path: &Path, kind: Format) -> Result<FileBytes, String> {
+    read_document_within(path, kind, MAX_FILE_BYTES, MAX_TEXT_HEAD_BYTES)
+}
+
+/// [`read_document`] within `max_file` bytes a file, and `max_head` bytes read of a
+/// file in a format that reads in part ([`Format::reads_in_part`]).
+fn read_document_within(
+    path: &Path,
+    kind: Format,
+    max_file: u64,
+    max_head: u64,
+) -> Result<FileBytes, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("unreadable: {e}"))?;
     if !meta.is_file() {
         return Err("not a regular file".into());
     }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(format!(
-            "too large ({} bytes; the limit is {MAX_FILE_BYTES})",
-            meta.len()
-        ));
+    if kind.reads_in_part() && meta.len() > max_head {
+        return read_head(path, meta.len(), max_head);
+    }
+    let too_large = |size: u64| {
+        format!(
+            "too large: {}, past the {} a file may be (only text, Markdown, CSV and log files are read in part)",
+            human_bytes(size),
+            human_bytes(max_file)
+        )
+    };
+    if meta.len() > max_file {
+        return Err(too_large(meta.len()));
     }
     let bytes = std::fs::read(path).map_err(|e| format!("unreadable: {e}"))?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!(
-            "too large ({} bytes; the limit is {MAX_FILE_BYTES})",
-            bytes.len()
-        ));
+    if bytes.len() as u64 > max_file {
+        return Err(too_large(bytes.len() as u64));
     }
-    Ok(bytes)
+    Ok(FileBytes {
+        key: blake3::hash(&bytes).to_hex().to_string(),
+        bytes,
+        part: None,
+    })
+}
+
+/// The first `limit` bytes of a file of `size` bytes, cut where [`cut_point`] says; the
+/// rest is never read. A file that turns out shorter is whole.
+fn read_head(path: &Path, size: u64, limit: u64) -> Result<FileBytes, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("unreadable: {e}"))?;
+    let mut head = Vec::with_capacity(usize::try_from(limit).unwrap_or(0));
+    file.take(limit)
+        .read_to_end(&mut head)
+        .map_err(|e| format!("unreadable: {e}"))?;
+    if (head.len() as u64) < limit {
+        let key = blake3::hash(&head).to_hex().to_string();
+        return Ok(FileBytes {
+            bytes: head,
+            key,
+            part: None,
+        });
+    }
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&head);
+    hasher.update(b"\0read in part of a file of bytes: ");
+    hasher.update(&size.to_le_bytes());
+    let key = hasher.finalize().to_hex().to_string();
+    head.truncate(cut_point(&head));
+    let part = format!(
+        "first {} of {}",
+        human_bytes(head.len() as u64),
+        human_bytes(size)
+    );
+    Ok(FileBytes {
+        bytes: head,
+        key,
+        part: Some(part),
+    })
+}
+
+/// Where a text's first bytes end: after their last line end, if that is in their
+/// second half (a text of one long line keeps more); else before a character the cut
+/// left unfinished.
+fn cut_point(head: &[u8]) -> usize {
+    if let Some(at) = head.iter().rposition(|b| *b == b'\n') {
+        if at + 1 >= head.len() / 2 {
+            return at + 1;
+        }
+    }
+    match std::str::from_utf8(head) {
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        _ => head.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_file(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).expect("write");
+        (dir, path)
+    }
+
+    #[test]
+    fn a_text_past_the_limit_is_read_up_to_its_last_line_end_within_it() {
+        let log: String = (0..1000)
+            .map(|n| format!("line {n:04} of the yard log\n"))
+            .collect();
+        let (_dir, path) = temp_file("yard.log", log.as_bytes());
+        let read = read_document_within(&path, Format::Text, 1 << 20, 1000).expect("read");
+        let text = std::str::from_utf8(&read.bytes).expect("utf-8");
+        assert!(
+            text.len() <= 1000 && text.ends_with("of the yard log\n"),
+            "{text:?}"
+        );
+        assert_eq!(text, &log[..text.len()]);
+        assert_eq!(read.part.as_deref(), Some("first 988 bytes of 25.4 KB"));
+        // The key is the part read and the size: the same for the same part and size,
+        // another for another size.
+        let again = read_document_within(&path, Format::Text, 1 << 20, 1000).expect("read");
+        assert_eq!(again.key, read.key);
+        assert_ne!(read.key, blake3::hash(log.as_bytes()).to_hex().to_string());
+        let (_longer, longer) = temp_file("yard.log", format!("{log}one more line\n").as_bytes());
+        let other = read_document_within(&longer, Format::Text, 1 << 20, 1000).expect("read");
+        assert_ne!(other.key, read.key);
+        // Within the limit: whole, keyed by its bytes.
+        let whole = read_document_within(&path, Format::Text, 1 << 20, 1 << 20).expect("read");
+        assert_eq!((whole.bytes.len(), whole.part), (log.len(), None));
+        assert_eq!(whole.key, blake3::hash(log.as_bytes()).to_hex().to_string());
+    }
+
+    #[test]
+    fn a_cut_never_splits_a_character_and_other_formats_stay_too_large() {
+        let line = "é".repeat(600);
+        let (_dir, path) = temp_file("one-line.md", line.as_bytes());
+        let read = read_document_within(&path, Format::Markdown, 1 << 20, 999).expect("read");
+        assert_eq!(read.bytes.len(), 998);
+        assert!(std::str::from_utf8(&read.bytes).is_ok());
+        let (_pdf, pdf) = temp_file("scan.pdf", &[b'%'; 3000]);
+        let refused = read_document_within(&pdf, Format::Pdf, 2000, 999).expect_err("too large");
+        assert!(
+            refused.starts_with("too large: 2.9 KB, past the 2 KB a file may be"),
+            "{refused}"
+        );
+    }
 }

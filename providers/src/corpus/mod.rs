@@ -28,7 +28,13 @@
 //! Unsupported types, encrypted or scanned PDFs, malformed or too complex files (each
 //! reader is bounded in time and memory), unreadable or empty files, links leaving the
 //! folder (unless followed) and files over [`MAX_FILE_BYTES`] are skipped with a reason
-//! ([`IndexReport::skipped`]); they never fail the open. Hidden files and folders, and `README.md` at the corpus
+//! ([`IndexReport::skipped`]); they never fail the open. A text, Markdown, CSV or log
+//! file over [`MAX_TEXT_HEAD_BYTES`] is read in part — its first bytes, cut at a line
+//! end — and, like every document a reader read in part (a PDF's pages past its
+//! limits, a sheet's rows past the row limit), listed with what was read
+//! ([`IndexReport::partial`]). The archive holds exactly the text read, and the
+//! manifest keys such a file by the part read and the file's size, so a resumed run
+//! reads the same text. Hidden files and folders, and `README.md` at the corpus
 //! root (the provenance note of a bundled corpus), are not documents.
 //!
 //! # Ranking
@@ -53,6 +59,8 @@ use thiserror::Error;
 mod adapters;
 mod files;
 mod index_store;
+#[cfg(test)]
+mod read_in_part_tests;
 mod update;
 
 use crate::analyzer::{MultiScriptTokenizer, ANALYZER_VERSION, TOKENIZER_NAME};
@@ -61,8 +69,14 @@ use files::*;
 use index_store::*;
 use update::{lock_index, Update};
 
-/// Files larger than this are skipped (20 MB).
+/// Files larger than this are skipped (20 MB), except those [`MAX_TEXT_HEAD_BYTES`]
+/// reads in part.
 pub const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
+
+/// Text, Markdown, CSV and log files longer than this are read in part: their first
+/// 16 MB, cut at a line end — the most text one document holds
+/// (`deepr_documents::Limits::max_text_bytes`), so the reader does not cut them again.
+pub const MAX_TEXT_HEAD_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Authority prior of a corpus document: local documentation the user chose.
 pub const CORPUS_AUTHORITY: f64 = 0.8;

@@ -84,18 +84,18 @@ impl<'a> Update<'a> {
         archive: &FileArchive,
         report: &mut IndexReport,
     ) -> Result<(), CorpusError> {
-        let bytes = match super::read_document(&candidate.path) {
-            Ok(bytes) => bytes,
+        let file = match super::read_document(&candidate.path, candidate.kind) {
+            Ok(file) => file,
             Err(reason) => {
                 report.skipped.push((candidate.relpath, reason));
                 return Ok(());
             }
         };
-        let raw_blake3 = blake3::hash(&bytes).to_hex().to_string();
+        let raw_blake3 = file.key;
         if self.reuse(&candidate.relpath, &raw_blake3, archive, report) {
             return Ok(());
         }
-        let parts = match crate::reading::read_parts_bounded(bytes, candidate.kind) {
+        let parts = match crate::reading::read_parts_bounded(file.bytes, candidate.kind) {
             Ok(parts) => parts,
             Err(err) => {
                 report.skipped.push((candidate.relpath, err.to_string()));
@@ -107,7 +107,11 @@ impl<'a> Update<'a> {
         for part in parts {
             let key = part.locator(&candidate.relpath);
             match part.read {
-                Ok(doc) => {
+                Ok(mut doc) => {
+                    // A file read in part says so first, then what the reader cut.
+                    if let Some(read) = &file.part {
+                        doc.gaps.insert(0, read.clone());
+                    }
                     self.document(&candidate, &key, doc, &raw_blake3, archive, report)?;
                     first_key.get_or_insert(key);
                 }

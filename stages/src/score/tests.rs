@@ -309,3 +309,33 @@ async fn a_row_is_read_in_its_run_of_rows_and_a_sentence_by_its_own_words() {
     assert!(has("Reserves fell"), "{quoted:?}");
     assert!(!has("Staff costs"), "{quoted:?}");
 }
+
+#[test]
+fn a_questions_exact_terms_are_found_in_rows_and_prose() {
+    let exact = deepr_evidence::terms::exact_terms(
+        "What does the byte at offset 18 of the header record, and when is SQLITE_BUSY returned by \"hot journal\" checks?",
+    );
+    assert!(
+        exact.contains(&vec!["offset".to_string(), "18".to_string()]),
+        "{exact:?}"
+    );
+    assert!(
+        exact.contains(&vec!["sqlite_busy".to_string()]),
+        "{exact:?}"
+    );
+    assert!(
+        exact.contains(&vec!["hot".to_string(), "journal".to_string()]),
+        "{exact:?}"
+    );
+    assert!(deepr_evidence::terms::holds_exact(
+        "Offset: 18 · Size: 1 · Description: File format write version.",
+        &exact
+    ));
+    assert!(!deepr_evidence::terms::holds_exact(
+        "The header is 100 bytes at offset 0.",
+        &exact
+    ));
+    assert!(
+        deepr_evidence::terms::exact_terms("How does SQLite guarantee atomic commits?").is_empty()
+    );
+}
