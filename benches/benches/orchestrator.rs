@@ -136,6 +136,7 @@ fn resume_restore(c: &mut Criterion) {
         search_fingerprint: "bench".into(),
         io_concurrency: deepr_stages::concurrent::DEFAULT_IO_CONCURRENCY,
         model_pool: deepr_stages::extract::DEFAULT_MODEL_POOL,
+        reading: deepr_stages::research::Reading::default(),
         corpus_files: None,
     };
     let store: Arc<dyn CheckpointStore> = Arc::new(

@@ -113,6 +113,10 @@ pub struct BenchArgs {
     /// Comma-separated strategies.
     #[arg(long, default_value = "linear,per-claim,free-quote,no-judge")]
     pub strategies: String,
+    /// How a model extractor reads (as `deepr run --reading`); the offline model
+    /// always reads ranked.
+    #[arg(long, value_name = "ranked|documents", value_parser = parse_reading)]
+    pub reading: Option<deepr_settings::Reading>,
     /// The corpus every topic is researched on.
     #[arg(long, value_name = "DIR")]
     pub corpus: PathBuf,
@@ -335,6 +339,12 @@ pub struct RunArgs {
     /// own quotes; kept as written), no-judge.
     #[arg(long, value_enum)]
     pub strategy: Option<StrategyArg>,
+    /// How a model extractor reads a subquestion's documents: documents (default: each
+    /// found document under its headings, a short one whole, a long one by its best
+    /// sections, within a token budget per call) or ranked (the units ranked by the
+    /// question's words, up to --model-pool). The offline model always reads ranked.
+    #[arg(long, value_name = "ranked|documents", value_parser = parse_reading)]
+    pub reading: Option<deepr_settings::Reading>,
     /// The model for every task: `offline` (default: deterministic, no key, no network),
     /// `openai:MODEL` (key: OPENAI_API_KEY; base URL: --llm-base-url or OPENAI_BASE_URL),
     /// `ollama:MODEL` (local Ollama), `anthropic:MODEL` (key: ANTHROPIC_API_KEY).
@@ -492,6 +502,16 @@ fn cli_globals(cli: &Cli) -> Globals {
 }
 
 /// `--model-pool N`: a whole number from 1 to 200.
+fn parse_reading(value: &str) -> Result<deepr_settings::Reading, String> {
+    deepr_settings::Reading::from_name(value).ok_or_else(|| {
+        let names: Vec<&str> = deepr_settings::Reading::VALUES
+            .iter()
+            .map(|(name, _)| *name)
+            .collect();
+        format!("{value:?} is no reading; use {}", names.join(" or "))
+    })
+}
+
 fn parse_model_pool(value: &str) -> Result<usize, String> {
     match value.trim().parse::<usize>() {
         Ok(n) if (1..=200).contains(&n) => Ok(n),

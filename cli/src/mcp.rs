@@ -106,11 +106,16 @@ impl Host for CliHost {
             .map_err(|f| one_line("estimate_cost", f))?;
         let (summary, dollars) =
             crate::run::estimate_of(&settings).map_err(|f| one_line("estimate_cost", f))?;
-        let e = deepr_stages::estimate::estimate(settings.depth, settings.strategy);
+        let e = deepr_stages::estimate::estimate(
+            settings.depth,
+            settings.strategy,
+            settings.model_reading(),
+        );
         Ok(json!({
             "summary": summary,
             "depth": settings.depth.as_str(),
             "strategy": settings.strategy.as_str(),
+            "reading": settings.model_reading().map_or("ranked", |r| r.as_str()),
             "model": settings.llm_cheap,
             "calls": [e.calls_low, e.calls_high],
             "tokens": [e.tokens_low, e.tokens_high],

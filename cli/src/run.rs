@@ -14,11 +14,12 @@ use crate::{state, usage, Failure, Globals, RunArgs};
 pub fn estimate_line(
     depth: Depth,
     strategy: Strategy,
+    reading: Option<deepr_stages::research::Reading>,
     model: &str,
     price_as: Option<&str>,
     prices: &deepr_providers::PriceTable,
 ) -> (String, Option<(f64, f64)>) {
-    let e = deepr_stages::estimate::estimate(depth, strategy);
+    let e = deepr_stages::estimate::estimate(depth, strategy, reading);
     // Measured split: about 85 % of a call's tokens are prompt, 15 % completion.
     let cost = |tokens: u64| {
         let prompt = tokens * 85 / 100;
@@ -31,9 +32,10 @@ pub fn estimate_line(
     };
     (
         format!(
-            "estimate for depth {}, strategy {}: {}–{} LLM calls, {}–{} tokens, {money}",
+            "estimate for depth {}, strategy {}, reading {}: {}–{} LLM calls, {}–{} tokens, {money}",
             depth.as_str(),
             strategy.as_str(),
+            reading.map_or("ranked (offline)", |r| r.as_str()),
             e.calls_low,
             e.calls_high,
             e.tokens_low,
@@ -130,6 +132,7 @@ pub fn estimate_of(
     Ok(estimate_line(
         settings.depth,
         settings.strategy,
+        settings.model_reading(),
         &settings.llm_cheap,
         settings.price_as.as_deref(),
         &prices,
@@ -237,6 +240,7 @@ fn new_record(settings: &crate::settings::Settings, args: &RunArgs) -> Result<Ru
         io_concurrency: settings.io_concurrency,
         follow_links: args.follow_links,
         model_pool: args.model_pool,
+        reading: settings.reading,
         formats: {
             let mut formats: Vec<String> = args
                 .formats

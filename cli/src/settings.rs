@@ -43,6 +43,8 @@ pub struct Settings {
     pub db: Option<String>,
     pub depth: Depth,
     pub strategy: Strategy,
+    /// How a model extractor reads (`--reading`, else the config file's, else documents).
+    pub reading: deepr_settings::Reading,
     pub concurrency: usize,
     pub io_concurrency: usize,
     pub corpus: Option<PathBuf>,
@@ -60,6 +62,17 @@ pub struct Settings {
     pub price_as: Option<String>,
     pub limits: deepr_providers::llm::LlmLimits,
     pub prices: std::collections::BTreeMap<String, deepr_providers::prices::Price>,
+}
+
+impl Settings {
+    /// How the run's model extractor reads; `None` for the offline model, which reads
+    /// its ranked share whatever `--reading` says (and triages without a call).
+    pub fn model_reading(&self) -> Option<deepr_settings::Reading> {
+        match deepr_providers::llm_spec::LlmSpec::parse(&self.llm_cheap) {
+            Ok(deepr_providers::llm_spec::LlmSpec::Offline) => None,
+            _ => Some(self.reading),
+        }
+    }
 }
 
 pub fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
@@ -109,6 +122,7 @@ pub fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> 
         db,
         depth,
         strategy,
+        reading: args.reading.or(file.reading).unwrap_or_default(),
         concurrency,
         io_concurrency,
         corpus: args.corpus.clone(),

@@ -256,6 +256,10 @@ fn a_real_local_model_server_runs_the_whole_pipeline() {
             out.to_str().expect("utf-8"),
             "--depth",
             "quick",
+            // Each of the server's two slots holds 2,048 tokens: documents reading
+            // (some 6,000 a call) would not fit, so this wire-path test reads ranked.
+            "--reading",
+            "ranked",
             "--llm",
             "openai:smollm2",
             "--llm-base-url",

@@ -32,6 +32,7 @@ mod measures;
 mod subquery;
 mod synthesize;
 pub mod text;
+mod triage;
 mod write_section;
 
 /// The provider's own id; per task it is `offline:heuristic/<task>.v<version>`.
@@ -107,6 +108,7 @@ pub fn answer(prompt_id: &str, input: &Value) -> Result<Value, Unanswerable> {
     match prompt_id {
         decompose::Decompose::ID => run::<decompose::Decompose>(input),
         subquery::Subquery::ID => run::<subquery::Subquery>(input),
+        triage::Triage::ID => run::<triage::Triage>(input),
         extract::Extract::ID => run::<extract::Extract>(input),
         extract_free::ExtractFree::ID => run::<extract_free::ExtractFree>(input),
         judge::Judge::ID => run::<judge::Judge>(input),
@@ -125,6 +127,7 @@ pub fn version(prompt_id: &str) -> Option<u32> {
     Some(match prompt_id {
         decompose::Decompose::ID => <decompose::Decompose as Heuristic>::VERSION,
         subquery::Subquery::ID => <subquery::Subquery as Heuristic>::VERSION,
+        triage::Triage::ID => <triage::Triage as Heuristic>::VERSION,
         extract::Extract::ID => <extract::Extract as Heuristic>::VERSION,
         extract_free::ExtractFree::ID => <extract_free::ExtractFree as Heuristic>::VERSION,
         judge::Judge::ID => <judge::Judge as Heuristic>::VERSION,

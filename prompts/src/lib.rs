@@ -29,7 +29,7 @@ pub enum PromptError {
     MissingValue { prompt: String, name: String },
     #[error("prompt {0}: template has no `system:` / `user:` blocks")]
     Malformed(String),
-    #[error("no prompt is named {0:?} (prompts: decompose, subquery, extract, judge, conflict, deepen, write_section, synthesize, judge_vote, extract_free)")]
+    #[error("no prompt is named {0:?} (prompts: decompose, subquery, triage, extract, judge, conflict, deepen, write_section, synthesize, judge_vote, extract_free)")]
     Unknown(String),
 }
 
@@ -136,6 +136,17 @@ prompt!(SUBQUERY, "subquery", 1, || json!({
         "ranking_question": {"type": "string"}
     }
 }));
+prompt!(TRIAGE, "triage", 1, || json!({
+    "type": "object", "additionalProperties": false, "required": ["verdicts"],
+    "properties": {"verdicts": {"type": "array", "items": {
+        "type": "object", "additionalProperties": false, "required": ["id", "scope", "reason"],
+        "properties": {
+            "id": {"type": "string"},
+            "scope": {"type": "string", "enum": ["in_scope", "background", "off_topic"]},
+            "reason": {"type": "string"}
+        }
+    }}}
+}));
 prompt!(EXTRACT, "extract", 1, || json!({
     "type": "object", "additionalProperties": false, "required": ["claims"],
     "properties": {"claims": {"type": "array", "items": {
@@ -207,6 +218,8 @@ prompt!(SYNTHESIZE, "synthesize", 2, || json!({
 pub struct PromptSet {
     pub decompose: Prompt,
     pub subquery: Prompt,
+    /// A model run: which documents found are in scope.
+    pub triage: Prompt,
     pub extract: Prompt,
     pub judge: Prompt,
     pub conflict: Prompt,
@@ -224,6 +237,7 @@ impl Default for PromptSet {
         Self {
             decompose: DECOMPOSE,
             subquery: SUBQUERY,
+            triage: TRIAGE,
             extract: EXTRACT,
             judge: JUDGE,
             conflict: CONFLICT,
@@ -262,6 +276,7 @@ impl PromptSet {
         let slot = match id {
             "decompose" => &mut self.decompose,
             "subquery" => &mut self.subquery,
+            "triage" => &mut self.triage,
             "extract" => &mut self.extract,
             "judge" => &mut self.judge,
             "conflict" => &mut self.conflict,
@@ -280,10 +295,11 @@ impl PromptSet {
 
     /// Every prompt of the set, in pipeline order (the strategy variants last, as in
     /// [`ALL`]).
-    pub fn all(&self) -> [&Prompt; 10] {
+    pub fn all(&self) -> [&Prompt; 11] {
         [
             &self.decompose,
             &self.subquery,
+            &self.triage,
             &self.extract,
             &self.judge,
             &self.conflict,
@@ -322,9 +338,10 @@ prompt!(EXTRACT_FREE, "extract_free", 1, || json!({
 }));
 
 /// Every prompt, in pipeline order (the strategy variants last).
-pub const ALL: [Prompt; 10] = [
+pub const ALL: [Prompt; 11] = [
     DECOMPOSE,
     SUBQUERY,
+    TRIAGE,
     EXTRACT,
     JUDGE,
     CONFLICT,

@@ -74,6 +74,7 @@ pub async fn session(
         search_fingerprint,
         io_concurrency: options.io_concurrency.unwrap_or(run.record.io_concurrency),
         model_pool: run.record.model_pool,
+        reading: run.record.reading,
         corpus_files,
     };
     if !run.first && plan(&run, &config, &providers, &options).await {

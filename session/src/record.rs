@@ -111,6 +111,10 @@ pub struct RunRecord {
     /// Candidates a model extractor reads per subquestion (`--model-pool`).
     #[serde(default = "default_model_pool")]
     pub model_pool: usize,
+    /// How a model extractor reads (`--reading`); a record from before it was a
+    /// setting read ranked, and keeps doing so on resume.
+    #[serde(default = "reading_before_documents")]
+    pub reading: deepr_stages::research::Reading,
     /// The topic read as a brief (parts, writing instructions, context, entities), kept
     /// when it is more than one question; informational — every stage parses the topic
     /// itself, so a resume never depends on it.
@@ -122,6 +126,10 @@ pub struct RunRecord {
 pub fn brief_of(topic: &str) -> Option<deepr_tasks::brief::Brief> {
     let brief = deepr_tasks::brief::parse_brief(topic);
     (brief.parts.len() >= 2 || !brief.instructions.is_empty()).then_some(brief)
+}
+
+fn reading_before_documents() -> deepr_stages::research::Reading {
+    deepr_stages::research::Reading::Ranked
 }
 
 fn default_model_pool() -> usize {

@@ -10,10 +10,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 mod run;
-pub use run::{Depth, DepthPlan, Strategy};
+pub use run::{Depth, DepthPlan, Reading, Strategy};
 
 /// Every key the file may hold, for error messages.
-pub const KEYS: &str = "depth, strategy, concurrency, io_concurrency, llm, llm_strong, llm_cheap, llm_base_url, price_as, offline_latency, search_latency, fetch_latency, latency_seed, prompts, db, [limits], [prices.MODEL]";
+pub const KEYS: &str = "depth, strategy, reading, concurrency, io_concurrency, llm, llm_strong, llm_cheap, llm_base_url, price_as, offline_latency, search_latency, fetch_latency, latency_seed, prompts, db, [limits], [prices.MODEL]";
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -22,6 +22,8 @@ pub struct FileConfig {
     pub depth: Option<Depth>,
     /// `linear`, `per-claim`, `free-quote` or `no-judge`.
     pub strategy: Option<Strategy>,
+    /// How a model extractor reads: `documents` (default) or `ranked`.
+    pub reading: Option<Reading>,
     pub concurrency: Option<usize>,
     /// Independent calls one step keeps in flight (searches, fetches, judge batches);
     /// 1 = one after another, for tightly rate-limited APIs.
@@ -141,6 +143,14 @@ mod tests {
         let config = parse("depth = \"deep\"\nstrategy = \"per-claim\"\n").unwrap_or_default();
         assert_eq!(config.depth, Some(Depth::Deep));
         assert_eq!(config.strategy, Some(Strategy::PerClaim));
+        assert_eq!(config.reading, None);
+        let ranked = parse("reading = \"ranked\"").unwrap_or_default();
+        assert_eq!(ranked.reading, Some(Reading::Ranked));
+        let refused = parse("reading = \"skim\"").err().unwrap_or_default();
+        assert!(refused.contains("`ranked` or `documents`"), "{refused}");
+        for (name, _) in Reading::VALUES {
+            assert_eq!(Reading::from_name(name).map(Reading::as_str), Some(name));
+        }
         assert_eq!(Depth::Deep.plan().extra_rounds, 3);
         assert!(Depth::Quick.plan().max_subquestions < Depth::Standard.plan().max_subquestions);
         let refused = parse("depth = \"fast\"").err().unwrap_or_default();

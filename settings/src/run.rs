@@ -97,3 +97,42 @@ impl Strategy {
         }
     }
 }
+
+/// How a model extractor reads a subquestion's documents (the offline heuristic always
+/// reads its ranked share).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reading {
+    /// The candidate units ranked by the question's words (and meaning), up to
+    /// `--model-pool` of them: a search result, not the documents.
+    Ranked,
+    /// The documents as documents: each found document's units in their order under
+    /// their headings — a short one whole, a long one by the sections holding its
+    /// best-ranked units — within a token budget per call.
+    #[default]
+    Documents,
+}
+
+impl Reading {
+    /// Every value with what it means, for `--help`, errors and tool schemas.
+    pub const VALUES: [(&'static str, &'static str); 2] = [
+        ("ranked", "the candidate units ranked by the question's words, up to --model-pool"),
+        ("documents", "documents whole under their headings (a long one by its best sections), within a token budget per call"),
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ranked => "ranked",
+            Self::Documents => "documents",
+        }
+    }
+
+    /// The reading a name stands for.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "ranked" => Some(Self::Ranked),
+            "documents" => Some(Self::Documents),
+            _ => None,
+        }
+    }
+}

@@ -77,7 +77,7 @@ pub async fn scout(
                 heading_lines(&text)
             };
             // An off-topic document's title and headings are no subjects to plan.
-            let lines = if crate::triage::off_topic(&doc.title, &lines, &brief).is_some() {
+            let lines = if deepr_tasks::triage::off_topic(&doc.title, &lines, &brief).is_some() {
                 Vec::new()
             } else {
                 std::iter::once(doc.title.clone()).chain(lines).collect()

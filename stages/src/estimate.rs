@@ -5,7 +5,7 @@
 //! averages measured with the offline model on the bundled corpus (benches/README.md);
 //! real models write longer answers, so treat the high end as the planning figure.
 
-use crate::research::{Depth, Strategy};
+use crate::research::{Depth, Reading, Strategy};
 
 /// Expected range for one run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,15 +21,27 @@ const DECOMPOSE: u64 = 500;
 const SUBQUERY: u64 = 150;
 const EXTRACT: u64 = 1_300;
 const EXTRACT_FREE: u64 = 2_700;
+/// A model reading documents: the call's budget of unit text
+/// ([`crate::extract::documents::DOCUMENT_TOKENS`]), the document and heading lines,
+/// the prompt and the answer.
+const EXTRACT_DOCUMENTS: u64 = crate::extract::documents::DOCUMENT_TOKENS as u64 + 1_200;
 const JUDGE_BATCH: u64 = 900;
 const JUDGE_VOTE: u64 = 1_750;
 const CONFLICT: u64 = 1_500;
 const DEEPEN: u64 = 400;
+/// A model's triage call: ten documents' titles, headings and openings, ten verdicts.
+const TRIAGE_BATCH: u64 = 2_200;
 /// Per section (a top-level subquestion and its follow-ups).
 const WRITE_SECTION: u64 = 950;
 const SYNTHESIZE: u64 = 1_900;
 
-fn one(subquestions: u64, extra_rounds: u64, claims_per: u64, strategy: Strategy) -> (u64, u64) {
+fn one(
+    subquestions: u64,
+    extra_rounds: u64,
+    claims_per: u64,
+    strategy: Strategy,
+    reading: Option<Reading>,
+) -> (u64, u64) {
     let followups = extra_rounds * crate::deepen::MAX_FOLLOWUPS as u64;
     let total_subqs = subquestions + followups;
     let claims = total_subqs * claims_per;
@@ -48,24 +60,31 @@ fn one(subquestions: u64, extra_rounds: u64, claims_per: u64, strategy: Strategy
         } else {
             JUDGE_BATCH
         };
-    let extract = if strategy == Strategy::FreeQuote {
-        EXTRACT_FREE
-    } else {
-        EXTRACT
+    let extract = match (strategy, reading) {
+        (Strategy::FreeQuote, _) => EXTRACT_FREE,
+        (_, Some(Reading::Documents)) => EXTRACT_DOCUMENTS,
+        _ => EXTRACT,
     };
+    // A model judges each round's documents' scope: every subquestion reads up to 16,
+    // most shared, so about one batch a round for a question and two for a brief.
+    let triage_calls = if reading.is_some() { 2 * rounds } else { 0 };
     // One writer per top-level subquestion (follow-ups join their section).
-    let calls = 1 + 2 * total_subqs + judge_calls + rounds + extra_rounds + subquestions + 1;
+    let calls =
+        1 + 2 * total_subqs + judge_calls + rounds + extra_rounds + subquestions + 1 + triage_calls;
     let tokens = DECOMPOSE
         + subquestions * WRITE_SECTION
         + total_subqs * (SUBQUERY + extract)
         + judge_tokens
         + rounds * CONFLICT
         + extra_rounds * DEEPEN
+        + triage_calls * TRIAGE_BATCH
         + SYNTHESIZE;
     (calls, tokens)
 }
 
-pub fn estimate(depth: Depth, strategy: Strategy) -> Estimate {
+/// The range for `depth` and `strategy`; `reading`: how a model extractor reads, `None`
+/// for the offline model (its ranked share, and no triage call).
+pub fn estimate(depth: Depth, strategy: Strategy, reading: Option<Reading>) -> Estimate {
     let plan = depth.plan();
     let (min, max) = (plan.min_subquestions, plan.max_subquestions);
     // A brief's subquestions may take more claims: the high estimate allows for them.
@@ -73,8 +92,8 @@ pub fn estimate(depth: Depth, strategy: Strategy) -> Estimate {
         .claims_per_subquestion
         .max(plan.brief_claims_per_subquestion) as u64;
     let extra = u64::from(plan.extra_rounds);
-    let (calls_low, tokens_low) = one(min as u64, 0, claims.div_ceil(2), strategy);
-    let (calls_high, tokens_high) = one(max as u64, extra, claims, strategy);
+    let (calls_low, tokens_low) = one(min as u64, 0, claims.div_ceil(2), strategy, reading);
+    let (calls_high, tokens_high) = one(max as u64, extra, claims, strategy, reading);
     Estimate {
         calls_low,
         calls_high,
@@ -90,16 +109,23 @@ mod tests {
     #[test]
     fn ranges_are_ordered_and_strategies_differ() {
         for depth in [Depth::Quick, Depth::Standard, Depth::Deep] {
-            let linear = estimate(depth, Strategy::Linear);
+            let linear = estimate(depth, Strategy::Linear, None);
             assert!(
                 linear.calls_low <= linear.calls_high && linear.tokens_low <= linear.tokens_high
             );
-            let votes = estimate(depth, Strategy::PerClaim);
+            let documents = estimate(depth, Strategy::Linear, Some(Reading::Documents));
+            assert!(documents.tokens_high > linear.tokens_high, "{depth:?}");
+            let ranked = estimate(depth, Strategy::Linear, Some(Reading::Ranked));
+            assert!(documents.tokens_high > ranked.tokens_high, "{depth:?}");
+            assert_eq!(documents.calls_high, ranked.calls_high, "{depth:?}");
+            // A model run also triages: more calls than the offline model makes.
+            assert!(ranked.calls_high > linear.calls_high, "{depth:?}");
+            let votes = estimate(depth, Strategy::PerClaim, None);
             assert!(votes.tokens_high > 3 * linear.tokens_high, "{depth:?}");
         }
         assert!(
-            estimate(Depth::Deep, Strategy::Linear).tokens_high
-                > estimate(Depth::Quick, Strategy::Linear).tokens_high
+            estimate(Depth::Deep, Strategy::Linear, None).tokens_high
+                > estimate(Depth::Quick, Strategy::Linear, None).tokens_high
         );
     }
 }

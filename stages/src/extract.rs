@@ -12,6 +12,8 @@ use deepr_tasks::extract::{Candidate, Extract, Input};
 use deepr_tasks::extract_free::{self as free, ExtractFree};
 
 use crate::model_call::{call_task, Models, TaskCall};
+
+pub mod documents;
 use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 
 /// 2: candidates quoted with the sentence they lean on carry `sentence_end`.
@@ -126,8 +128,14 @@ pub fn partition(round: &[ScoreOut], own: usize) -> ScoreOut {
 }
 
 /// The candidates as the extractor sees them: each unit on one line with its ID, its
-/// source's title, date and status, and for a list item or table row its headings.
-fn shown_candidates(scored: &ScoreOut, archive: &dyn TextArchive) -> Vec<Candidate> {
+/// source's title, date and status, and for a list item or table row its headings —
+/// every unit its headings when `as_documents` (a document is read in its order, and a
+/// paragraph under "Incidents" must not read as standing under none).
+pub(crate) fn shown_candidates(
+    scored: &ScoreOut,
+    archive: &dyn TextArchive,
+    as_documents: bool,
+) -> Vec<Candidate> {
     let docs: BTreeMap<&str, &deepr_orchestrator::DocMeta> = scored
         .sources
         .iter()
@@ -142,18 +150,21 @@ fn shown_candidates(scored: &ScoreOut, archive: &dyn TextArchive) -> Vec<Candida
             continue;
         };
         let doc = docs.get(candidate.content_sha256.as_str()).copied();
+        let mut source =
+            crate::cited::source_note(doc, &text, candidate.sentence, candidate.sentence_end);
+        if as_documents && source.headings.is_empty() {
+            if let (Some(doc), Some(unit)) = (doc, text.sentences.get(candidate.sentence as usize))
+            {
+                source.headings = doc.outline.heading_path(&text.text, unit.start);
+            }
+        }
         candidates.push(Candidate {
             id: candidate.cid.clone(),
             text: deepr_tasks::one_line(sentence),
             weight: candidate.weight,
             doc: candidate.content_sha256.clone(),
             title: doc.map(|d| d.title.clone()).unwrap_or_default(),
-            source: crate::cited::source_note(
-                doc,
-                &text,
-                candidate.sentence,
-                candidate.sentence_end,
-            ),
+            source,
         });
     }
     candidates
@@ -207,16 +218,17 @@ fn claims_of(
     claims
 }
 
+/// Subquestion `subq`'s claims from `candidates` (what [`shown_candidates`] made of
+/// `scored`), at most `max_claims`.
 pub async fn run(
     node_id: &str,
     prompt: &deepr_prompts::Prompt,
     subq: &Subq,
     scored: &ScoreOut,
     max_claims: usize,
-    archive: &dyn TextArchive,
+    candidates: Vec<Candidate>,
     models: Models<'_>,
 ) -> (ExtractOut, Vec<LedgerEntry>) {
-    let candidates = shown_candidates(scored, archive);
     if candidates.is_empty() {
         return (
             ExtractOut {
@@ -401,6 +413,7 @@ pub fn node(
     };
     // Who reads the candidates decides how many: see `candidates_for`.
     let model_reads = cx.model_extracts();
+    let reads_documents = cx.model_reads_documents();
     let pool = cx.model_pool;
     let prompt = match free {
         true => &cx.providers.prompts.extract_free,
@@ -408,7 +421,10 @@ pub fn node(
     };
     let max = cx.depth.claims_per_subquestion(cx.brief_with_parts);
     let llm = crate::model_call::prompt_key(prompt, cx.providers.cheap_models());
-    let key = serde_json::json!({"v": STAGE_VERSION, "max": max, "free": free, "pool": if model_reads { pool } else { 0 }, "llm": llm});
+    let mut key = serde_json::json!({"v": STAGE_VERSION, "max": max, "free": free, "pool": if model_reads { pool } else { 0 }, "llm": llm});
+    if reads_documents && !free {
+        key["reading"] = serde_json::json!({"documents": documents::DOCUMENT_TOKENS, "whole": documents::WHOLE_DOCUMENT_TOKENS});
+    }
     let (s, inputs) = (subq.clone(), deps.clone());
     let id = crate::research::node_id::step(round, &subq.id, "extract");
     let node = spec(id, "extract", key, move |ctx| async move {
@@ -430,14 +446,19 @@ pub fn node(
             )
             .await
         } else {
-            let scored = candidates_for(&round_scores, own, model_reads, pool);
+            let scored = match (reads_documents, round_scores.get(own)) {
+                (true, Some(mine)) => {
+                    documents::pool(mine, p.archive.as_ref(), documents::DOCUMENT_TOKENS)
+                }
+                _ => candidates_for(&round_scores, own, model_reads, pool),
+            };
             run(
                 &ctx.node_id,
                 &p.prompts.extract,
                 &s,
                 &scored,
                 max,
-                p.archive.as_ref(),
+                shown_candidates(&scored, p.archive.as_ref(), reads_documents),
                 p.cheap_models(),
             )
             .await

@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::research::{Depth, ResearchConfig, ResearchProviders, Strategy};
+use crate::research::{Depth, Reading, ResearchConfig, ResearchProviders, Strategy};
 
 /// The run as every node builder sees it.
 #[derive(Clone)]
@@ -30,6 +30,8 @@ pub struct PipelineContext {
     pub io: usize,
     /// Candidates a model extractor reads per subquestion.
     pub model_pool: usize,
+    /// How a model extractor reads its documents.
+    pub reading: Reading,
     /// Whether the topic is a brief with several parts (parsed once): it reads wider
     /// and takes more claims per subquestion.
     pub brief_with_parts: bool,
@@ -46,6 +48,7 @@ impl PipelineContext {
             search_fingerprint: config.search_fingerprint.clone(),
             io: config.io_concurrency,
             model_pool: config.model_pool,
+            reading: config.reading,
             brief_with_parts: deepr_tasks::brief::parse_brief(&config.topic).has_parts(),
         }
     }
@@ -58,6 +61,12 @@ impl PipelineContext {
             .cheap
             .model_id_for("extract")
             .starts_with("offline:")
+    }
+
+    /// Whether a model reads documents as documents ([`Reading::Documents`]): only a
+    /// model does; the offline heuristic reads its ranked share.
+    pub fn model_reads_documents(&self) -> bool {
+        self.reading == Reading::Documents && self.model_extracts()
     }
 }
 

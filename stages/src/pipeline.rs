@@ -90,8 +90,9 @@ pub async fn run_research(
     Ok(collect(&done))
 }
 
-/// One round: per subquestion subquery → retrieve → fetch → score → extract, then the
-/// round's joins judge → conflict → deepen. `origin`: the node that wrote the round's
+/// One round: per subquestion subquery → retrieve → fetch, the round's triage (a
+/// model run), per subquestion score → extract, then the round's joins judge →
+/// conflict → deepen. `origin`: the node that wrote the round's
 /// subquestions; `earlier_extracts`: the extract nodes of the rounds before.
 fn round_dag(
     cx: &PipelineContext,
@@ -101,14 +102,24 @@ fn round_dag(
     earlier_extracts: &[String],
 ) -> Result<Dag, ResearchError> {
     let mut dag = Dag::new();
-    let mut score_ids = Vec::new();
+    let mut fetch_ids = Vec::new();
     for subq in subquestions {
         add(&mut dag, crate::subquery::node(cx, round, subq, origin))?;
         add(&mut dag, crate::retrieve::node(cx, round, &subq.id))?;
         add(&mut dag, crate::fetch::node(cx, round, &subq.id))?;
+        fetch_ids.push(node_id::step(round, &subq.id, "fetch"));
+    }
+    // A model judges which of the round's documents are in scope; offline, score
+    // applies the title rule itself.
+    let triage = cx.model_extracts().then(|| node_id::join(round, "triage"));
+    if triage.is_some() {
+        add(&mut dag, crate::triage::node(cx, round, &fetch_ids))?;
+    }
+    let mut score_ids = Vec::new();
+    for subq in subquestions {
         add(
             &mut dag,
-            crate::score::node(cx, round, &subq.id, earlier_extracts),
+            crate::score::node(cx, round, &subq.id, earlier_extracts, triage.as_deref()),
         )?;
         score_ids.push(node_id::step(round, &subq.id, "score"));
     }

@@ -40,7 +40,7 @@ pub mod node_id {
 
 // Depth, its plan and the strategy are settings a config file names: they live in
 // `deepr-settings`, typed from the file to the stages.
-pub use deepr_settings::{Depth, DepthPlan, Strategy};
+pub use deepr_settings::{Depth, DepthPlan, Reading, Strategy};
 
 #[derive(Clone, Debug)]
 pub struct ResearchConfig {
@@ -59,6 +59,9 @@ pub struct ResearchConfig {
     /// round's subquestions (that suits the offline extractor, not a reader that can
     /// judge relevance itself). `extract::DEFAULT_MODEL_POOL` by default.
     pub model_pool: usize,
+    /// How a model extractor reads its documents ([`Reading`]); the offline heuristic
+    /// reads its ranked share whatever this says.
+    pub reading: Reading,
     /// The corpus files read and not read, for the report's References (`None`
     /// without a corpus).
     pub corpus_files: Option<deepr_evidence::report::CorpusFiles>,

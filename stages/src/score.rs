@@ -67,11 +67,23 @@ const TOPIC_TERM_WEIGHT: f64 = 0.5;
 /// its own pool: `ResearchConfig::model_pool`).
 pub const MAX_CANDIDATES: usize = 30;
 pub use crate::rerank::{MEANING_WEIGHT, RERANK_POOL};
+/// Most units a model reading documents is handed per subquestion: every unit of the
+/// found documents, bounded (extract shows those its token budget allows).
+pub const MAX_DOCUMENT_UNITS: usize = 3_000;
 const MIN_SENTENCE_CHARS: usize = 30;
 const MAX_SENTENCE_CHARS: usize = 600;
 /// Longest chat message quoted whole ([`deepr_orchestrator::Outline::units`]); a longer
 /// one is read sentence by sentence, as prose.
 const MAX_MESSAGE_CHARS: usize = 900;
+
+/// What earlier steps decided that score must respect: the sentences earlier rounds
+/// cited (never offered again) and the documents' scope (an off-topic one gives no
+/// candidate; one triage never judged is judged by the title rule).
+#[derive(Clone, Copy)]
+pub struct Earlier<'e> {
+    pub cited: &'e BTreeSet<SentenceRef>,
+    pub scopes: &'e crate::triage::TriageOut,
+}
 
 /// What a lexical pass hands the re-ranker: the scored sources and every candidate
 /// (weight, document, first sentence, last sentence), best first.
@@ -86,7 +98,7 @@ pub async fn run(
     ranking_question: &str,
     topic: &str,
     queries: &[String],
-    exclude: &BTreeSet<SentenceRef>,
+    earlier: Earlier<'_>,
     archive: &dyn TextArchive,
     embedder: Option<&dyn SentenceEmbedder>,
     keep: usize,
@@ -97,7 +109,7 @@ pub async fn run(
         ranking_question,
         topic,
         queries,
-        exclude,
+        earlier,
         archive,
         reader,
     );
@@ -133,7 +145,7 @@ fn lexical(
     ranking_question: &str,
     topic: &str,
     queries: &[String],
-    exclude: &BTreeSet<SentenceRef>,
+    earlier: Earlier<'_>,
     archive: &dyn TextArchive,
     reader: Reader,
 ) -> Lexical {
@@ -198,6 +210,7 @@ fn lexical(
         },
         rows_with_figures: specifics && reader == Reader::Heuristic,
         exact: &exact,
+        every_unit: reader == Reader::Documents,
     };
     let mut sources = sources;
     let mut scored: Vec<(f64, String, u32, Option<u32>)> = Vec::new();
@@ -207,9 +220,15 @@ fn lexical(
         };
         // An off-topic document (the office's paperwork) gives no candidate.
         let headings = crate::decompose::outline_headings(&source.doc.outline, &text.text);
-        source.off_topic = crate::triage::off_topic(&source.doc.title, &headings, &brief);
+        source.off_topic = earlier.scopes.off_topic(&source.doc, &headings, &brief);
         if source.off_topic.is_none() {
-            scored.extend(units_of(source, text, &sentence_terms, &weights, exclude));
+            scored.extend(units_of(
+                source,
+                text,
+                &sentence_terms,
+                &weights,
+                earlier.cited,
+            ));
         }
     }
     scored.sort_by(|a, b| {
@@ -272,10 +291,15 @@ fn term_weights(
 /// Who reads the candidates: the offline heuristic (its 30, partitioned, above its
 /// floor) or a model (its own larger pool, uncut). Only the heuristic, which cannot tell
 /// what a row means, is handed figure rows that share no word with the question.
+/// A model reading documents ([`crate::research::Reading::Documents`]) is handed every
+/// unit of a found document — those that share no word with the question too, at
+/// weight 0, after the ranked ones — so that extract can show each document whole, in
+/// its order, under its headings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reader {
     Heuristic,
     Model,
+    Documents,
 }
 
 /// How much the question's terms weigh, and the bonus of a unit that states a figure.
@@ -289,6 +313,9 @@ struct Weights<'w> {
     /// The question's exact terms ([`deepr_evidence::terms::exact_terms`]): a unit
     /// holding one ranks first.
     exact: &'w [Vec<String>],
+    /// Whether a unit sharing no word with the question is a candidate all the same,
+    /// at weight 0 ([`Reader::Documents`]).
+    every_unit: bool,
 }
 
 /// Weight a unit gains for holding one of the question's exact terms: more than any
@@ -412,6 +439,9 @@ fn units_of(
         // margin: 42.5%" answers "financial trajectory"); its bonus alone ranks it.
         let figure_row = weights.rows_with_figures && block_unit && states_a_figure(body);
         if matched <= 0.0 && !figure_row {
+            if weights.every_unit {
+                out.push((0.0, source.doc.content_sha256.clone(), first, sentence_end));
+            }
             continue;
         }
         // What is quoted is the whole span: a sentence leaning on one that speaks of its
@@ -509,12 +539,14 @@ pub fn node_key(embedder: Option<&dyn SentenceEmbedder>, keep: usize) -> serde_j
 }
 
 /// A subquestion's sources and candidates; sentences cited by `earlier_extracts` (the
-/// earlier rounds' extract nodes) are not offered again.
+/// earlier rounds' extract nodes) are not offered again; `triage`, the round's triage
+/// node when a model judged scope (else the title rule decides).
 pub fn node(
     cx: &crate::node::PipelineContext,
     round: u32,
     subquestion: &str,
     earlier_extracts: &[String],
+    triage: Option<&str>,
 ) -> crate::node::Node {
     use crate::node::{finish, read, spec};
     use crate::research::node_id;
@@ -523,18 +555,27 @@ pub fn node(
         node_id::step(round, subquestion, "fetch"),
         node_id::step(round, subquestion, "subquery"),
     );
-    let keep = MAX_CANDIDATES.max(cx.model_pool);
-    let mut deps = vec![ft.clone(), sq.clone()];
-    deps.extend(earlier_extracts.iter().cloned());
-    let previous = earlier_extracts.to_vec();
-    let reader = if cx.model_extracts() {
+    let reader = if cx.model_reads_documents() {
+        Reader::Documents
+    } else if cx.model_extracts() {
         Reader::Model
     } else {
         Reader::Heuristic
     };
+    let keep = match reader {
+        Reader::Documents => MAX_DOCUMENT_UNITS,
+        _ => MAX_CANDIDATES.max(cx.model_pool),
+    };
+    let mut deps = vec![ft.clone(), sq.clone()];
+    deps.extend(earlier_extracts.iter().cloned());
+    deps.extend(triage.map(str::to_string));
+    let triage = triage.map(str::to_string);
+    let previous = earlier_extracts.to_vec();
     let mut key = node_key(cx.providers.embedder.as_deref(), keep);
-    if reader == Reader::Model {
-        key["reader"] = serde_json::json!("model");
+    match reader {
+        Reader::Model => key["reader"] = serde_json::json!("model"),
+        Reader::Documents => key["reader"] = serde_json::json!("documents"),
+        Reader::Heuristic => {}
     }
     let node = spec(
         node_id::step(round, subquestion, "score"),
@@ -548,12 +589,19 @@ pub fn node(
                 let extracted: crate::types::ExtractOut = read(&ctx.inputs, id)?;
                 exclude.extend(extracted.claims.into_iter().flat_map(|c| c.citations));
             }
+            let scopes: crate::triage::TriageOut = match &triage {
+                Some(id) => read(&ctx.inputs, id)?,
+                None => Default::default(),
+            };
             let out = run(
                 &fetched,
                 &plan.ranking_question,
                 &t,
                 &plan.queries,
-                &exclude,
+                Earlier {
+                    cited: &exclude,
+                    scopes: &scopes,
+                },
                 p.archive.as_ref(),
                 p.embedder.as_deref(),
                 keep,

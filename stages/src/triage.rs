@@ -1,235 +1,223 @@
-//! Triage: which documents a run's searches found are in scope of the brief or
-//! question, and which are off-topic — the office's own paperwork (a hybrid-work
-//! policy, brand rules, a canteen menu, an IT access review, an event agenda) that
-//! shares the brief's words (the organisation's name, its products) but not its
-//! subject. Offline and deterministic: a document is off-topic when its title names an
-//! administrative kind of document and neither its title nor its headings name any
-//! subject the brief asks about. A document worded unlike the brief (a headcount plan,
-//! a pipeline workbook) names no administrative kind and stays in scope: judging too
-//! much off-topic would lose facts, so the rule needs both signals.
+//! triage: which documents a round's searches found are in scope of the brief or
+//! question. When a model runs, one `r{r}/triage` node per round asks it (batched,
+//! [`DOCUMENTS_PER_CALL`] documents a call, the cheap tier), after the round's
+//! fetches and before its scores, for every document no earlier round judged: each is
+//! shown by its title, date, status, headings and opening lines, and gets in scope,
+//! background or off-topic. Offline there is no node and no call: score applies the
+//! title rule ([`deepr_tasks::triage::off_topic`], which is also the offline model's
+//! answer when a model's is unusable).
 //!
-//! Off-topic documents are never candidates, never followed up, and are listed under
-//! References with the reason.
+//! An off-topic document is never a candidate, never followed up, never a section's
+//! subject, and is listed under References with its reason; a background one is read
+//! like one in scope.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use deepr_evidence::stem::snowball;
-use deepr_evidence::terms::{is_stop_word, words};
-use deepr_tasks::brief::Brief;
+use deepr_orchestrator::{ArchivedText, DocMeta, LedgerEntry, TextArchive, Tier};
+use deepr_tasks::triage::{
+    Document, Input, Scope, Triage, DOCUMENTS_PER_CALL, MAX_HEADINGS, OPENING_CHARS,
+};
+use serde::{Deserialize, Serialize};
 
-/// Words of a title that name a document of the office's own running, as stems of
-/// one word or as two-word phrases.
-const ADMIN_WORDS: &[&str] = &[
-    "policy",
-    "policies",
-    "handbook",
-    "guidelines",
-    "guideline",
-    "branding",
-    "template",
-    "menu",
-    "canteen",
-    "cafeteria",
-    "agenda",
-    "newsletter",
-    "calendar",
-    "faq",
-    "intranet",
-    "helpdesk",
-    "offsite",
-    "kickoff",
-    "hackathon",
-    "relocation",
-    "password",
-    "passwords",
-    "laptop",
-    "laptops",
-    "etiquette",
-    "wellbeing",
-    "timesheet",
-    "timesheets",
-    "parking",
-];
-const ADMIN_PHRASES: &[&str] = &[
-    "brand guidelines",
-    "style guide",
-    "service desk",
-    "office move",
-    "social club",
-    "code of conduct",
-    "dress code",
-    "access review",
-    "car park",
-    "travel and expenses",
-    "expense policy",
-    "training calendar",
-    "seating plan",
-    "fire drill",
-    "team building",
-    "kick off",
-    "staff briefing",
-    "near miss",
-];
+use crate::concurrent::in_order;
+use crate::model_call::{call_task, Models, TaskCall};
+use crate::types::FetchOut;
 
-/// Kinds of paperwork that may be what a brief asks about (a pricing policy, a
-/// safety bulletin): one word of the brief in the title keeps them in scope.
-const WEAK_KINDS: &[&str] = &[
-    "policy",
-    "policies",
-    "guideline",
-    "guidelines",
-    "template",
-    "access review",
-    "near miss",
-    "code of conduct",
-    "expense policy",
-    "travel and expenses",
-];
+/// 1: the first version.
+pub const STAGE_VERSION: u32 = 1;
+/// Characters of a model's reason kept for the report.
+const REASON_CHARS: usize = 200;
 
-/// Words of a brief that name no subject of its documents.
-const GENERIC: &[&str] = &[
-    "company",
-    "current",
-    "key",
-    "including",
-    "include",
-    "brief",
-    "report",
-    "overview",
-    "summary",
-    "position",
-    "positioned",
-    "against",
-    "new",
-    "main",
-    "overall",
-    "general",
-    "documents",
-    "document",
-    "team",
-    "organisation",
-    "organization",
-    "business",
-    "today",
-];
-
-/// Why a document is off-topic for `brief`, or `None` when it is in scope. `headings`
-/// are the headings its reader found.
-pub fn off_topic(title: &str, headings: &[String], brief: &Brief) -> Option<String> {
-    let kind = admin_kind(title)?;
-    let subjects = subject_stems(brief);
-    let named = |text: &str| {
-        stems(text)
-            .into_iter()
-            .filter(|s| subjects.contains(s))
-            .collect::<BTreeSet<_>>()
-            .len()
-    };
-    let names_a_subject = |text: &str| named(text) > 0;
-    // A policy may be the brief's own subject ("Pricing Policy"): one word of the brief
-    // in its title brings it into scope. An agenda, a menu, a newsletter names the
-    // brief's words by chance ("Sales Kick-off - Agenda"): it takes two.
-    let weak = WEAK_KINDS.contains(&kind.as_str());
-    if named(title) >= if weak { 1 } else { 2 } {
-        return None;
-    }
-    // Headings speak for a policy's subject; an agenda's or a newsletter's name the
-    // brief's words by chance ("Membership", "Service levels").
-    if !weak {
-        return Some(format!(
-            "a {kind} document whose title names nothing the brief asks about"
-        ));
-    }
-    // A heading may share a brief's word by chance ("Budget and contacts" in a
-    // password policy): the headings count when two, and a third of them, do.
-    let matching = headings.iter().filter(|h| names_a_subject(h)).count();
-    if matching >= 2 && matching * 3 >= headings.len() {
-        return None;
-    }
-    Some(format!(
-        "a {kind} document whose title and headings name nothing the brief asks about"
-    ))
+/// A document's scope as triage judged it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocScope {
+    pub scope: Scope,
+    /// Why (model text, cleaned; the offline rule's words when the fallback answered).
+    pub reason: String,
 }
 
-/// The administrative kind a title names ("policy", "brand guidelines"), if any.
-fn admin_kind(title: &str) -> Option<String> {
-    let lower = words(title).join(" ");
-    if let Some(phrase) = ADMIN_PHRASES.iter().find(|p| contains_phrase(&lower, p)) {
-        return Some((*phrase).to_string());
+/// Every document judged so far in the run — this round's and the earlier rounds' —
+/// by content hash.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TriageOut {
+    pub verdicts: BTreeMap<String, DocScope>,
+    /// Why a batch's answer was unusable (the offline rule answered it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub degraded: Option<String>,
+}
+
+impl TriageOut {
+    /// Why `content_sha256` is off-topic: `Some(reason)` when judged so, `None` when
+    /// judged in scope or background, and the title rule's answer when never judged.
+    pub fn off_topic(
+        &self,
+        doc: &DocMeta,
+        headings: &[String],
+        brief: &deepr_tasks::brief::Brief,
+    ) -> Option<String> {
+        match self.verdicts.get(&doc.content_sha256) {
+            Some(judged) if judged.scope == Scope::OffTopic => Some(judged.reason.clone()),
+            Some(_) => None,
+            None => deepr_tasks::triage::off_topic(&doc.title, headings, brief),
+        }
     }
-    words(title)
+}
+
+/// How a document is shown to the model: what it is, not what it says.
+fn shown(id: String, doc: &DocMeta, text: &ArchivedText) -> Document {
+    let headings: Vec<String> = crate::decompose::outline_headings(&doc.outline, &text.text)
         .into_iter()
-        .find(|w| ADMIN_WORDS.contains(&w.as_str()))
+        .take(MAX_HEADINGS)
+        .collect();
+    let opening: String = text.text.chars().take(OPENING_CHARS).collect();
+    Document {
+        id,
+        title: doc.title.clone(),
+        date: doc.date.clone(),
+        status: doc.outline.status.clone(),
+        headings,
+        opening,
+    }
 }
 
-fn contains_phrase(text: &str, phrase: &str) -> bool {
-    text == phrase
-        || text.starts_with(&format!("{phrase} "))
-        || text.ends_with(&format!(" {phrase}"))
-        || text.contains(&format!(" {phrase} "))
-}
-
-/// What the brief asks about, as stems: its parts' and its context's content words,
-/// without the names of its entities (every document of a share names its
-/// organisation) and without words that name no subject.
-fn subject_stems(brief: &Brief) -> BTreeSet<String> {
-    let names: BTreeSet<String> = brief.entities.iter().flat_map(|e| stems(e)).collect();
-    brief
-        .parts
+/// The documents of `fetched` that `earlier` has not judged, once each, in the order
+/// the round's subquestions fetched them.
+fn unjudged<'f>(fetched: &'f [FetchOut], earlier: &TriageOut) -> Vec<&'f DocMeta> {
+    let mut seen = BTreeSet::new();
+    fetched
         .iter()
-        .map(String::as_str)
-        .chain(std::iter::once(brief.context.as_str()))
-        .flat_map(stems)
-        .filter(|s| !names.contains(s))
+        .flat_map(|f| f.docs.iter().map(|(doc, _)| doc))
+        .filter(|doc| !earlier.verdicts.contains_key(&doc.content_sha256))
+        .filter(|doc| seen.insert(doc.content_sha256.clone()))
         .collect()
 }
 
-/// Content words as stems, without stop words, numbers and generic words.
-fn stems(text: &str) -> Vec<String> {
-    words(text)
+/// What one triage call needs besides its documents.
+pub struct TriageCall<'c> {
+    pub node_id: &'c str,
+    pub prompt: &'c deepr_prompts::Prompt,
+    pub topic: &'c str,
+    pub archive: &'c dyn TextArchive,
+    pub models: Models<'c>,
+    pub io_concurrency: usize,
+}
+
+/// Judges the round's new documents and returns every verdict so far.
+pub async fn run(
+    call: TriageCall<'_>,
+    fetched: &[FetchOut],
+    earlier: TriageOut,
+) -> (TriageOut, Vec<LedgerEntry>) {
+    let documents: Vec<(&DocMeta, ArchivedText)> = unjudged(fetched, &earlier)
         .into_iter()
-        .filter(|w| w.chars().count() > 2 && w.chars().all(char::is_alphabetic))
-        .filter(|w| !is_stop_word(w) && !GENERIC.contains(&w.as_str()))
-        .map(|w| snowball(&w))
-        .collect()
+        .filter_map(|doc| Some((doc, call.archive.get(&doc.content_sha256)?)))
+        .collect();
+    let batches = documents.chunks(DOCUMENTS_PER_CALL).map(|batch| {
+        let input = Input {
+            topic: call.topic.to_string(),
+            documents: batch
+                .iter()
+                .enumerate()
+                .map(|(i, (doc, text))| shown(format!("d{}", i + 1), doc, text))
+                .collect(),
+        };
+        let ids: Vec<&str> = batch
+            .iter()
+            .map(|(d, _)| d.content_sha256.as_str())
+            .collect();
+        let models = call.models;
+        async move {
+            let result = call_task(
+                models,
+                TaskCall::<Triage> {
+                    node_id: call.node_id,
+                    stage: "triage",
+                    prompt: call.prompt,
+                    tier: Tier::Cheap,
+                    input: &input,
+                },
+            )
+            .await;
+            (ids, result)
+        }
+    });
+    let answers = in_order(batches.collect(), call.io_concurrency).await;
+    let mut out = earlier;
+    let (mut calls, mut degraded) = (Vec::new(), Vec::new());
+    for (ids, result) in answers {
+        calls.extend(result.calls);
+        degraded.extend(result.degraded);
+        for verdict in result.value.verdicts {
+            let index = verdict
+                .id
+                .strip_prefix('d')
+                .and_then(|n| n.parse::<usize>().ok());
+            let Some(sha) = index.and_then(|n| ids.get(n.wrapping_sub(1))) else {
+                continue;
+            };
+            let reason = crate::model_call::clean_model_text(&verdict.reason, REASON_CHARS);
+            out.verdicts.insert(
+                (*sha).to_string(),
+                DocScope {
+                    scope: verdict.scope,
+                    reason,
+                },
+            );
+        }
+    }
+    if !degraded.is_empty() {
+        out.degraded = Some(degraded.join("; "));
+    }
+    (out, calls)
+}
+
+/// The round's triage node: after its fetches (and the earlier round's triage), before
+/// its scores. Only a model run has one ([`crate::node::PipelineContext::model_extracts`]).
+pub fn node(
+    cx: &crate::node::PipelineContext,
+    round: u32,
+    fetch_ids: &[String],
+) -> crate::node::Node {
+    use crate::node::{finish, read, spec};
+    use crate::research::node_id;
+    let p = cx.providers.clone();
+    let (topic, io) = (cx.topic.clone(), cx.io);
+    let earlier = round
+        .checked_sub(1)
+        .map(|before| node_id::join(before, "triage"));
+    let mut deps = fetch_ids.to_vec();
+    deps.extend(earlier.clone());
+    let llm =
+        crate::model_call::prompt_key(&cx.providers.prompts.triage, cx.providers.cheap_models());
+    let key = serde_json::json!({"v": STAGE_VERSION, "llm": llm});
+    let fetches = fetch_ids.to_vec();
+    let node = spec(
+        node_id::join(round, "triage"),
+        "triage",
+        key,
+        move |ctx| async move {
+            let fetched = fetches
+                .iter()
+                .map(|id| read(&ctx.inputs, id))
+                .collect::<Result<Vec<FetchOut>, String>>()?;
+            let before: TriageOut = match &earlier {
+                Some(id) => read(&ctx.inputs, id)?,
+                None => TriageOut::default(),
+            };
+            let call = TriageCall {
+                node_id: &ctx.node_id,
+                prompt: &p.prompts.triage,
+                topic: &topic,
+                archive: p.archive.as_ref(),
+                models: p.cheap_models(),
+                io_concurrency: io,
+            };
+            let (out, calls) = run(call, &fetched, before).await;
+            finish(out, calls)
+        },
+    );
+    (node, deps)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn brief() -> Brief {
-        deepr_tasks::brief::parse_brief(
-            "You are preparing a brief on Kestrelmoor Robotics. Write a brief covering: (1) funding history, (2) the product line and pricing, (3) operational performance and risks.",
-        )
-    }
-
-    #[test]
-    fn office_paperwork_is_off_topic_and_a_fact_document_worded_unlike_the_brief_is_not() {
-        let b = brief();
-        assert!(off_topic(
-            "Kestrelmoor Brand Guidelines",
-            &["Logo".into(), "Colours".into()],
-            &b
-        )
-        .is_some());
-        assert!(off_topic("Hybrid Work Policy 2026", &["Anchor days".into()], &b).is_some());
-        // Worded unlike the brief, but no paperwork: in scope.
-        assert!(off_topic("2026 Headcount Plan", &[], &b).is_none());
-        // Paperwork about what the brief asks: in scope.
-        assert!(off_topic("Pricing Policy for the Kestrel S4", &[], &b).is_none());
-        let risks = [
-            "Operational risk register".to_string(),
-            "Risk owners and performance".to_string(),
-        ];
-        assert!(off_topic("Information Security Policy", &risks, &b).is_none());
-        // One heading sharing a word by chance does not bring paperwork into scope.
-        let chance = [
-            "Passwords".to_string(),
-            "Devices".to_string(),
-            "Budget and pricing contacts".to_string(),
-            "Exceptions".to_string(),
-        ];
-        assert!(off_topic("IT Policy - Passwords and Devices", &chance, &b).is_some());
-    }
-}
+mod tests;

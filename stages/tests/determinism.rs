@@ -189,6 +189,7 @@ async fn run_scheduled(
         search_fingerprint: "fixture".into(),
         io_concurrency: schedule.io,
         model_pool: deepr_stages::extract::DEFAULT_MODEL_POOL,
+        reading: deepr_stages::research::Reading::default(),
         corpus_files: None,
     };
     let store = SledStore::open(&state.join("runs").join(run))

@@ -28,6 +28,7 @@ pub mod judge;
 pub mod judge_vote;
 pub mod subquery;
 pub mod synthesize;
+pub mod triage;
 pub mod write_section;
 
 /// One kind of model call.
@@ -86,9 +87,10 @@ pub fn parse_json_object(text: &str) -> Result<serde_json::Value, String> {
 }
 
 /// Every built-in task's id, for tests that walk all of them.
-pub const IDS: [&str; 10] = [
+pub const IDS: [&str; 11] = [
     decompose::Decompose::ID,
     subquery::Subquery::ID,
+    triage::Triage::ID,
     extract::Extract::ID,
     extract_free::ExtractFree::ID,
     judge::Judge::ID,
@@ -191,6 +193,9 @@ mod tests {
         });
         check::<synthesize::Synthesize>(synthesize::Answer {
             summary: vec![synthesize::AnswerPoint::default()],
+        });
+        check::<triage::Triage>(triage::Answer {
+            verdicts: vec![triage::Verdict::default()],
         });
     }
 

@@ -65,7 +65,10 @@ async fn rank(
         question,
         topic,
         &[],
-        &none,
+        Earlier {
+            cited: &none,
+            scopes: &crate::triage::TriageOut::default(),
+        },
         archive,
         embedder,
         keep,
