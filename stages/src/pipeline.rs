@@ -158,8 +158,9 @@ fn write_dag(
         .filter(|id| id.ends_with("/deepen"))
         .cloned()
         .collect();
-    let claims = Arc::new(gathered.claims);
-    let sections: Vec<Vec<Subq>> = crate::write::sections(&gathered.subquestions)
+    let planned = crate::write::sections(&gathered.subquestions);
+    let claims = Arc::new(crate::write::at_home(gathered.claims, &planned));
+    let sections: Vec<Vec<Subq>> = planned
         .into_iter()
         .filter(|section| {
             claims.iter().any(|(c, v)| {

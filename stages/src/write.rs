@@ -17,7 +17,8 @@ use crate::types::{ClaimDraft, SectionOut, Subq};
 
 /// 2: a section's words are bounded by its evidence too ([`evidence_words`]), and the
 /// summary's share is kept out of the sections'.
-pub const STAGE_VERSION: u32 = 2;
+/// 3: a claim restating an earlier section's is not handed to a writer ([`at_home`]).
+pub const STAGE_VERSION: u32 = 3;
 /// Longest sentence kept, in characters (a quote may span two sentences, and the
 /// offline writer may write a quote as it is); a longer one is dropped, never cut.
 pub const MAX_SENTENCE_CHARS: usize = 1500;
@@ -53,6 +54,54 @@ pub fn sections(subquestions: &[Subq]) -> Vec<Vec<Subq>> {
         }
     }
     out
+}
+
+/// Every fact once: a claim's home is the first section, in plan order, whose usable
+/// claims cite its sentences. A later section's claim that cites only sentences an
+/// earlier section's claims already cite restates them, and is handed to neither that
+/// section's writer nor the summary's. (The offline reader's partition never lets two
+/// sections quote one sentence; a model reads each subquestion's own documents, so two
+/// sections may well extract one fact.)
+pub fn at_home(
+    claims: Vec<(ClaimDraft, Verdict)>,
+    sections: &[Vec<Subq>],
+) -> Vec<(ClaimDraft, Verdict)> {
+    let section_of: BTreeMap<&str, usize> = sections
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| s.iter().map(move |q| (q.id.as_str(), i)))
+        .collect();
+    let place = |c: &ClaimDraft| section_of.get(c.subquestion.as_str()).copied();
+    let mut order: Vec<usize> = (0..claims.len()).collect();
+    order.sort_by_key(|&i| (place(&claims[i].0).unwrap_or(usize::MAX), i));
+    let overlaps = |a: &crate::types::SentenceRef, b: &crate::types::SentenceRef| {
+        a.content_sha256 == b.content_sha256
+            && a.sentence <= b.sentence_end.unwrap_or(b.sentence)
+            && b.sentence <= a.sentence_end.unwrap_or(a.sentence)
+    };
+    let mut cited: Vec<(usize, &crate::types::SentenceRef)> = Vec::new();
+    let mut restated = vec![false; claims.len()];
+    for i in order {
+        let (claim, verdict) = &claims[i];
+        let (Some(section), true) = (place(claim), usable(*verdict)) else {
+            continue;
+        };
+        let elsewhere = |r: &crate::types::SentenceRef| {
+            cited
+                .iter()
+                .any(|(home, other)| *home != section && overlaps(other, r))
+        };
+        if !claim.citations.is_empty() && claim.citations.iter().all(elsewhere) {
+            restated[i] = true;
+            continue;
+        }
+        cited.extend(claim.citations.iter().map(|r| (section, r)));
+    }
+    claims
+        .into_iter()
+        .zip(restated)
+        .filter_map(|(claim, restated)| (!restated).then_some(claim))
+        .collect()
 }
 
 /// Claims a section may be written from: supported, partial and not judged.
@@ -317,6 +366,47 @@ mod tests {
             round: u32::from(parent.is_some()),
             parent: parent.map(String::from),
         }
+    }
+
+    fn claim(id: &str, subquestion: &str, cites: &[(&str, u32)]) -> (ClaimDraft, Verdict) {
+        let citations = cites
+            .iter()
+            .map(|(doc, sentence)| crate::types::SentenceRef {
+                content_sha256: (*doc).into(),
+                sentence: *sentence,
+                sentence_end: None,
+                written_quote: None,
+            })
+            .collect();
+        let draft = ClaimDraft {
+            id: id.into(),
+            subquestion: subquestion.into(),
+            text: id.into(),
+            citations,
+        };
+        (draft, Verdict::Supported)
+    }
+
+    #[test]
+    fn a_claim_restating_an_earlier_sections_sentences_stays_home() {
+        let sections = vec![
+            vec![subq("q1", None), subq("q3", Some("q1"))],
+            vec![subq("q2", None)],
+        ];
+        let claims = vec![
+            claim("q2-c1", "q2", &[("a", 4)]),
+            claim("q1-c1", "q1", &[("a", 4), ("a", 5)]),
+            claim("q2-c2", "q2", &[("a", 5), ("b", 1)]),
+            claim("q3-c1", "q3", &[("a", 4)]),
+            claim("q2-c3", "q2", &[("b", 2)]),
+        ];
+        let kept: Vec<String> = at_home(claims, &sections)
+            .into_iter()
+            .map(|(c, _)| c.id)
+            .collect();
+        // q2-c1 restates q1-c1 (section 1 comes first in plan order); q2-c2 adds b1;
+        // a follow-up in q1's own section may cite it again.
+        assert_eq!(kept, ["q1-c1", "q2-c2", "q3-c1", "q2-c3"]);
     }
 
     #[test]
