@@ -39,3 +39,36 @@ pub fn production_code(source: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// Whether `path` is a test module's file: its parent module declares it with
+/// `#[cfg(test)] mod name;` (`score/tests.rs` under `score.rs`, `pdf/limits_tests.rs`
+/// under `pdf.rs`). Such a file is test code whatever it holds.
+pub fn is_test_module(path: &std::path::Path) -> bool {
+    let (Some(dir), Some(stem)) = (path.parent(), path.file_stem()) else {
+        return false;
+    };
+    let name = stem.to_string_lossy();
+    if name == "mod" || name == "lib" || name == "main" {
+        return false;
+    }
+    // The parent module: `dir.rs` beside the folder, or the folder's own `mod.rs`
+    // (`lib.rs`, `main.rs` at a crate's root).
+    let mut parents = vec![dir.join("mod.rs"), dir.join("lib.rs"), dir.join("main.rs")];
+    if let (Some(up), Some(folder)) = (dir.parent(), dir.file_name()) {
+        parents.push(up.join(format!("{}.rs", folder.to_string_lossy())));
+    }
+    let declaration = format!("mod {name};");
+    parents.iter().any(|parent| {
+        let Ok(text) = std::fs::read_to_string(parent) else {
+            return false;
+        };
+        text.match_indices("#[cfg(test)]").any(|(at, attribute)| {
+            let after = text[at + attribute.len()..].trim_start();
+            let after = after
+                .strip_prefix("pub(crate) ")
+                .or_else(|| after.strip_prefix("pub "))
+                .unwrap_or(after);
+            after.starts_with(&declaration)
+        })
+    })
+}
