@@ -2,7 +2,8 @@
 //! and maps outcomes to exit codes. All research logic lives in the library crates.
 //!
 //! Exit codes: 0 ok, 1 run failed, 2 usage error, 3 unverified, 4 stopped by a budget
-//! with an incomplete report, 130/143 interrupted.
+//! with an incomplete report, 5 a provider stayed unavailable (incomplete report), 6 a
+//! provider refused the credentials, 130/143 interrupted.
 
 #[macro_use]
 extern crate deepr_session;
@@ -57,7 +58,7 @@ struct Cli {
     command: Command,
 }
 
-const EXIT_CODES: &str = "Exit codes: 0 ok, 1 run failed, 2 usage error, 3 unverified, 4 stopped by a budget (incomplete report), 130/143 interrupted.";
+const EXIT_CODES: &str = "Exit codes: 0 ok, 1 run failed, 2 usage error, 3 unverified, 4 stopped by a budget (incomplete report), 5 a provider stayed unavailable (incomplete report), 6 a provider refused the credentials, 130/143 interrupted.";
 
 #[derive(Subcommand, Debug)]
 enum Command {

@@ -107,6 +107,20 @@ fn every_command_and_flag_is_documented() {
     let home = tempfile::tempdir().expect("tempdir");
     let docs: String = docs_pages().iter().map(|page| read(page)).collect();
     let top = help(home.path(), &[]);
+    // Every exit code a run can end with is listed, as docs/exit-codes.md lists it.
+    for code in [
+        "0 ok",
+        "2 usage error",
+        "4 stopped by a budget",
+        "5 a provider stayed unavailable",
+        "6 a provider refused",
+        "130/143",
+    ] {
+        assert!(
+            top.contains(code),
+            "`deepr --help` lists no exit code {code:?}:\n{top}"
+        );
+    }
     let commands = subcommands(&top);
     assert!(
         commands.len() >= 5,
