@@ -423,7 +423,7 @@ pub fn node(
     let llm = crate::model_call::prompt_key(prompt, cx.providers.cheap_models());
     let mut key = serde_json::json!({"v": STAGE_VERSION, "max": max, "free": free, "pool": if model_reads { pool } else { 0 }, "llm": llm});
     if reads_documents && !free {
-        key["reading"] = serde_json::json!({"documents": documents::DOCUMENT_TOKENS, "whole": documents::WHOLE_DOCUMENT_TOKENS});
+        key["reading"] = serde_json::json!({"documents": documents::DOCUMENT_TOKENS, "whole": documents::WHOLE_DOCUMENT_TOKENS, "share": documents::WHOLE_SHARE});
     }
     let (s, inputs) = (subq.clone(), deps.clone());
     let id = crate::research::node_id::step(round, &subq.id, "extract");

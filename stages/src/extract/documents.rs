@@ -6,11 +6,14 @@
 //! unit of the found documents ([`crate::score::Reader::Documents`]: unmatched ones at
 //! weight 0) and [`pool`] shows the model documents: in order of their best-ranked unit,
 //! each one's units in document order under their headings — a short document whole, a
-//! long one by its sections, those holding its best-ranked units first — until the
-//! call's token budget ([`DOCUMENT_TOKENS`]) is spent. Units are renumbered `c1…` in the
-//! order shown. Pure: the archive is read, nothing else.
+//! long one by its sections, those holding its best-ranked units first — until
+//! [`WHOLE_SHARE`] of the call's token budget ([`DOCUMENT_TOKENS`]) is spent; the rest
+//! goes to the best-ranked units of the documents not read whole, so a fact ranked high
+//! in the sixth document is still seen. Each document's units are shown together, in
+//! document order; units are renumbered `c1…` in the order shown. Pure: the archive is
+//! read, nothing else.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use deepr_orchestrator::tokens::count_tokens;
 use deepr_orchestrator::{DocMeta, TextArchive};
@@ -22,6 +25,9 @@ use crate::types::{Candidate, ScoreOut};
 pub const DOCUMENT_TOKENS: usize = 5_000;
 /// A document up to this many tokens is shown whole; a longer one by its sections.
 pub const WHOLE_DOCUMENT_TOKENS: usize = 1_500;
+/// Share of the budget spent reading documents whole (or by their sections); the
+/// rest shows the best-ranked units of the others.
+pub const WHOLE_SHARE: f64 = 0.6;
 /// Tokens a line costs beside its text (`  c12: "…"`).
 const LINE_TOKENS: usize = 6;
 
@@ -76,20 +82,46 @@ pub fn pool(scored: &ScoreOut, archive: &dyn TextArchive, budget: usize) -> Scor
     }
     // Documents in order of their best unit: one holding a matched unit before any
     // that holds none (score ranks every matched unit first).
-    let mut shown: Vec<Candidate> = Vec::new();
+    let mut shown: BTreeSet<(usize, u32)> = BTreeSet::new();
+    let whole_budget = (budget as f64 * WHOLE_SHARE) as usize;
     let mut left = budget;
-    for doc in order {
-        let Some(mut units) = by_doc.remove(doc) else {
+    for (at, doc) in order.iter().enumerate() {
+        let Some(units) = by_doc.get_mut(doc) else {
             continue;
         };
         units.sort_by_key(|u| u.candidate.sentence);
-        let chosen = chosen_units(&units, left);
-        left = left.saturating_sub(chosen.iter().map(|&i| units[i].tokens).sum::<usize>());
-        shown.extend(chosen.into_iter().map(|i| units[i].candidate.clone()));
-        if left < LINE_TOKENS * 4 {
+        let room = whole_budget.saturating_sub(budget - left);
+        if room < LINE_TOKENS * 4 {
             break;
         }
+        for i in chosen_units(units, room) {
+            left = left.saturating_sub(units[i].tokens);
+            shown.insert((at, units[i].candidate.sentence));
+        }
     }
+    // The rest of the budget: the best-ranked units not shown yet, wherever they stand.
+    let mut ranked: Vec<(usize, usize, &Unit)> = order
+        .iter()
+        .enumerate()
+        .filter_map(|(at, doc)| by_doc.get(doc).map(|units| (at, units)))
+        .flat_map(|(at, units)| units.iter().map(move |u| (u.rank, at, u)))
+        .filter(|(_, _, u)| u.matched)
+        .collect();
+    ranked.sort_by_key(|(rank, _, _)| *rank);
+    for (_, at, unit) in ranked {
+        if unit.tokens <= left && shown.insert((at, unit.candidate.sentence)) {
+            left -= unit.tokens;
+        }
+    }
+    // Each document's units together, in document order, documents by their best unit.
+    let mut shown: Vec<Candidate> = shown
+        .into_iter()
+        .filter_map(|(at, sentence)| {
+            let units = by_doc.get(order.get(at)?)?;
+            let unit = units.iter().find(|u| u.candidate.sentence == sentence)?;
+            Some(unit.candidate.clone())
+        })
+        .collect();
     for (i, candidate) in shown.iter_mut().enumerate() {
         candidate.cid = format!("c{}", i + 1);
     }

@@ -233,3 +233,67 @@ async fn a_document_that_matches_nothing_is_read_whole_after_those_that_do_or_no
         shown(&tight, &archive)
     );
 }
+
+#[test]
+fn the_best_units_of_documents_not_read_whole_are_shown_too() {
+    // Four documents of twelve units each, about 280 tokens a document; the best unit
+    // of each ranks ahead of every other unit.
+    let docs: Vec<(DocMeta, ArchivedText)> = ["A", "B", "C", "D"]
+        .iter()
+        .map(|name| {
+            let blocks: Vec<String> = (1..=12)
+                .map(|n| format!("Fleet note {n} of document {name} says the depot count stayed level through the quarter."))
+                .collect();
+            let blocks: Vec<&str> = blocks.iter().map(String::as_str).collect();
+            document(name, &blocks)
+        })
+        .collect();
+    let archive = archive_of(&docs);
+    let candidate = |doc: usize, sentence: u32| crate::types::Candidate {
+        cid: String::new(),
+        content_sha256: docs[doc].1.content_sha256.clone(),
+        sentence,
+        sentence_end: None,
+        weight: 1.0,
+    };
+    let mut candidates: Vec<_> = (0..4).map(|d| candidate(d, 0)).collect();
+    for d in 0..4 {
+        candidates.extend((1..12).map(|s| candidate(d, s)));
+    }
+    let scored = ScoreOut {
+        sources: docs
+            .iter()
+            .map(|(doc, _)| crate::types::ScoredSource {
+                doc: doc.clone(),
+                relevance: 1.0,
+                authority: 0.5,
+                recency: 1.0,
+                score: 1.0,
+                off_topic: None,
+            })
+            .collect(),
+        candidates,
+        ..ScoreOut::default()
+    };
+    let read = pool(&scored, &archive, 500);
+    let lines = shown(&read, &archive);
+    // A is read whole; D's best unit is shown though D comes fourth.
+    assert!(
+        lines.iter().filter(|l| l.contains("document A")).count() == 12,
+        "{lines:#?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("Fleet note 1 of document D")),
+        "{lines:#?}"
+    );
+    // Each document's units stand together, in document order.
+    let order: Vec<char> = lines
+        .iter()
+        .filter_map(|l| l.split("document ").nth(1)?.chars().next())
+        .collect();
+    let mut grouped = order.clone();
+    grouped.dedup();
+    assert_eq!(grouped, ['A', 'B', 'C', 'D'], "{lines:#?}");
+}
