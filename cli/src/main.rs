@@ -340,10 +340,10 @@ pub struct RunArgs {
     /// own quotes; kept as written), no-judge.
     #[arg(long, value_enum)]
     pub strategy: Option<StrategyArg>,
-    /// How a model extractor reads a subquestion's documents: documents (default: each
-    /// found document under its headings, a short one whole, a long one by its best
-    /// sections, within a token budget per call) or ranked (the units ranked by the
-    /// question's words, up to --model-pool). The offline model always reads ranked.
+    /// How a model extractor reads a subquestion's documents: ranked (default: the units
+    /// ranked by the question's words, up to --model-pool) or documents (each found
+    /// document under its headings, a short one whole, a long one by its best sections,
+    /// within a token budget per call). The offline model always reads ranked.
     #[arg(long, value_name = "ranked|documents", value_parser = parse_reading)]
     pub reading: Option<deepr_settings::Reading>,
     /// The model for every task: `offline` (default: deterministic, no key, no network),

@@ -43,7 +43,7 @@ pub struct Settings {
     pub db: Option<String>,
     pub depth: Depth,
     pub strategy: Strategy,
-    /// How a model extractor reads (`--reading`, else the config file's, else documents).
+    /// How a model extractor reads (`--reading`, else the config file's, else ranked).
     pub reading: deepr_settings::Reading,
     pub concurrency: usize,
     pub io_concurrency: usize,

@@ -22,7 +22,7 @@ pub struct FileConfig {
     pub depth: Option<Depth>,
     /// `linear`, `per-claim`, `free-quote` or `no-judge`.
     pub strategy: Option<Strategy>,
-    /// How a model extractor reads: `documents` (default) or `ranked`.
+    /// How a model extractor reads: `ranked` (default) or `documents`.
     pub reading: Option<Reading>,
     pub concurrency: Option<usize>,
     /// Independent calls one step keeps in flight (searches, fetches, judge batches);

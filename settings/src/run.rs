@@ -104,12 +104,13 @@ impl Strategy {
 #[serde(rename_all = "kebab-case")]
 pub enum Reading {
     /// The candidate units ranked by the question's words (and meaning), up to
-    /// `--model-pool` of them: a search result, not the documents.
+    /// `--model-pool` of them (the default: on two shares a capable model covered more
+    /// this way, and stated fewer stale values — benches/README.md).
+    #[default]
     Ranked,
     /// The documents as documents: each found document's units in their order under
     /// their headings — a short one whole, a long one by the sections holding its
     /// best-ranked units — within a token budget per call.
-    #[default]
     Documents,
 }
 
