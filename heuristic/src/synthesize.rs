@@ -101,43 +101,52 @@ impl Heuristic for Synthesize {
         rest.sort_by_key(|&i| (std::cmp::Reverse(shares(i, &topic_terms)), i));
         order.extend(rest);
 
-        let mut summary = Vec::new();
-        let mut written: BTreeSet<String> = BTreeSet::new();
-        let mut per_section = vec![0usize; input.subquestions.len()];
-        for i in order {
-            if summary.len() >= SUMMARY_SENTENCES {
-                break;
-            }
-            let (section, claim) = claims[i];
-            if per_section[section] >= PER_SECTION {
-                continue;
-            }
-            let ids = vec![claim.id.clone()];
-            let lookup = |_: &str| {
-                Some(CitedClaim {
-                    verdict: claim.verdict,
-                    quotes: claim.quotes.clone(),
-                })
-            };
-            let text = one_line(&claim.text);
-            let text = if check_sentence(&text, &ids, lookup).is_ok() {
-                text
-            } else if let Some(quote) = claim.quotes.first() {
-                one_line(quote)
-            } else {
-                continue;
-            };
-            let text = with_final_stop(text);
-            if written.insert(normalise(&text)) {
-                per_section[section] += 1;
-                summary.push(AnswerPoint {
-                    text,
-                    claim_ids: ids,
-                });
-            }
+        Answer {
+            summary: summary_of(&claims, order, input.subquestions.len()),
         }
-        Answer { summary }
     }
+}
+
+/// The summary's sentences, claims taken in `order`: at most [`SUMMARY_SENTENCES`], at
+/// most [`PER_SECTION`] from one of `sections`, each the claim's text when it stands on
+/// its quotes, else its first quote, never one sentence twice.
+fn summary_of(claims: &[(usize, &Claim)], order: Vec<usize>, sections: usize) -> Vec<AnswerPoint> {
+    let mut summary = Vec::new();
+    let mut written: BTreeSet<String> = BTreeSet::new();
+    let mut per_section = vec![0usize; sections];
+    for i in order {
+        if summary.len() >= SUMMARY_SENTENCES {
+            break;
+        }
+        let (section, claim) = claims[i];
+        if per_section[section] >= PER_SECTION {
+            continue;
+        }
+        let ids = vec![claim.id.clone()];
+        let lookup = |_: &str| {
+            Some(CitedClaim {
+                verdict: claim.verdict,
+                quotes: claim.quotes.clone(),
+            })
+        };
+        let text = one_line(&claim.text);
+        let text = if check_sentence(&text, &ids, lookup).is_ok() {
+            text
+        } else if let Some(quote) = claim.quotes.first() {
+            one_line(quote)
+        } else {
+            continue;
+        };
+        let text = with_final_stop(text);
+        if written.insert(normalise(&text)) {
+            per_section[section] += 1;
+            summary.push(AnswerPoint {
+                text,
+                claim_ids: ids,
+            });
+        }
+    }
+    summary
 }
 
 /// What a clause asks for, as far as its first words tell.

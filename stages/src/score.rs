@@ -19,6 +19,7 @@ use self::stems::score_terms;
 use deepr_orchestrator::{ArchivedText, SentenceEmbedder, TextArchive};
 
 mod contexts;
+mod lexical_pass;
 mod sources;
 pub(crate) mod stems;
 
@@ -158,29 +159,10 @@ fn lexical(
     }
     let (sources, texts) = sources::score_sources(fetched, &query_terms, archive);
 
+    let (sentence_terms, df) = lexical_pass::sentence_terms_of(&texts);
+    let sentence_count = sentence_terms.len();
     // The rarer a question term among the fetched sentences, the more it says about
     // relevance ("journal" more than "sqlite"): idf = ln(1 + N / df).
-    // Each sentence's terms, computed once: for the document frequencies here and for
-    // scoring the candidates below.
-    let sentence_terms: BTreeMap<(&str, u32), BTreeSet<String>> = texts
-        .iter()
-        .flat_map(|(sha, text)| {
-            text.sentences.iter().filter_map(move |sentence| {
-                let body = sentence.text(&text.text)?;
-                Some((
-                    (sha.as_str(), sentence.index),
-                    score_terms(body).into_iter().collect(),
-                ))
-            })
-        })
-        .collect();
-    let sentence_count = sentence_terms.len();
-    let mut df: BTreeMap<&str, usize> = BTreeMap::new();
-    for terms in sentence_terms.values() {
-        for term in terms {
-            *df.entry(term.as_str()).or_default() += 1;
-        }
-    }
     let idf = |term: &str| -> f64 {
         let n = df.get(term).copied().unwrap_or(0).max(1) as f64;
         (1.0 + sentence_count.max(1) as f64 / n).ln()
@@ -237,19 +219,7 @@ fn lexical(
             .then(a.2.cmp(&b.2))
             .then(a.3.cmp(&b.3))
     });
-    // A sentence quoted with its neighbour and the neighbour alone are one candidate.
-    let mut covered: BTreeSet<(String, u32)> = BTreeSet::new();
-    scored.retain(|(_, sha, first, last)| {
-        let sentences: Vec<u32> = (*first..=last.unwrap_or(*first)).collect();
-        if sentences
-            .iter()
-            .any(|i| covered.contains(&(sha.clone(), *i)))
-        {
-            return false;
-        }
-        covered.extend(sentences.into_iter().map(|i| (sha.clone(), i)));
-        true
-    });
+    lexical_pass::one_candidate_per_sentence(&mut scored);
     (sources, scored)
 }
 
@@ -380,22 +350,12 @@ fn units_of(
             Some((_, _, whole)) => whole,
             None => body,
         };
-        let chars = body.chars().count();
         // A list item or a table row is a unit of its own even without a final
         // period: a whole block that is not a heading.
         let block_unit = message.is_some()
             || is_whole_block(&text.text, sentence.start, sentence.end)
                 && !outline.is_heading_at(sentence.start);
-        // A line that introduces what follows ("… using the pragma:") says nothing alone.
-        let longest = if message.is_some() {
-            MAX_MESSAGE_CHARS
-        } else {
-            MAX_SENTENCE_CHARS
-        };
-        if !(MIN_SENTENCE_CHARS..=longest).contains(&chars)
-            || !(ends_like_sentence(body) || block_unit)
-            || body.trim_end().ends_with(':')
-        {
+        if !stands_alone(body, block_unit, message.is_some()) {
             continue;
         }
         // A sentence that leans on the one before it is quoted with it.
@@ -413,13 +373,7 @@ fn units_of(
             written_quote: None,
         };
         // Already cited in an earlier round, alone or inside a span: not again.
-        let cited = |i: u32| {
-            exclude.iter().any(|e| {
-                e.content_sha256 == reference.content_sha256
-                    && (e.sentence..=e.sentence_end.unwrap_or(e.sentence)).contains(&i)
-            })
-        };
-        if (first..=last).any(cited) {
+        if cited_before(exclude, &reference, first, last) {
             continue;
         }
         let Some(terms) = sentence_terms.get(&(source.doc.content_sha256.as_str(), sentence.index))
@@ -448,12 +402,7 @@ fn units_of(
         // document ("But there is no guarantee…") is weighed with it.
         let quoted = deepr_evidence::sentences::span(&text.text, &text.sentences, first, last)
             .unwrap_or(body);
-        let exact = if deepr_evidence::terms::holds_exact(quoted, weights.exact) {
-            EXACT_BONUS
-        } else {
-            0.0
-        };
-        let weight = unit_weight(matched, quoted, source, weights) + exact;
+        let weight = unit_weight(matched, quoted, source, weights) + exact_bonus(quoted, weights);
         out.push((
             weight,
             source.doc.content_sha256.clone(),
@@ -462,6 +411,44 @@ fn units_of(
         ));
     }
     out
+}
+
+/// Whether `body` can be a unit: long enough, not too long (a chat message may be
+/// longer), ending like a sentence unless it is a whole block, and not a line that
+/// introduces what follows ("… using the pragma:"), which says nothing alone.
+fn stands_alone(body: &str, block_unit: bool, message: bool) -> bool {
+    let longest = if message {
+        MAX_MESSAGE_CHARS
+    } else {
+        MAX_SENTENCE_CHARS
+    };
+    (MIN_SENTENCE_CHARS..=longest).contains(&body.chars().count())
+        && (ends_like_sentence(body) || block_unit)
+        && !body.trim_end().ends_with(':')
+}
+
+/// Whether an earlier round cited any of sentences `first..=last` of `reference`'s
+/// document, alone or inside a span.
+fn cited_before(
+    exclude: &BTreeSet<SentenceRef>,
+    reference: &SentenceRef,
+    first: u32,
+    last: u32,
+) -> bool {
+    exclude.iter().any(|e| {
+        e.content_sha256 == reference.content_sha256
+            && (first..=last)
+                .any(|i| (e.sentence..=e.sentence_end.unwrap_or(e.sentence)).contains(&i))
+    })
+}
+
+/// [`EXACT_BONUS`] when `quoted` holds one of the question's exact terms.
+fn exact_bonus(quoted: &str, weights: &Weights<'_>) -> f64 {
+    if deepr_evidence::terms::holds_exact(quoted, weights.exact) {
+        EXACT_BONUS
+    } else {
+        0.0
+    }
 }
 
 /// The whole message a sentence stands in when its block is one unit (a chat

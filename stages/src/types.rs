@@ -68,7 +68,7 @@ pub struct ScoredSource {
     pub authority: f64,
     pub recency: f64,
     pub score: f64,
-    /// Why triage judged the document off-topic for the brief ([`crate::triage`]):
+    /// Why triage judged the document off-topic for the brief (`stages/src/triage.rs`):
     /// none of its units is a candidate and it is never followed up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub off_topic: Option<String>,
