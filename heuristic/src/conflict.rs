@@ -24,6 +24,13 @@ fn subject_terms(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// What a number is, as written: a release ("3.7.0", two dots or more), a decimal, or a
+/// whole number. Numbers of different kinds count different things ("version numbers
+/// back to 1" against "SQLite version 3.7.0"): they never disagree.
+fn kind(number: &str) -> usize {
+    number.matches('.').count().min(2)
+}
+
 /// Words that are neither stop words nor numbers, in order.
 fn plain_words(text: &str) -> Vec<String> {
     words(text)
@@ -58,7 +65,8 @@ impl Heuristic for ConflictDetect {
     /// 2: numbers compare canonically ("1,000" = "1000").
     /// 3: one measure for one period with different amounts (a sheet row and an
     /// email), found by measure and period rather than word overlap.
-    const VERSION: u32 = 3;
+    /// 4: numbers of different kinds (a release against a whole number) never disagree.
+    const VERSION: u32 = 4;
 
     fn answer(input: &Input) -> Answer {
         let claims = &input.claims;
@@ -81,6 +89,7 @@ impl Heuristic for ConflictDetect {
                 let numeric = !na.is_empty()
                     && !nb.is_empty()
                     && na.iter().all(|n| !nb.contains(n))
+                    && na.iter().any(|x| nb.iter().any(|y| kind(x) == kind(y)))
                     && shared_count >= 3
                     && similarity >= 0.4;
                 let negation =
@@ -194,6 +203,12 @@ mod tests {
                     "q1-c3",
                     "c",
                     "WAL mode uses a separate write-ahead log file.",
+                ),
+                // A release is no page size: different kinds of number never disagree.
+                claim(
+                    "q1-c4",
+                    "d",
+                    "The default page size of the database file changed in version 3.12.0.",
                 ),
             ],
         };

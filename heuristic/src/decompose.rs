@@ -5,7 +5,7 @@
 //! scout found (most topic-related first), then, for a question, generic probes of its
 //! key terms — so two topics over one corpus get different plans.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use deepr_evidence::terms::{content_terms, is_stop_word, words};
 use deepr_tasks::brief::{part_subjects, subject_question};
@@ -24,7 +24,9 @@ impl Heuristic for Decompose {
     /// more parts than the plan allows share subquestions; no generic probes for a brief.
     /// 7: a question's context and persona lines ("Context: the report is for …")
     /// and its instructions are no clauses to plan: only the question is.
-    const VERSION: u32 = 7;
+    /// 8: a document's title is no heading to plan; a heading is asked as an aspect of
+    /// the clause (part) it shares most words with.
+    const VERSION: u32 = 8;
 
     fn answer(input: &Input) -> Answer {
         let brief = deepr_tasks::brief::parse_brief(&input.topic);
@@ -63,15 +65,15 @@ impl Heuristic for Decompose {
             .first()
             .map(|c| strip_question_words(c))
             .unwrap_or_else(|| topic.to_string());
-        let ranked = related_headings(&input.headings, &brief, topic);
+        let subjects = clause_subjects(&brief, &clauses);
+        let titled = document_titles(&input.headings, &input.titles);
+        let ranked = related_headings(&input.headings, &input.titles, &brief, topic);
         for heading in ranked {
             if questions.len() >= target {
                 break;
             }
-            push(
-                format!("What does the documentation say about “{heading}”?"),
-                &mut questions,
-            );
+            let title = titled.get(heading.as_str()).copied();
+            push(heading_question(heading, title, &subjects), &mut questions);
         }
         let key_terms: Vec<String> = words(topic)
             .into_iter()
@@ -115,9 +117,17 @@ impl Heuristic for Decompose {
 /// subject of its own), most shared terms first, then in the scout's order.
 fn related_headings<'h>(
     headings: &'h [String],
+    titles: &[String],
     brief: &deepr_tasks::brief::Brief,
     topic: &str,
 ) -> Vec<&'h String> {
+    // A document's title names the whole document ("Atomic Commit In SQLite", "Acme
+    // B.V. - Company Overview"): no subject of a section.
+    let titles: BTreeSet<String> = titles.iter().map(|t| t.trim().to_lowercase()).collect();
+    let headings: Vec<&'h String> = headings
+        .iter()
+        .filter(|h| !titles.contains(&h.trim().to_lowercase()))
+        .collect();
     let heading_terms: Vec<BTreeSet<String>> = headings
         .iter()
         .map(|h| content_terms(h).into_iter().collect())
@@ -136,6 +146,7 @@ fn related_headings<'h>(
         .collect();
     let mut ranked: Vec<(usize, usize, &String)> = headings
         .iter()
+        .copied()
         .enumerate()
         .map(|(i, h)| {
             let overlap = heading_terms[i]
@@ -148,6 +159,85 @@ fn related_headings<'h>(
         .collect();
     ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     ranked.into_iter().map(|(_, _, h)| h).collect()
+}
+
+/// What each clause of a question (each part of a brief) is about, as a section names
+/// it ("How SQLite guarantees atomic commits", "Funding history").
+fn clause_subjects(brief: &deepr_tasks::brief::Brief, clauses: &[String]) -> Vec<String> {
+    if brief.parts.len() >= 2 {
+        part_subjects(brief).into_iter().map(|p| p.whole).collect()
+    } else {
+        clauses
+            .iter()
+            .map(|c| crate::write_section::heading_for(&as_question(c)))
+            .collect()
+    }
+}
+
+/// The title of the document each heading stands in: the scout lists a document's
+/// title, then its headings.
+fn document_titles<'h>(headings: &'h [String], titles: &[String]) -> BTreeMap<&'h str, &'h str> {
+    let titles: BTreeSet<&str> = titles.iter().map(|t| t.trim()).collect();
+    let mut title: Option<&str> = None;
+    let mut of = BTreeMap::new();
+    for heading in headings {
+        if titles.contains(heading.trim()) {
+            title = Some(heading.as_str());
+        } else if let Some(title) = title {
+            of.insert(heading.as_str(), title);
+        }
+    }
+    of
+}
+
+/// Words that say what a clause asks ("what changes in WAL mode"), not what about: a
+/// heading that shares only them ("Changing Database Pages") is not about the clause.
+const ASK_WORDS: &str =
+    "change changes changed differ differs difference differences compare compares";
+
+/// A document heading asked about as an aspect of the clause whose subject shares most
+/// of its words — then most of its document title's (the first clause on a tie):
+/// "What does the documentation say about “Single File Commit”, regarding how SQLite
+/// guarantees atomic commits?". Its section is named after that subject and the
+/// aspect, never after the document's heading alone
+/// ([`crate::write_section::heading_for`]); the subject's words also rank its evidence.
+fn heading_question(heading: &str, title: Option<&str>, subjects: &[String]) -> String {
+    let heading_terms: BTreeSet<String> = content_terms(heading).into_iter().collect();
+    let title_terms: BTreeSet<String> = title
+        .map(content_terms)
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
+    let subject = subjects
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, s)| {
+            let asks: BTreeSet<String> = content_terms(ASK_WORDS).into_iter().collect();
+            let terms: Vec<String> = content_terms(s)
+                .into_iter()
+                .filter(|t| !asks.contains(t))
+                .collect();
+            let shared = |of: &BTreeSet<String>| terms.iter().filter(|t| of.contains(*t)).count();
+            (
+                shared(&heading_terms),
+                shared(&title_terms),
+                std::cmp::Reverse(*i),
+            )
+        })
+        .map(|(_, s)| s.as_str());
+    match subject {
+        Some(subject) => {
+            let mut chars = subject.chars();
+            let lowered: String = match (chars.next(), chars.clone().next()) {
+                (Some(first), Some(second)) if !second.is_uppercase() => {
+                    first.to_lowercase().chain(chars).collect()
+                }
+                _ => subject.to_string(),
+            };
+            format!("What does the documentation say about “{heading}”, regarding {lowered}?")
+        }
+        None => format!("What does the documentation say about “{heading}”?"),
+    }
 }
 
 /// What a topic is about: a brief's parts and context, never its writing instructions

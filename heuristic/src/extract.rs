@@ -22,7 +22,8 @@ impl Heuristic for Extract {
     /// 6: a table row's cell separators are not counted as words of a short unit.
     /// 7: a stale document is quoted only when no current one has a candidate at all;
     /// the floor is taken from the candidates it may quote.
-    const VERSION: u32 = 7;
+    /// 8: a list item is stated after its list's lead-in.
+    const VERSION: u32 = 8;
 
     fn answer(input: &Input) -> Answer {
         let candidates = &input.candidates;
@@ -129,24 +130,49 @@ fn claim_of(group: &[usize], candidates: &[Candidate], terms: &[BTreeSet<String>
         }) {
             ids.push(other.0.id.clone());
         }
+        let text = candidate.text.trim_start_matches(['-', '*', '•', ' ']);
         return AnswerClaim {
-            text: candidate
-                .text
-                .trim_start_matches(['-', '*', '•', ' '])
-                .to_string(),
+            text: after_lead_in(candidate.source.lead_in.as_deref(), text),
             sentence_ids: ids,
         };
     }
     let mut members = group.to_vec();
     members.sort_by_key(|&i| candidate_order(&candidates[i].id));
+    let items = members
+        .iter()
+        .map(|&i| unit_text(i))
+        .collect::<Vec<_>>()
+        .join("; ");
+    // Items of one list are read after its lead-in; rows of a table stand as they are.
+    let lead_in = members
+        .iter()
+        .map(|&i| candidates[i].source.lead_in.as_deref())
+        .reduce(|a, b| if a == b { a } else { None })
+        .flatten();
     AnswerClaim {
-        text: members
-            .iter()
-            .map(|&i| unit_text(i))
-            .collect::<Vec<_>>()
-            .join("; "),
+        text: after_lead_in(lead_in, &items),
         sentence_ids: members.iter().map(|&i| candidates[i].id.clone()).collect(),
     }
+}
+
+/// A list item as a sentence: after its list's lead-in ("… meet all of the following
+/// requirements: the PRAGMA journal_mode is not OFF, MEMORY, or WAL"), without its
+/// number; an item without a lead-in as it is.
+fn after_lead_in(lead_in: Option<&str>, item: &str) -> String {
+    let Some(lead_in) = lead_in else {
+        return item.to_string();
+    };
+    let item = crate::text::without_list_number(item.trim());
+    let mut chars = item.chars();
+    // "The PRAGMA …" reads "the PRAGMA …" after a colon; "SQLite …" and "PRAGMA …" keep
+    // their capitals.
+    let item = match (chars.next(), chars.next()) {
+        (Some(first), Some(second)) if first.is_uppercase() && second.is_lowercase() => {
+            format!("{}{}", first.to_lowercase(), &item[first.len_utf8()..])
+        }
+        _ => item.to_string(),
+    };
+    format!("{} {item}", lead_in.trim_end())
 }
 
 /// Candidates in the order they were shown (`c12` after `c3`).

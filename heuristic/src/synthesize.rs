@@ -33,7 +33,8 @@ impl Heuristic for Synthesize {
     /// 4: a claim holding a clause's exact terms ("offset 18") answers it first.
     /// 5: else the clause is answered from the section written for it first, by a
     /// claim that answers its ask (a mechanism, a difference).
-    const VERSION: u32 = 5;
+    /// 6: a sentence that names "the mechanism" states none.
+    const VERSION: u32 = 6;
 
     fn answer(input: &Input) -> Answer {
         let claims: Vec<(usize, &Claim)> = input
@@ -197,7 +198,6 @@ impl Ask {
                 " by which ",
                 " by means of ",
                 " method ",
-                " mechanism ",
                 " implements ",
                 " implemented ",
                 " ensures ",
@@ -329,6 +329,7 @@ mod tests {
                     text: "How SQLite guarantees atomic commits".into(),
                     claims: vec![
                         claim("q1-c1", "The OFF journal mode disables the atomic commit capabilities of SQLite."),
+                        claim("q1-c0", "Someone discovers a failure mode for the atomic commit mechanism in SQLite."),
                         claim("q1-c2", "The default method by which SQLite implements atomic commit is a rollback journal."),
                     ],
                 },

@@ -29,7 +29,8 @@ impl Heuristic for WriteSection {
     /// 3: a subject too long for a heading is cut at its first clause.
     /// 4: a list item's number is left out of the prose ("3. The PRAGMA …"); a heading
     /// is never cut inside brackets or quotes.
-    const VERSION: u32 = 4;
+    /// 5: a heading asked as an aspect of a clause is named after both.
+    const VERSION: u32 = 5;
 
     fn answer(input: &Input) -> Answer {
         let shown = shown_claims(&input.claims);
@@ -119,9 +120,15 @@ impl Heuristic for WriteSection {
 /// A heading that names the subquestion's subject.
 pub fn heading_for(subquestion: &str) -> String {
     let line = one_line(subquestion);
-    // "What does the documentation say about “Heading”?" → the heading itself.
+    // "What does the documentation say about “Heading”?" → the heading itself; "…
+    // about “Single File Commit”, regarding how SQLite guarantees atomic commits?" → the
+    // subject with the aspect (a document's heading alone names no section's subject).
     if let Some((_, rest)) = line.split_once('“') {
-        if let Some((inner, _)) = rest.split_once('”') {
+        if let Some((inner, after)) = rest.split_once('”') {
+            if let Some(subject) = after.strip_prefix(", regarding ") {
+                let subject = subject.trim().trim_end_matches(['?', '.', ' ']);
+                return aspect_heading(subject, inner.trim());
+            }
             if !inner.trim().is_empty() {
                 return clip(inner.trim());
             }
@@ -183,6 +190,33 @@ pub fn heading_for(subquestion: &str) -> String {
         None => "Findings".into(),
     };
     clip(&capitalised)
+}
+
+/// "How SQLite guarantees atomic commits: Single File Commit" — a subject and one of
+/// its aspects, the subject cut at a whole word when both do not fit.
+fn aspect_heading(subject: &str, aspect: &str) -> String {
+    let mut chars = subject.chars();
+    let subject: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => return clip(aspect),
+    };
+    let room = MAX_HEADING_CHARS.saturating_sub(aspect.chars().count() + 2);
+    let mut kept = String::new();
+    for word in outside_brackets(&subject).split_whitespace() {
+        if kept.chars().count() + word.chars().count() + 1 > room {
+            break;
+        }
+        if !kept.is_empty() {
+            kept.push(' ');
+        }
+        kept.push_str(word);
+    }
+    let kept = kept.trim_end_matches([',', ';', ':', '-', '—']);
+    if kept.is_empty() {
+        clip(aspect)
+    } else {
+        clip(&format!("{kept}: {aspect}"))
+    }
 }
 
 /// "the rollback journal protect a transaction" → "the rollback journal protects a

@@ -59,6 +59,7 @@ fn offline_plan(case: &BriefCase, (min, max, target): (usize, usize, usize)) -> 
         max,
         target,
         headings: Vec::new(),
+        titles: Vec::new(),
         parts: parse_brief(&case.text).parts,
     };
     let value = serde_json::to_value(&input).expect("input serialises");

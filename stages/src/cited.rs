@@ -68,6 +68,12 @@ pub(crate) fn source_note(
         .get(sentence as usize)
         .map_or((0, 0), |s| (s.start, s.end));
     let fragment = sentence_end.is_none() && crate::units::is_fragment_at(&text.text, start, end);
+    let lead_in = sentence_end
+        .is_none()
+        .then(|| crate::units::lead_in(text, doc.map(|d| &d.outline), sentence))
+        .flatten()
+        .and_then(|at| text.quote(at, None))
+        .map(deepr_tasks::one_line);
     SourceNote {
         headings: doc
             .filter(|_| fragment)
@@ -75,6 +81,7 @@ pub(crate) fn source_note(
             .unwrap_or_default(),
         date: doc.and_then(|d| d.date.clone()),
         status: doc.and_then(|d| d.outline.status.clone()),
+        lead_in,
     }
 }
 

@@ -162,6 +162,7 @@ pub async fn run(
         max,
         target: plan.target_subquestions,
         headings: scout.headings.clone(),
+        titles: scout.docs.iter().map(|d| d.title.clone()).collect(),
         parts: deepr_tasks::brief::parse_brief(topic).parts,
     };
     let result = call_task(

@@ -23,7 +23,9 @@ use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 /// their heading path and their source's date and status.
 /// 6: the offline reader's pools hold an old version's units only when no current
 /// document has one (`without_stale`, before the partition).
-pub const STAGE_VERSION: u32 = 6;
+/// 7: a list item is shown after its list's lead-in, and a claim citing it cites the
+/// lead-in too ([`with_lead_ins`]).
+pub const STAGE_VERSION: u32 = 7;
 
 /// Candidates a model extractor is shown per subquestion unless configured otherwise.
 pub const DEFAULT_MODEL_POOL: usize = 40;
@@ -178,6 +180,7 @@ fn claims_of(
     scored: &ScoreOut,
     answered: &[deepr_tasks::extract::AnswerClaim],
     max_claims: usize,
+    archive: &dyn TextArchive,
 ) -> Vec<ClaimDraft> {
     let by_cid: BTreeMap<&str, SentenceRef> = scored
         .candidates
@@ -204,6 +207,7 @@ fn claims_of(
                 }
             }
         }
+        let citations = with_lead_ins(citations, scored, archive);
         let text: String = crate::model_call::clean_model_text(&claim.text, 600);
         if citations.is_empty() || text.is_empty() {
             continue;
@@ -218,6 +222,51 @@ fn claims_of(
     claims
 }
 
+/// `citations` with each list item's lead-in cited before it (once per claim): the
+/// quotes then say what the item is a condition or a step of, and prose that writes
+/// "… the following requirements: the PRAGMA journal_mode is not OFF" stands on them.
+fn with_lead_ins(
+    citations: Vec<SentenceRef>,
+    scored: &ScoreOut,
+    archive: &dyn TextArchive,
+) -> Vec<SentenceRef> {
+    let mut texts: BTreeMap<String, Option<deepr_orchestrator::ArchivedText>> = BTreeMap::new();
+    let mut out: Vec<SentenceRef> = Vec::new();
+    for citation in citations {
+        let text = texts
+            .entry(citation.content_sha256.clone())
+            .or_insert_with(|| archive.get(&citation.content_sha256));
+        let outline = scored
+            .sources
+            .iter()
+            .find(|s| s.doc.content_sha256 == citation.content_sha256)
+            .map(|s| &s.doc.outline);
+        let lead_in = match (
+            text.as_ref(),
+            citation.sentence_end,
+            &citation.written_quote,
+        ) {
+            (Some(text), None, None) => crate::units::lead_in(text, outline, citation.sentence),
+            _ => None,
+        };
+        if let Some(at) = lead_in {
+            let reference = SentenceRef {
+                sentence: at,
+                sentence_end: None,
+                written_quote: None,
+                content_sha256: citation.content_sha256.clone(),
+            };
+            if !out.contains(&reference) {
+                out.push(reference);
+            }
+        }
+        if !out.contains(&citation) {
+            out.push(citation);
+        }
+    }
+    out
+}
+
 /// Subquestion `subq`'s claims from `candidates` (what [`shown_candidates`] made of
 /// `scored`), at most `max_claims`.
 pub async fn run(
@@ -227,6 +276,7 @@ pub async fn run(
     scored: &ScoreOut,
     max_claims: usize,
     candidates: Vec<Candidate>,
+    archive: &dyn TextArchive,
     models: Models<'_>,
 ) -> (ExtractOut, Vec<LedgerEntry>) {
     if candidates.is_empty() {
@@ -254,7 +304,7 @@ pub async fn run(
         },
     )
     .await;
-    let claims = claims_of(subq, scored, &result.value.claims, max_claims);
+    let claims = claims_of(subq, scored, &result.value.claims, max_claims, archive);
     (
         ExtractOut {
             claims,
@@ -459,6 +509,7 @@ pub fn node(
                 &scored,
                 max,
                 shown_candidates(&scored, p.archive.as_ref(), reads_documents),
+                p.archive.as_ref(),
                 p.cheap_models(),
             )
             .await

@@ -84,6 +84,57 @@ fn speaks_of_itself(lower: &str) -> bool {
     })
 }
 
+/// Most list items walked back over to find a list's lead-in.
+const MAX_ITEMS_BEFORE: usize = 64;
+
+/// The sentence that introduces the list the unit `sentence` of `text` stands in (it
+/// ends with a colon: "… meet all of the following requirements:"), when the unit is a
+/// list item: out of its list, "The PRAGMA journal_mode is not OFF, MEMORY, or WAL"
+/// does not say what it is a condition for. A heading, or a prose sentence without a
+/// colon, above the list means it has no lead-in.
+pub(crate) fn lead_in(
+    text: &deepr_orchestrator::ArchivedText,
+    outline: Option<&deepr_orchestrator::Outline>,
+    sentence: u32,
+) -> Option<u32> {
+    let is_heading = |start: usize| outline.is_some_and(|o| o.is_heading_at(start));
+    let unit = text.sentences.get(sentence as usize)?;
+    let body = text.text.get(unit.start..unit.end)?;
+    if !is_list_item(&text.text, unit.start, unit.end, body) {
+        return None;
+    }
+    let first = (sentence as usize).saturating_sub(MAX_ITEMS_BEFORE + 1);
+    for index in (first..sentence as usize).rev() {
+        let before = text.sentences.get(index)?;
+        let body = text.text.get(before.start..before.end)?.trim_end();
+        if is_heading(before.start) {
+            return None;
+        }
+        if body.ends_with(':') {
+            return Some(index as u32);
+        }
+        if !is_list_item(&text.text, before.start, before.end, body) {
+            return None;
+        }
+    }
+    None
+}
+
+/// Whether `body`, at bytes `start..end` of `text`, is a list item: a whole block that
+/// is no table row and either has no final stop or opens with a list marker ("3. ",
+/// "- ", "• ").
+fn is_list_item(text: &str, start: usize, end: usize, body: &str) -> bool {
+    let marker = body.starts_with(['-', '*', '•', '·'])
+        || body.split_once(['.', ')']).is_some_and(|(n, rest)| {
+            (1..=3).contains(&n.len())
+                && n.bytes().all(|b| b.is_ascii_digit())
+                && rest.starts_with(' ')
+        });
+    is_whole_block(text, start, end)
+        && !body.contains(" · ")
+        && (marker || !ends_like_sentence(body))
+}
+
 /// Whether a whole-block unit is a fragment — a list item or table row that needs the
 /// headings above it to say what it is about — rather than a sentence that speaks for
 /// itself.
@@ -145,6 +196,43 @@ mod tests {
         for none in ["Pages of 8KB each", "Release v3 ships", "Built on sqlite3"] {
             assert!(!states_a_figure(none), "{none}");
         }
+    }
+
+    #[test]
+    fn a_list_item_is_read_after_the_sentence_that_introduces_its_list() {
+        let text = deepr_orchestrator::ArchivedText::new(
+            "Journals\n\nThe super-journal is only created when the databases meet all of \
+             the following requirements:\n\n1. The database is modified\n\n2. The \
+             PRAGMA journal_mode is not OFF, MEMORY, or WAL.\n\nThis means commits are \
+             not atomic.\n\n- A row without a lead-in",
+        );
+        let outline = deepr_orchestrator::Outline {
+            headings: vec![(0, 1)],
+            ..Default::default()
+        };
+        let at = |needle: &str| {
+            text.sentences
+                .iter()
+                .position(|s| text.text[s.start..s.end].contains(needle))
+                .map(|i| i as u32)
+        };
+        let lead = at("following requirements");
+        assert!(lead.is_some());
+        assert_eq!(
+            lead_in(&text, Some(&outline), at("is modified").unwrap()),
+            lead
+        );
+        // An item with a final stop is still an item when it opens with its number.
+        assert_eq!(lead_in(&text, Some(&outline), at("MEMORY").unwrap()), lead);
+        // A prose sentence, and an item whose list follows prose without a colon, have none.
+        assert_eq!(
+            lead_in(&text, Some(&outline), at("This means").unwrap()),
+            None
+        );
+        assert_eq!(
+            lead_in(&text, Some(&outline), at("without a lead-in").unwrap()),
+            None
+        );
     }
 
     #[test]

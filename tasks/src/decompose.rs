@@ -21,6 +21,10 @@ pub struct Input {
     pub target: usize,
     /// Titles and headings of the documents the scout search found (untrusted).
     pub headings: Vec<String>,
+    /// The titles of those documents (untrusted): a title names a whole document, never
+    /// a subject of its own for the offline planner.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub titles: Vec<String>,
     /// The brief's parts ([`crate::brief::parse_brief`]); each must be covered.
     #[serde(default)]
     pub parts: Vec<String>,
@@ -134,6 +138,7 @@ mod tests {
             max: 6,
             target: 4,
             headings: Vec::new(),
+            titles: Vec::new(),
             parts: crate::brief::parse_brief(topic).parts,
         }
     }

@@ -43,6 +43,11 @@ pub struct SourceNote {
     /// `draft`, `archived` or `superseded`; absent for a current document.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<String>,
+    /// For a list item, the sentence that introduces its list ("… all of the following
+    /// requirements:"; page text: untrusted): out of its list an item does not say what
+    /// it is a condition or a step of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lead_in: Option<String>,
 }
 
 /// Candidates grouped by document (in order of each document's best candidate, then
@@ -59,6 +64,7 @@ pub fn render_candidates(candidates: &[Candidate]) -> String {
     let mut lines = Vec::new();
     for doc in documents {
         let mut under: Option<&[String]> = None;
+        let mut list: Option<String> = None;
         for c in candidates.iter().filter(|c| c.doc == doc) {
             if under.is_none() {
                 lines.push(c.source.document_line(&c.title));
@@ -72,6 +78,15 @@ pub fn render_candidates(candidates: &[Candidate]) -> String {
                 }
             }
             under = Some(headings);
+            if let Some(lead_in) = c
+                .source
+                .lead_in
+                .as_ref()
+                .filter(|l| list.as_ref() != Some(*l))
+            {
+                lines.push(format!("  in the list after {}:", quoted(lead_in)));
+            }
+            list = c.source.lead_in.clone();
             lines.push(format!("  {}: {}", c.id, quoted(&c.text)));
         }
     }

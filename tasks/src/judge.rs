@@ -149,6 +149,7 @@ mod tests {
                 headings: headings.iter().map(|h| h.to_string()).collect(),
                 date: Some("2026-04-14".into()),
                 status: status.map(str::to_string),
+                lead_in: None,
             },
         };
         let claim = Claim {

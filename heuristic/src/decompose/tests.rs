@@ -10,6 +10,7 @@ fn plan(topic: &str, min: usize, max: usize, target: usize, headings: &[&str]) -
         max,
         target,
         headings: headings.iter().map(|h| h.to_string()).collect(),
+        titles: Vec::new(),
         parts: Vec::new(),
     })
     .subquestions
@@ -143,4 +144,87 @@ fn bounds_out_of_order_do_not_panic() {
     // The input is data: min above max must not reach `clamp`'s assertion.
     let questions = plan("how does the journal work", 5, 3, 4, &[]);
     assert!(questions.len() >= 3);
+}
+
+#[test]
+fn a_heading_is_an_aspect_of_its_clause_and_a_title_is_no_subject() {
+    let input = Input {
+        topic: "How does SQLite guarantee atomic commits, and what changes in WAL mode?".into(),
+        min: 5,
+        max: 10,
+        target: 6,
+        headings: [
+            "Atomic Commit In SQLite",
+            "Single File Commit",
+            "Commits In WAL Mode",
+            "Hot Journals And Atomic Commits",
+        ]
+        .iter()
+        .map(|h| h.to_string())
+        .collect(),
+        titles: vec!["Atomic Commit In SQLite".into()],
+        parts: Vec::new(),
+    };
+    let questions = Decompose::answer(&input).subquestions;
+    assert!(
+        !questions
+            .iter()
+            .any(|q| q.contains("Atomic Commit In SQLite")),
+        "a document's title is planned: {questions:?}"
+    );
+    // Each heading is asked as an aspect of the clause it shares most words with.
+    assert!(questions.contains(
+        &"What does the documentation say about “Hot Journals And Atomic Commits”, regarding how SQLite guarantees atomic commits?".to_string()
+    ), "{questions:?}");
+    assert!(questions.contains(
+        &"What does the documentation say about “Commits In WAL Mode”, regarding changes in WAL mode?".to_string()
+    ), "{questions:?}");
+    // Its section is named after the subject and the aspect, not the heading alone.
+    let headings: Vec<String> = questions
+        .iter()
+        .map(|q| crate::write_section::heading_for(q))
+        .collect();
+    assert!(
+        headings.contains(
+            &"How SQLite guarantees atomic commits: Hot Journals And Atomic Commits".to_string()
+        ),
+        "{headings:?}"
+    );
+    for heading in &headings {
+        assert!(
+            !input
+                .headings
+                .iter()
+                .any(|h| h.eq_ignore_ascii_case(heading)),
+            "a section named after a document's heading: {heading}"
+        );
+    }
+}
+
+#[test]
+fn a_heading_is_read_with_its_document_title() {
+    // "Changing" shares a word with "what changes in WAL mode"; its document is about
+    // atomic commits.
+    let input = Input {
+        topic: "How does SQLite guarantee atomic commits, and what changes in WAL mode?".into(),
+        min: 3,
+        max: 5,
+        target: 3,
+        headings: [
+            "Atomic Commit In SQLite",
+            "Changing Database Pages In User Space",
+            "Hardware Assumptions",
+            "Rollback",
+        ]
+        .iter()
+        .map(|h| h.to_string())
+        .collect(),
+        titles: vec!["Atomic Commit In SQLite".into()],
+        parts: Vec::new(),
+    };
+    let questions = Decompose::answer(&input).subquestions;
+    assert_eq!(
+        questions[2],
+        "What does the documentation say about “Changing Database Pages In User Space”, regarding how SQLite guarantees atomic commits?"
+    );
 }
