@@ -180,7 +180,6 @@ fn claims_of(
     scored: &ScoreOut,
     answered: &[deepr_tasks::extract::AnswerClaim],
     max_claims: usize,
-    archive: &dyn TextArchive,
 ) -> Vec<ClaimDraft> {
     let by_cid: BTreeMap<&str, SentenceRef> = scored
         .candidates
@@ -207,7 +206,6 @@ fn claims_of(
                 }
             }
         }
-        let citations = with_lead_ins(citations, scored, archive);
         let text: String = crate::model_call::clean_model_text(&claim.text, 600);
         if citations.is_empty() || text.is_empty() {
             continue;
@@ -276,7 +274,6 @@ pub async fn run(
     scored: &ScoreOut,
     max_claims: usize,
     candidates: Vec<Candidate>,
-    archive: &dyn TextArchive,
     models: Models<'_>,
 ) -> (ExtractOut, Vec<LedgerEntry>) {
     if candidates.is_empty() {
@@ -304,7 +301,7 @@ pub async fn run(
         },
     )
     .await;
-    let claims = claims_of(subq, scored, &result.value.claims, max_claims, archive);
+    let claims = claims_of(subq, scored, &result.value.claims, max_claims);
     (
         ExtractOut {
             claims,
@@ -502,17 +499,21 @@ pub fn node(
                 }
                 _ => candidates_for(&round_scores, own, model_reads, pool),
             };
-            run(
+            let (mut out, calls) = run(
                 &ctx.node_id,
                 &p.prompts.extract,
                 &s,
                 &scored,
                 max,
                 shown_candidates(&scored, p.archive.as_ref(), reads_documents),
-                p.archive.as_ref(),
                 p.cheap_models(),
             )
-            .await
+            .await;
+            for claim in &mut out.claims {
+                let citations = std::mem::take(&mut claim.citations);
+                claim.citations = with_lead_ins(citations, &scored, p.archive.as_ref());
+            }
+            (out, calls)
         };
         finish(out, calls)
     });
