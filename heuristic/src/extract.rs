@@ -22,7 +22,8 @@ impl Heuristic for Extract {
     /// 6: a table row's cell separators are not counted as words of a short unit.
     /// 7: a stale document is quoted only when no current one has a candidate at all;
     /// the floor is taken from the candidates it may quote.
-    /// 8: a list item is stated after its list's lead-in.
+    /// 8: a list item is stated after its list's lead-in; a near-twin of a chosen
+    /// sentence that states other figures (another document) is no repetition.
     const VERSION: u32 = 8;
 
     fn answer(input: &Input) -> Answer {
@@ -61,9 +62,16 @@ impl Heuristic for Extract {
                 {
                     continue;
                 }
+                // A twin in other words is a repetition; a twin in the same words with
+                // other figures (another document) is a disagreement to show.
                 let redundancy = chosen
                     .iter()
                     .map(|&j| jaccard(&terms[i], &terms[j]))
+                    .zip(chosen.iter())
+                    .filter(|&(share, &j)| {
+                        share < SAME_WORDS || !disagree(&candidates[i], &candidates[j])
+                    })
+                    .map(|(share, _)| share)
                     .fold(0.0, f64::max);
                 if redundancy > 0.6 {
                     continue;
@@ -88,6 +96,17 @@ impl Heuristic for Extract {
             .collect();
         Answer { claims }
     }
+}
+
+/// Share of content words (figures aside) two sentences hold in common to say the same
+/// thing in the same words ("The default page size is 4096 bytes." / "… 1024 bytes.").
+const SAME_WORDS: f64 = 0.8;
+
+/// Whether two candidates of different documents state different figures: said in the
+/// same words, the second is a disagreement to show, not a repetition to skip.
+fn disagree(a: &Candidate, b: &Candidate) -> bool {
+    let (x, y) = (numbers(&a.text), numbers(&b.text));
+    a.doc != b.doc && !x.is_empty() && !y.is_empty() && x.iter().all(|n| !y.contains(n))
 }
 
 /// Most quotes one claim joins (the task's limit on sentence IDs per claim).
@@ -256,6 +275,22 @@ mod tests {
             .map(|c| c.sentence_ids[0].clone())
             .collect();
         assert_eq!(ids, ["c1", "c3"]);
+        // A near-twin from another document with other figures is a disagreement: kept.
+        let input = Input {
+            subquestion: "q".into(),
+            max_claims: 2,
+            candidates: vec![
+                candidate("c1", "The default page size is 4096 bytes.", 1.0, "a"),
+                candidate("c2", "The default page size is 1024 bytes.", 0.9, "b"),
+                candidate("c3", "WAL mode appends changes to a log.", 0.6, "b"),
+            ],
+        };
+        let ids: Vec<String> = Extract::answer(&input)
+            .claims
+            .iter()
+            .map(|c| c.sentence_ids[0].clone())
+            .collect();
+        assert_eq!(ids, ["c1", "c2"]);
     }
 
     #[test]

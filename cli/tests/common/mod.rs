@@ -2,6 +2,8 @@
 //! XDG dirs inside a temp dir, and the fixture corpus.
 #![allow(dead_code)]
 
+pub mod fleet;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
