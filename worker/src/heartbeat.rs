@@ -8,6 +8,7 @@ use std::time::Duration;
 use deepr_fleet::{Claim, Fleet, FleetError};
 
 /// A claim's heartbeat: extends the lease every third of it until dropped; a lost lease
+/// — refused, or not extended for a whole lease because the database is out of reach —
 /// or the worker stopping sets `stop` (the session stops starting steps).
 pub struct Heartbeat {
     pub stop: Arc<AtomicBool>,
@@ -27,8 +28,10 @@ impl Heartbeat {
             let (stop, lost) = (Arc::clone(&stop), Arc::clone(&lost));
             let stop_all = Arc::clone(stop_all);
             async move {
-                let beat = Duration::from_millis(u64::try_from(lease).unwrap_or(30) * 1000 / 3);
+                let lease = Duration::from_secs(u64::try_from(lease).unwrap_or(30));
+                let beat = lease / 3;
                 let mut since = tokio::time::Instant::now();
+                let mut extended = since;
                 loop {
                     tokio::time::sleep(Duration::from_millis(200)).await;
                     if stop_all.load(Ordering::SeqCst) {
@@ -38,16 +41,25 @@ impl Heartbeat {
                         continue;
                     }
                     since = tokio::time::Instant::now();
-                    match fleet.extend(&claim, lease).await {
-                        Ok(()) => {}
-                        Err(FleetError::LeaseLost(_)) => {
+                    let seconds = i32::try_from(lease.as_secs()).unwrap_or(i32::MAX);
+                    match tokio::time::timeout(beat, fleet.extend(&claim, seconds)).await {
+                        Ok(Ok(())) => extended = tokio::time::Instant::now(),
+                        Ok(Err(FleetError::LeaseLost(_))) => {
                             lost.store(true, Ordering::SeqCst);
                             stop.store(true, Ordering::SeqCst);
                             return;
                         }
-                        // The database is away: keep trying; the store refuses writes if
-                        // another worker takes the run meanwhile.
-                        Err(_) => {}
+                        // The database is away (an error, or no answer within a beat, as
+                        // over a cut link): keep trying while the lease lasts; past it,
+                        // another worker may hold the run, so start no more steps (the
+                        // store refuses writes if another worker took it).
+                        Ok(Err(_)) | Err(_) => {
+                            if extended.elapsed() >= lease {
+                                lost.store(true, Ordering::SeqCst);
+                                stop.store(true, Ordering::SeqCst);
+                                return;
+                            }
+                        }
                     }
                 }
             }
