@@ -25,7 +25,8 @@ impl Heuristic for Decompose {
     /// 7: a question's context and persona lines ("Context: the report is for …")
     /// and its instructions are no clauses to plan: only the question is.
     /// 8: a document's title is no heading to plan; a heading is asked as an aspect of
-    /// the clause (part) it shares most words with.
+    /// the clause (part) it shares most words with; each subquestion's first queries
+    /// come with it (the query step's own answer).
     const VERSION: u32 = 8;
 
     fn answer(input: &Input) -> Answer {
@@ -105,8 +106,21 @@ impl Heuristic for Decompose {
             questions.push(format!("What else is known about {focus} (aspect {n})?"));
             n += 1;
         }
+        // The first searches come with the plan, written as the query step would:
+        // round 0 then makes no query call per subquestion.
+        let queries = questions
+            .iter()
+            .map(|q| {
+                deepr_tasks::subquery::Subquery::answer(&deepr_tasks::subquery::Input {
+                    topic: input.topic.clone(),
+                    subquestion: q.clone(),
+                })
+                .queries
+            })
+            .collect();
         Answer {
             subquestions: questions,
+            queries,
         }
     }
 }

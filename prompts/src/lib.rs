@@ -125,9 +125,14 @@ macro_rules! prompt {
     };
 }
 
-prompt!(DECOMPOSE, "decompose", 1, || json!({
+prompt!(DECOMPOSE, "decompose", 2, || json!({
     "type": "object", "additionalProperties": false, "required": ["subquestions"],
-    "properties": {"subquestions": {"type": "array", "items": {"type": "string"}}}
+    "properties": {
+        "subquestions": {"type": "array", "items": {"type": "string"}},
+        "queries": {"type": "array", "items": {
+            "type": "array", "minItems": 1, "maxItems": 3, "items": {"type": "string"}
+        }}
+    }
 }));
 prompt!(SUBQUERY, "subquery", 1, || json!({
     "type": "object", "additionalProperties": false, "required": ["queries", "ranking_question"],

@@ -208,6 +208,7 @@ mod tests {
             text: deepr_tasks::brief::subject_question(subject, Some("Quillfeather")),
             round: 0,
             parent: None,
+            queries: Vec::new(),
         };
         let whole = "People side, from headcount, hiring and attrition to leadership changes \
                      and any dependence on particular individuals";

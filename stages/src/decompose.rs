@@ -17,7 +17,9 @@ use crate::types::{DecomposeOut, ScoutOut, Subq};
 /// 3: with no usable plan the topic is researched as one question (it was no plan).
 /// 4: an off-topic document's title and headings (triage) are not shown to the
 /// planner; bylines are no headings.
-pub const STAGE_VERSION: u32 = 4;
+/// 5: each subquestion carries the first queries the plan wrote for it; the planner
+/// is shown the scout's document titles apart (no title is a subject of its own).
+pub const STAGE_VERSION: u32 = 5;
 /// Documents the scout reads headings from.
 pub const SCOUT_DOCS: usize = 6;
 /// Headings shown to the planner.
@@ -177,12 +179,24 @@ pub async fn run(
     )
     .await;
     let mut seen = BTreeSet::new();
-    let mut questions: Vec<String> = result
+    // Each subquestion with the queries the plan wrote for it: none unless the plan
+    // wrote one list per subquestion, and none from a fallback's plan (the model that
+    // could not plan may still write better queries than the heuristic).
+    let planned = &result.value.queries;
+    let carried = result.degraded.is_none() && planned.len() == result.value.subquestions.len();
+    let mut questions: Vec<(String, Vec<String>)> = result
         .value
         .subquestions
         .iter()
-        .map(|q| clean_question(q))
-        .filter(|q| !q.is_empty() && seen.insert(q.to_lowercase()))
+        .enumerate()
+        .map(|(i, q)| {
+            let queries = match (carried, planned.get(i)) {
+                (true, Some(queries)) => clean_queries(queries),
+                _ => Vec::new(),
+            };
+            (clean_question(q), queries)
+        })
+        .filter(|(q, _)| !q.is_empty() && seen.insert(q.to_lowercase()))
         .take(max)
         .collect();
     let mut degraded = result.degraded;
@@ -192,11 +206,12 @@ pub async fn run(
         let topic_line = clean_question(topic);
         // A topic of digits and marks only ("2024") cleans to nothing: keep it as typed.
         let whole: String = topic.split_whitespace().collect::<Vec<_>>().join(" ");
-        questions.push(if topic_line.is_empty() {
+        let question = if topic_line.is_empty() {
             whole.chars().take(300).collect()
         } else {
             topic_line
-        });
+        };
+        questions.push((question, Vec::new()));
         let why = degraded
             .take()
             .unwrap_or_else(|| "the plan was empty".into());
@@ -205,11 +220,12 @@ pub async fn run(
     let subquestions = questions
         .into_iter()
         .enumerate()
-        .map(|(i, text)| Subq {
+        .map(|(i, (text, queries))| Subq {
             id: format!("q{}", i + 1),
             text,
             round: 0,
             parent: None,
+            queries,
         })
         .collect();
     (
@@ -219,6 +235,19 @@ pub async fn run(
         },
         result.calls,
     )
+}
+
+/// A plan's queries for one subquestion: each one line and bounded, no empty or repeated
+/// one, at most three (what the query step would write).
+fn clean_queries(queries: &[String]) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::new();
+    for query in queries {
+        let query = crate::model_call::clean_model_text(query, 200);
+        if !query.is_empty() && !kept.contains(&query) && kept.len() < 3 {
+            kept.push(query);
+        }
+    }
+    kept
 }
 
 /// One line, bounded length, no control characters: model text is data.
@@ -360,6 +389,72 @@ mod tests {
             why.contains("researching the topic as one question"),
             "{why}"
         );
+    }
+
+    /// The plan `answer` (a model's, as JSON) run at quick depth.
+    async fn planned(answer: &'static str) -> DecomposeOut {
+        let clock = deepr_orchestrator::clock::TokioClock::new();
+        let model = crate::model_call::tests::Scripted(std::sync::Mutex::new(vec![answer]));
+        let fallback = crate::model_call::tests::Scripted(std::sync::Mutex::new(vec![]));
+        let models = Models {
+            llm: &model,
+            fallback: &fallback,
+            clock: &clock,
+        };
+        let scout = ScoutOut {
+            docs: vec![],
+            headings: vec![],
+            coverage: vec![],
+        };
+        let topic = "How does WAL mode cache pages?";
+        run(
+            "decompose",
+            &deepr_prompts::DECOMPOSE,
+            topic,
+            crate::Depth::Quick,
+            &scout,
+            models,
+        )
+        .await
+        .0
+    }
+
+    #[tokio::test]
+    async fn a_plan_carries_each_subquestions_first_queries() {
+        let out = planned(
+            r#"{"subquestions": ["What is WAL?", "What is WAL?", "How are pages cached?"],
+                "queries": [["wal mode"], ["repeated"], ["page cache", " ", "page cache", "cache spill", "spill", "more"]]}"#,
+        )
+        .await;
+        let carried: Vec<(&str, Vec<&str>)> = out
+            .subquestions
+            .iter()
+            .map(|s| {
+                (
+                    s.text.as_str(),
+                    s.queries.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        // The repeated subquestion goes with its queries; blanks and repeats are dropped,
+        // three at most are kept.
+        assert_eq!(
+            carried,
+            [
+                ("What is WAL?", vec!["wal mode"]),
+                (
+                    "How are pages cached?",
+                    vec!["page cache", "cache spill", "spill"]
+                ),
+            ]
+        );
+        // Queries that do not pair one list with each subquestion are not carried: the
+        // query step writes them.
+        let out = planned(
+            r#"{"subquestions": ["What is WAL?", "How are pages cached?"], "queries": [["wal"]]}"#,
+        )
+        .await;
+        assert!(out.subquestions.iter().all(|s| s.queries.is_empty()));
     }
 
     #[test]

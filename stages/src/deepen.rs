@@ -122,6 +122,7 @@ fn unplanned_subjects(topic: &str, subquestions: &[Subq], round: u32, limit: usi
                 text: deepr_tasks::brief::subject_question(&subject, entity),
                 round: round + 1,
                 parent: Some(parent.clone()),
+                queries: Vec::new(),
             });
         }
     }
@@ -168,6 +169,7 @@ fn followups(answered: Vec<deepr_tasks::deepen::AnswerFollowup>, round: u32) -> 
             text,
             round: round + 1,
             parent: Some(f.gap_id),
+            queries: Vec::new(),
         });
     }
     followups.sort_by(|a, b| a.id.cmp(&b.id));
@@ -428,6 +430,7 @@ mod tests {
             text: deepr_tasks::brief::subject_question(subject, Some("Harbour Ferry Company")),
             round: 0,
             parent: None,
+            queries: Vec::new(),
         }
     }
 
@@ -574,6 +577,7 @@ mod tests {
                 .into(),
             round: 0,
             parent: None,
+            queries: Vec::new(),
         }];
         assert!(unplanned_subjects(BRIEF, &plan, 0, MAX_FOLLOWUPS).is_empty());
     }

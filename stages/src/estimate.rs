@@ -19,6 +19,8 @@ pub struct Estimate {
 /// Measured average tokens (prompt + completion) per call, by task.
 const DECOMPOSE: u64 = 500;
 const SUBQUERY: u64 = 150;
+/// A subquestion's first queries, written by the planner with it.
+const PLANNED_QUERIES: u64 = 40;
 const EXTRACT: u64 = 1_300;
 const EXTRACT_FREE: u64 = 2_700;
 /// A model reading documents: the call's budget of unit text
@@ -68,12 +70,21 @@ fn one(
     // A model judges each round's documents' scope: every subquestion reads up to 16,
     // most shared, so about one batch a round for a question and two for a brief.
     let triage_calls = if reading.is_some() { 2 * rounds } else { 0 };
-    // One writer per top-level subquestion (follow-ups join their section).
-    let calls =
-        1 + 2 * total_subqs + judge_calls + rounds + extra_rounds + subquestions + 1 + triage_calls;
+    // One writer per top-level subquestion (follow-ups join their section); the plan
+    // writes its subquestions' first queries, so only follow-ups make a query call.
+    let calls = 1
+        + total_subqs
+        + followups
+        + judge_calls
+        + rounds
+        + extra_rounds
+        + subquestions
+        + 1
+        + triage_calls;
     let tokens = DECOMPOSE
-        + subquestions * WRITE_SECTION
-        + total_subqs * (SUBQUERY + extract)
+        + subquestions * (PLANNED_QUERIES + WRITE_SECTION)
+        + total_subqs * extract
+        + followups * SUBQUERY
         + judge_tokens
         + rounds * CONFLICT
         + extra_rounds * DEEPEN

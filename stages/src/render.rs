@@ -561,6 +561,7 @@ mod tests {
                 text: evil.into(),
                 round: 0,
                 parent: None,
+                queries: Vec::new(),
             }],
             summary: vec![SummaryPoint {
                 text: evil.into(),

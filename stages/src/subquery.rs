@@ -1,6 +1,7 @@
 //! subquery: a subquestion → 1–3 search queries plus a ranking question (cheap
 //! model). Search text differs from ranking text: queries are keywords, the ranking
-//! question is what a relevant passage must say.
+//! question is what a relevant passage must say. A subquestion whose plan wrote its
+//! queries (round 0) takes them, and its own text as the ranking question, with no call.
 
 use deepr_orchestrator::{LedgerEntry, Tier};
 use deepr_tasks::subquery::{Input, Subquery};
@@ -8,7 +9,8 @@ use deepr_tasks::subquery::{Input, Subquery};
 use crate::model_call::{call_task, Models, TaskCall};
 use crate::types::{Subq, SubqueryOut};
 
-pub const STAGE_VERSION: u32 = 1;
+/// 2: a subquestion the plan wrote queries for makes no call.
+pub const STAGE_VERSION: u32 = 2;
 
 pub async fn run(
     node_id: &str,
@@ -76,6 +78,15 @@ pub fn node(
     let key = serde_json::json!({"v": STAGE_VERSION, "subq": subq, "llm": llm});
     let id = crate::research::node_id::step(round, &subq.id, "subquery");
     let node = spec(id, "subquery", key, move |ctx| async move {
+        // The plan wrote this subquestion's first queries: no call of its own.
+        if !s.queries.is_empty() {
+            let out = SubqueryOut {
+                queries: s.queries.clone(),
+                ranking_question: s.text.clone(),
+                degraded: None,
+            };
+            return finish(out, Vec::new());
+        }
         let (out, calls) = run(&ctx.node_id, &p.prompts.subquery, &t, &s, p.cheap_models()).await;
         finish(out, calls)
     });

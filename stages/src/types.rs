@@ -11,6 +11,10 @@ pub struct Subq {
     pub round: u32,
     /// The subquestion a follow-up deepens.
     pub parent: Option<String>,
+    /// The search queries the plan wrote with it (round 0): its subquery step then
+    /// makes no call of its own. Empty when the plan wrote none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queries: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

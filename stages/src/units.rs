@@ -104,6 +104,7 @@ pub(crate) fn lead_in(
         return None;
     }
     let first = (sentence as usize).saturating_sub(MAX_ITEMS_BEFORE + 1);
+    let mut number = item_number(body);
     for index in (first..sentence as usize).rev() {
         let before = text.sentences.get(index)?;
         let body = text.text.get(before.start..before.end)?.trim_end();
@@ -113,23 +114,36 @@ pub(crate) fn lead_in(
         if body.ends_with(':') {
             return Some(index as u32);
         }
-        if !is_list_item(&text.text, before.start, before.end, body) {
+        // A numbered list starts at 1: an item numbered otherwise than the one before
+        // the last belongs to another list ("1. Make sure …" after another list's "4.").
+        let numbered = item_number(body);
+        if number == Some(1)
+            || (number.is_some() && numbered != number.map(|n| n - 1))
+            || !is_list_item(&text.text, before.start, before.end, body)
+        {
             return None;
         }
+        number = numbered;
     }
     None
+}
+
+/// A numbered list item's number ("3. The PRAGMA …" → 3).
+fn item_number(body: &str) -> Option<u32> {
+    let (number, rest) = body.split_once(['.', ')'])?;
+    let digits = (1..=3).contains(&number.len()) && number.bytes().all(|b| b.is_ascii_digit());
+    if digits && rest.starts_with(' ') {
+        number.parse().ok()
+    } else {
+        None
+    }
 }
 
 /// Whether `body`, at bytes `start..end` of `text`, is a list item: a whole block that
 /// is no table row and either has no final stop or opens with a list marker ("3. ",
 /// "- ", "• ").
 fn is_list_item(text: &str, start: usize, end: usize, body: &str) -> bool {
-    let marker = body.starts_with(['-', '*', '•', '·'])
-        || body.split_once(['.', ')']).is_some_and(|(n, rest)| {
-            (1..=3).contains(&n.len())
-                && n.bytes().all(|b| b.is_ascii_digit())
-                && rest.starts_with(' ')
-        });
+    let marker = body.starts_with(['-', '*', '•', '·']) || item_number(body).is_some();
     is_whole_block(text, start, end)
         && !body.contains(" · ")
         && (marker || !ends_like_sentence(body))
@@ -224,6 +238,27 @@ mod tests {
         );
         // An item with a final stop is still an item when it opens with its number.
         assert_eq!(lead_in(&text, Some(&outline), at("MEMORY").unwrap()), lead);
+        // An item of a list that restarts its numbering has its own list's lead-in.
+        let steps = deepr_orchestrator::ArchivedText::new(
+            "The steps are as follows:\n\n1. Lock the file\n\n2. Read the journal\n\n\
+             1. Make sure all journal data was written\n\n2. Delete the journal",
+        );
+        let at_steps = |needle: &str| {
+            steps
+                .sentences
+                .iter()
+                .position(|s| steps.text[s.start..s.end].contains(needle))
+                .map(|i| i as u32)
+        };
+        assert_eq!(
+            lead_in(&steps, None, at_steps("Read the journal").unwrap()),
+            Some(0)
+        );
+        assert_eq!(lead_in(&steps, None, at_steps("Make sure").unwrap()), None);
+        assert_eq!(
+            lead_in(&steps, None, at_steps("Delete the journal").unwrap()),
+            None
+        );
         // A prose sentence, and an item whose list follows prose without a colon, have none.
         assert_eq!(
             lead_in(&text, Some(&outline), at("This means").unwrap()),

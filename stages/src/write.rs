@@ -365,6 +365,7 @@ mod tests {
             text: id.into(),
             round: u32::from(parent.is_some()),
             parent: parent.map(String::from),
+            queries: Vec::new(),
         }
     }
 

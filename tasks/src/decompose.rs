@@ -33,6 +33,11 @@ pub struct Input {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Answer {
     pub subquestions: Vec<String>,
+    /// Search queries for each subquestion, in the same order (1–3 each): with them the
+    /// first round makes no query call per subquestion. Ignored unless there is one
+    /// list per subquestion.
+    #[serde(default)]
+    pub queries: Vec<Vec<String>>,
 }
 
 impl ModelTask for Decompose {
@@ -151,6 +156,7 @@ mod tests {
         assert_eq!(input.parts.len(), 3, "{:?}", input.parts);
         let answer = |qs: &[&str]| Answer {
             subquestions: qs.iter().map(|q| q.to_string()).collect(),
+            queries: Vec::new(),
         };
         let missing_risks = answer(&[
             "How has Kestrelmoor Robotics been funded?",
@@ -182,6 +188,7 @@ mod tests {
         assert!(input.parts.len() <= 1, "{:?}", input.parts);
         let answer = Answer {
             subquestions: vec!["What is a journal?".into(), "What is WAL?".into()],
+            queries: Vec::new(),
         };
         assert_eq!(Decompose::validate(&input, &answer), Ok(()));
     }

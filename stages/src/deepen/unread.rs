@@ -88,6 +88,7 @@ pub(super) fn unread_documents(
             text: subject_question(&doc.title, entity),
             round: round + 1,
             parent: Some(doc.subquestion.to_string()),
+            queries: Vec::new(),
         })
         .collect()
 }
@@ -222,6 +223,7 @@ mod tests {
             text: subject_question(subject, Some("Harbour Ferry Company")),
             round: 0,
             parent: None,
+            queries: Vec::new(),
         }
     }
 
