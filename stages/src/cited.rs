@@ -54,7 +54,8 @@ pub(crate) fn quote_sources(
 }
 
 /// What a reader is told of where a unit stands: its document's date and status and,
-/// for a list item or table row (one sentence, a whole block without a final stop),
+/// for a list item or table row (one sentence, a whole block without a final stop or
+/// opening with a list marker),
 /// the headings above it — a sentence speaks for itself, and its headings would cost
 /// tokens on every unit. The extractor's candidates and the judge's quotes share it.
 pub(crate) fn source_note(
@@ -67,7 +68,11 @@ pub(crate) fn source_note(
         .sentences
         .get(sentence as usize)
         .map_or((0, 0), |s| (s.start, s.end));
-    let fragment = sentence_end.is_none() && crate::units::is_fragment_at(&text.text, start, end);
+    // A numbered step ending in a full stop ("4. Read the journal file and roll back
+    // the changes.") needs its headings as much as a row does.
+    let fragment = sentence_end.is_none()
+        && (crate::units::is_fragment_at(&text.text, start, end)
+            || crate::units::is_list_item_at(&text.text, start, end));
     let lead_in = sentence_end
         .is_none()
         .then(|| crate::units::lead_in(text, doc.map(|d| &d.outline), sentence))
@@ -149,5 +154,31 @@ mod tests {
             quote_sources(&claim(vec![cite(2, Some("Total 212.4"))]), &docs, &archive).is_empty()
         );
         assert!(quote_sources(&claim(vec![cite(2, None)]), &BTreeMap::new(), &archive).is_empty());
+    }
+
+    #[test]
+    fn a_numbered_step_is_shown_under_its_headings_and_after_its_lead_in() {
+        let text = ArchivedText::new(
+            "Recovery\n\nA hot journal is rolled back as follows:\n\n1. Take a lock.\n\n\
+             2. Read the journal file and roll back the changes.",
+        );
+        let doc = DocMeta {
+            doc_key: "r.md".into(),
+            locator: "r.md".into(),
+            title: "Recovery".into(),
+            content_sha256: text.content_sha256.clone(),
+            date: None,
+            authority: 0.5,
+            outline: Outline {
+                headings: vec![(0, 1)],
+                ..Default::default()
+            },
+        };
+        let note = source_note(Some(&doc), &text, 3, None);
+        assert_eq!(note.headings, ["Recovery"]);
+        assert_eq!(
+            note.lead_in.as_deref(),
+            Some("A hot journal is rolled back as follows:")
+        );
     }
 }

@@ -139,6 +139,13 @@ fn item_number(body: &str) -> Option<u32> {
     }
 }
 
+/// Whether the unit at bytes `start..end` of `text` is a list item (see
+/// [`is_list_item`]).
+pub(crate) fn is_list_item_at(text: &str, start: usize, end: usize) -> bool {
+    text.get(start..end)
+        .is_some_and(|body| is_list_item(text, start, end, body.trim_end()))
+}
+
 /// Whether `body`, at bytes `start..end` of `text`, is a list item: a whole block that
 /// is no table row and either has no final stop or opens with a list marker ("3. ",
 /// "- ", "• ").
