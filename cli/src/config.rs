@@ -87,7 +87,10 @@ pub fn show(flag: Option<&Path>, state_dir: Option<&Path>) -> Result<u8, Failure
     let resolved = FileConfig {
         depth: Some(file.depth.unwrap_or(deepr_stages::Depth::Standard)),
         strategy: Some(file.strategy.unwrap_or(deepr_stages::Strategy::Linear)),
-        concurrency: Some(file.concurrency.unwrap_or(5)),
+        concurrency: Some(
+            file.concurrency
+                .unwrap_or(deepr_stages::concurrent::DEFAULT_CONCURRENCY),
+        ),
         io_concurrency: Some(
             file.io_concurrency
                 .unwrap_or(deepr_stages::concurrent::DEFAULT_IO_CONCURRENCY),

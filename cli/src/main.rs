@@ -367,7 +367,7 @@ pub struct RunArgs {
     /// Choose the run id (letters, digits, '-', '_', '.'; must not exist yet).
     #[arg(long, value_name = "ID")]
     pub run_id: Option<String>,
-    /// Nodes run at once (1–64; default 5).
+    /// Nodes run at once (1–64; default 8).
     #[arg(long, value_name = "N")]
     pub concurrency: Option<usize>,
     /// Independent calls one step keeps in flight — searches, fetches, judge batches

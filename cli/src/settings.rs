@@ -91,7 +91,11 @@ pub fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> 
             return Err(usage(format!("--price-as {model:?} has no price; known: {known:?} (add it under [prices] in deepr.toml)")));
         }
     }
-    let concurrency = check_concurrency(args.concurrency.or(file.concurrency).unwrap_or(5))?;
+    let concurrency = check_concurrency(
+        args.concurrency
+            .or(file.concurrency)
+            .unwrap_or(deepr_stages::concurrent::DEFAULT_CONCURRENCY),
+    )?;
     let io_concurrency = check_io_concurrency(
         args.io_concurrency
             .or(file.io_concurrency)

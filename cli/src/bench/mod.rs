@@ -403,7 +403,7 @@ pub fn cell_record(
         price_as: args.price_as.clone(),
         limits: file.limits.clone().unwrap_or_default(),
         prices: file.prices.clone(),
-        concurrency: 5,
+        concurrency: deepr_stages::concurrent::DEFAULT_CONCURRENCY,
         offline_latency_ms: 0,
         prompts: None,
         created: now_secs(),
