@@ -105,7 +105,7 @@ impl Machine {
 
     /// A `deepr worker` inside the namespace, reaching the database through the
     /// forwarder at `port` on the host's end of the link.
-    fn worker(&self, home: &Path, db: &Database, port: u16) -> Child {
+    fn worker(&self, home: &Path, db: &Database, port: u16) -> Worker {
         let url = format!(
             "postgres://postgres@{}:{port}/{}",
             self.host_address, db.name
@@ -126,7 +126,32 @@ impl Machine {
                 None => command.env_remove(key),
             };
         }
-        command.spawn().expect("start a worker in its namespace")
+        Worker(Some(
+            command.spawn().expect("start a worker in its namespace"),
+        ))
+    }
+}
+
+/// A worker process, killed when dropped (a failed assertion leaves none behind).
+struct Worker(Option<Child>);
+
+impl Worker {
+    /// Kill it and return what it wrote to stderr.
+    fn stop(mut self) -> String {
+        let Some(mut child) = self.0.take() else {
+            return String::new();
+        };
+        let _ = child.kill();
+        stderr(&child.wait_with_output().expect("a worker"))
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if let Some(child) = self.0.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -234,7 +259,7 @@ fn a_worker_cut_off_from_the_database_loses_its_runs_and_writes_nothing_after() 
     }
 
     // Worker A (machine 1) claims runs and checkpoints a few steps; then its link is cut.
-    let mut a = first.worker(home.path(), &db, port);
+    let a = first.worker(home.path(), &db, port);
     wait_for("worker A's first checkpoints", 90, || {
         count(&db.url, "SELECT count(*) FROM deepr_nodes") >= 4
     });
@@ -247,10 +272,9 @@ fn a_worker_cut_off_from_the_database_loses_its_runs_and_writes_nothing_after() 
     assert!(held >= 1, "worker A held no run when its link was cut");
 
     // Worker B (machine 2) claims A's runs once their leases run out and finishes all.
-    let mut b = second.worker(home.path(), &db, port);
+    let b = second.worker(home.path(), &db, port);
     wait_all_finished(&db.url, 300);
-    let _ = b.kill();
-    let _ = b.wait();
+    b.stop();
     let resumed = count(
         &db.url,
         "SELECT count(*) FROM deepr_runs WHERE attempts > 1",
@@ -264,8 +288,7 @@ fn a_worker_cut_off_from_the_database_loses_its_runs_and_writes_nothing_after() 
     // A's link comes back: it learns that it lost its leases and writes nothing.
     first.link(true);
     std::thread::sleep(Duration::from_secs(8));
-    let _ = a.kill();
-    let said = stderr(&a.wait_with_output().expect("worker A"));
+    let said = a.stop();
     assert!(
         said.contains("was lost"),
         "worker A must have tried to write and been refused: {said}"

@@ -118,6 +118,10 @@ pub fn redact(url: &str) -> String {
     }
 }
 
+/// How long a fleet session may sit idle inside a transaction before PostgreSQL ends
+/// it (and releases its locks): deepr's transactions run their statements back to back.
+pub const IDLE_IN_TRANSACTION_TIMEOUT: &str = "10s";
+
 /// A connection pool to the fleet database.
 #[derive(Clone)]
 pub struct Fleet {
@@ -140,7 +144,15 @@ impl Fleet {
         }
         let options = PgConnectOptions::from_str(url)
             .map_err(|e| FleetError::BadUrl(shown.clone(), first_line(&e.to_string())))?
-            .application_name("deepr");
+            .application_name("deepr")
+            // A worker cut off mid-transaction (its machine's link down) would hold its
+            // row locks until the server noticed the dead connection — hours of TCP
+            // keepalive — and every other worker's claim of its runs would wait behind
+            // them. deepr's transactions never sit idle: past this, the server ends one.
+            .options([(
+                "idle_in_transaction_session_timeout",
+                IDLE_IN_TRANSACTION_TIMEOUT,
+            )]);
         let pool = PgPoolOptions::new()
             .max_connections(8)
             .acquire_timeout(Duration::from_secs(10))

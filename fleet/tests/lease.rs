@@ -208,6 +208,56 @@ async fn a_run_that_never_settles_is_parked() {
 }
 
 #[tokio::test]
+async fn a_transaction_left_open_by_a_gone_worker_stops_blocking_the_others() {
+    let Some(url) = scratch("idle").await else {
+        return;
+    };
+    let fleet = Fleet::connect(&url).await.expect("connect");
+    let shown: String = sqlx::query_scalar("SHOW idle_in_transaction_session_timeout")
+        .fetch_one(&fleet.pool)
+        .await
+        .expect("show");
+    assert_eq!(shown, deepr_fleet::IDLE_IN_TRANSACTION_TIMEOUT);
+    // A worker opens a transaction, locks a row and goes silent (a cut link).
+    sqlx::query("CREATE TABLE held (id int PRIMARY KEY)")
+        .execute(&fleet.pool)
+        .await
+        .expect("table");
+    sqlx::query("INSERT INTO held VALUES (1)")
+        .execute(&fleet.pool)
+        .await
+        .expect("row");
+    let mut gone = fleet.pool.begin().await.expect("begin");
+    sqlx::query("SELECT id FROM held WHERE id = 1 FOR SHARE")
+        .execute(&mut *gone)
+        .await
+        .expect("lock");
+    // Another worker's update waits only until the server ends the silent transaction.
+    let started = std::time::Instant::now();
+    let other = Fleet::connect(&url).await.expect("connect");
+    let mut update = other.pool.begin().await.expect("begin");
+    // (Without the server's timeout this would wait for ever: give up after 30 s.)
+    sqlx::query("SET LOCAL lock_timeout = '30s'")
+        .execute(&mut *update)
+        .await
+        .expect("lock timeout");
+    sqlx::query("UPDATE held SET id = 2 WHERE id = 1")
+        .execute(&mut *update)
+        .await
+        .expect("the update goes through once the silent transaction is ended");
+    update.commit().await.expect("commit");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "waited {:?}",
+        started.elapsed()
+    );
+    drop(gone);
+    fleet.pool.close().await;
+    other.pool.close().await;
+    drop_database(&url).await;
+}
+
+#[tokio::test]
 async fn a_schema_from_a_newer_deepr_is_refused() {
     let Some(url) = scratch("newer").await else {
         return;
