@@ -181,8 +181,22 @@ fn whole_words(text: &str, max: usize) -> String {
         return text.to_string();
     }
     let cut: String = text.chars().take(max).collect();
-    cut.rsplit_once(' ')
+    let mut words: Vec<&str> = cut
+        .rsplit_once(' ')
         .map_or(cut.as_str(), |(head, _)| head)
+        .split(' ')
+        .collect();
+    // A heading does not end on a word that leads to the one cut off ("… any dependence
+    // on").
+    while words.len() > 1
+        && words
+            .last()
+            .is_some_and(|w| deepr_evidence::terms::is_stop_word(&w.to_lowercase()))
+    {
+        words.pop();
+    }
+    words
+        .join(" ")
         .trim_end_matches([',', ';', ':'])
         .to_string()
 }
@@ -230,8 +244,9 @@ mod tests {
         assert_eq!(
             headings,
             [
+                // Cut at a whole word, and not on one that leads to the word cut off.
                 "People side, from headcount, hiring and attrition to leadership changes and \
-                 any dependence on",
+                 any dependence",
                 "People side",
                 "Churn",
             ]

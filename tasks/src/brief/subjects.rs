@@ -192,6 +192,19 @@ pub fn split_pair(subject: &str) -> Option<(String, String)> {
             .find(|at| subject.get(at + 5..).is_some_and(opens_clause))?;
         let (first, second) = (subject.get(..at)?, subject.get(at + 5..)?);
         let second = second.split([',', ':']).next().unwrap_or(second);
+        // "how loyal and how concentrated its customers are": the first clause is its
+        // question word and one word, and shares the second's subject.
+        let shared_tail = |first: &str| -> Option<String> {
+            let [ask, word] = first.split_whitespace().collect::<Vec<_>>()[..] else {
+                return None;
+            };
+            let mut rest = second.split_whitespace();
+            let same_ask = rest.next()?.eq_ignore_ascii_case(ask);
+            let tail: Vec<&str> = rest.skip(1).collect();
+            (same_ask && !tail.is_empty()).then(|| format!("{ask} {word} {}", tail.join(" ")))
+        };
+        let first = shared_tail(first).unwrap_or_else(|| first.to_string());
+        let first = first.as_str();
         // Each clause says something beyond its question word ("what and how": none).
         let says = |clause: &str| !content_terms(clause).is_empty();
         return (says(first) && says(second)).then(|| (subject_of(first), subject_of(second)));

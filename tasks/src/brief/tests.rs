@@ -149,6 +149,14 @@ fn an_enumerations_lead_keeps_its_names_and_an_including_list_is_no_pair() {
     );
     // Two clauses each say something; "what and how" says nothing.
     assert_eq!(split_pair("what and how"), None);
+    // A clause of its question word and one word shares the other's subject.
+    assert_eq!(
+        split_pair("how loyal and how concentrated its customers are"),
+        Some((
+            "How loyal its customers are".to_string(),
+            "How concentrated its customers are".to_string()
+        ))
+    );
 }
 
 #[test]
