@@ -43,7 +43,7 @@ impl PgArchive {
                     }
                 };
                 let pool = match runtime.block_on(
-                    PgPoolOptions::new()
+                    crate::session_settings(PgPoolOptions::new())
                         .max_connections(2)
                         .acquire_timeout(std::time::Duration::from_secs(10))
                         .connect_with(options),

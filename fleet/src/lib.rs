@@ -122,6 +122,25 @@ pub fn redact(url: &str) -> String {
 /// it (and releases its locks): deepr's transactions run their statements back to back.
 pub const IDLE_IN_TRANSACTION_TIMEOUT: &str = "10s";
 
+/// `pool` with every new session's settings: a worker cut off mid-transaction (its
+/// machine's link down) would hold its row locks until the server noticed the dead
+/// connection — hours of TCP keepalive — and every other worker's claim of its runs would
+/// wait behind them. deepr's transactions never sit idle: past
+/// [`IDLE_IN_TRANSACTION_TIMEOUT`], the server ends one. (Set after connecting, not as a
+/// startup option, which a connection pooler such as PgBouncer may refuse.)
+pub fn session_settings(pool: PgPoolOptions) -> PgPoolOptions {
+    pool.after_connect(|connection, _| {
+        Box::pin(async move {
+            sqlx::query(&format!(
+                "SET idle_in_transaction_session_timeout = '{IDLE_IN_TRANSACTION_TIMEOUT}'"
+            ))
+            .execute(connection)
+            .await
+            .map(|_| ())
+        })
+    })
+}
+
 /// A connection pool to the fleet database.
 #[derive(Clone)]
 pub struct Fleet {
@@ -144,16 +163,8 @@ impl Fleet {
         }
         let options = PgConnectOptions::from_str(url)
             .map_err(|e| FleetError::BadUrl(shown.clone(), first_line(&e.to_string())))?
-            .application_name("deepr")
-            // A worker cut off mid-transaction (its machine's link down) would hold its
-            // row locks until the server noticed the dead connection — hours of TCP
-            // keepalive — and every other worker's claim of its runs would wait behind
-            // them. deepr's transactions never sit idle: past this, the server ends one.
-            .options([(
-                "idle_in_transaction_session_timeout",
-                IDLE_IN_TRANSACTION_TIMEOUT,
-            )]);
-        let pool = PgPoolOptions::new()
+            .application_name("deepr");
+        let pool = session_settings(PgPoolOptions::new())
             .max_connections(8)
             .acquire_timeout(Duration::from_secs(10))
             .connect_with(options.clone())

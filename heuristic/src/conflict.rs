@@ -24,11 +24,12 @@ fn subject_terms(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// What a number is, as written: a release ("3.7.0", two dots or more), a decimal, or a
-/// whole number. Numbers of different kinds count different things ("version numbers
-/// back to 1" against "SQLite version 3.7.0"): they never disagree.
+/// What a number is, as written: a release ("3.7.0", two dots or more) or a quantity
+/// (whole or decimal: "2.5 %" and "3 %" may well disagree). A release and a quantity
+/// count different things ("version numbers back to 1" against "SQLite version
+/// 3.7.0"): they never disagree.
 fn kind(number: &str) -> usize {
-    number.matches('.').count().min(2)
+    usize::from(number.matches('.').count() >= 2)
 }
 
 /// Words that are neither stop words nor numbers, in order.
@@ -65,7 +66,7 @@ impl Heuristic for ConflictDetect {
     /// 2: numbers compare canonically ("1,000" = "1000").
     /// 3: one measure for one period with different amounts (a sheet row and an
     /// email), found by measure and period rather than word overlap.
-    /// 4: numbers of different kinds (a release against a whole number) never disagree.
+    /// 4: a release number and a quantity never disagree.
     const VERSION: u32 = 4;
 
     fn answer(input: &Input) -> Answer {
@@ -204,6 +205,12 @@ mod tests {
                     "c",
                     "WAL mode uses a separate write-ahead log file.",
                 ),
+                // A decimal and a whole number of one measure do.
+                claim(
+                    "q1-c5",
+                    "e",
+                    "The default page size of the database file is 4.5 kilobytes in total.",
+                ),
                 // A release is no page size: different kinds of number never disagree.
                 claim(
                     "q1-c4",
@@ -213,8 +220,11 @@ mod tests {
             ],
         };
         let answer = ConflictDetect::answer(&input);
-        assert_eq!(answer.conflicts.len(), 1);
-        assert_eq!(answer.conflicts[0].claim_ids, ["q1-c1", "q1-c2"]);
+        let pairs: Vec<&[String]> = answer.conflicts.iter().map(|c| &c.claim_ids[..]).collect();
+        assert_eq!(pairs.len(), 3, "{pairs:?}");
+        assert!(pairs.contains(&&["q1-c1".to_string(), "q1-c2".to_string()][..]));
+        assert!(pairs.iter().any(|p| p.contains(&"q1-c5".to_string())));
+        assert!(!pairs.iter().any(|p| p.contains(&"q1-c4".to_string())));
     }
 
     #[test]

@@ -191,11 +191,11 @@ fn clause_subjects(brief: &deepr_tasks::brief::Brief, clauses: &[String]) -> Vec
 /// The title of the document each heading stands in: the scout lists a document's
 /// title, then its headings.
 fn document_titles<'h>(headings: &'h [String], titles: &[String]) -> BTreeMap<&'h str, &'h str> {
-    let titles: BTreeSet<&str> = titles.iter().map(|t| t.trim()).collect();
+    let titles: BTreeSet<String> = titles.iter().map(|t| t.trim().to_lowercase()).collect();
     let mut title: Option<&str> = None;
     let mut of = BTreeMap::new();
     for heading in headings {
-        if titles.contains(heading.trim()) {
+        if titles.contains(&heading.trim().to_lowercase()) {
             title = Some(heading.as_str());
         } else if let Some(title) = title {
             of.insert(heading.as_str(), title);

@@ -130,11 +130,13 @@ fn joinable_group(groups: &[Vec<usize>], candidates: &[Candidate], i: usize) -> 
 /// document that states the same numbers), or short units joined by semicolons.
 fn claim_of(group: &[usize], candidates: &[Candidate], terms: &[BTreeSet<String>]) -> AnswerClaim {
     let unit_text = |i: usize| {
-        candidates[i]
-            .text
-            .trim_start_matches(['-', '*', '•', ' '])
-            .trim_end_matches(['.', ';'])
-            .to_string()
+        let text = candidates[i].text.trim_start_matches(['-', '*', '•', ' ']);
+        // Items joined after their lead-in read without their numbers.
+        let text = match candidates[i].source.lead_in {
+            Some(_) => crate::text::without_list_number(text),
+            None => text,
+        };
+        text.trim_end_matches(['.', ';']).to_string()
     };
     if let [i] = *group {
         let candidate = &candidates[i];
@@ -291,6 +293,35 @@ mod tests {
             .map(|c| c.sentence_ids[0].clone())
             .collect();
         assert_eq!(ids, ["c1", "c2"]);
+    }
+
+    #[test]
+    fn items_of_one_list_are_stated_after_its_lead_in_without_their_numbers() {
+        let item = |id: &str, text: &str, weight: f64| Candidate {
+            id: id.into(),
+            text: text.into(),
+            weight,
+            doc: "a".into(),
+            title: String::new(),
+            source: deepr_tasks::extract::SourceNote {
+                lead_in: Some("It is created when all of the following hold:".into()),
+                ..Default::default()
+            },
+        };
+        let input = Input {
+            subquestion: "q".into(),
+            max_claims: 1,
+            candidates: vec![
+                item("c1", "1. The database is modified", 1.0),
+                item("c2", "2. The PRAGMA journal_mode is not OFF", 0.9),
+            ],
+        };
+        let claims = Extract::answer(&input).claims;
+        assert_eq!(
+            claims[0].text,
+            "It is created when all of the following hold: the database is modified; The PRAGMA \
+             journal_mode is not OFF"
+        );
     }
 
     #[test]

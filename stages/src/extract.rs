@@ -24,7 +24,7 @@ use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 /// 6: the offline reader's pools hold an old version's units only when no current
 /// document has one (`without_stale`, before the partition).
 /// 7: a list item is shown after its list's lead-in, and a claim citing it cites the
-/// lead-in too ([`with_lead_ins`]).
+/// lead-in too ([`with_lead_ins`]; free-quote reads whole pages, its quotes as written).
 pub const STAGE_VERSION: u32 = 7;
 
 /// Candidates a model extractor is shown per subquestion unless configured otherwise.

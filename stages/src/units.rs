@@ -118,7 +118,7 @@ pub(crate) fn lead_in(
         // the last belongs to another list ("1. Make sure …" after another list's "4.").
         let numbered = item_number(body);
         if number == Some(1)
-            || (number.is_some() && numbered != number.map(|n| n - 1))
+            || (number.is_some() && numbered != number.and_then(|n| n.checked_sub(1)))
             || !is_list_item(&text.text, before.start, before.end, body)
         {
             return None;

@@ -42,15 +42,20 @@ impl Heartbeat {
                     }
                     since = tokio::time::Instant::now();
                     let seconds = i32::try_from(lease.as_secs()).unwrap_or(i32::MAX);
-                    match tokio::time::timeout(beat, fleet.extend(&claim, seconds)).await {
+                    // An attempt may take what is left of the lease (a busy pool is slow,
+                    // not gone); one over a cut link never answers.
+                    let left = lease
+                        .saturating_sub(extended.elapsed())
+                        .max(Duration::from_millis(500));
+                    match tokio::time::timeout(left, fleet.extend(&claim, seconds)).await {
                         Ok(Ok(())) => extended = tokio::time::Instant::now(),
                         Ok(Err(FleetError::LeaseLost(_))) => {
                             lost.store(true, Ordering::SeqCst);
                             stop.store(true, Ordering::SeqCst);
                             return;
                         }
-                        // The database is away (an error, or no answer within a beat, as
-                        // over a cut link): keep trying while the lease lasts; past it,
+                        // The database is away (an error, or no answer while the lease
+                        // lasted, as over a cut link): keep trying while it lasts; past it,
                         // another worker may hold the run, so start no more steps (the
                         // store refuses writes if another worker took it).
                         Ok(Err(_)) | Err(_) => {
