@@ -1,7 +1,7 @@
 //! Where a unit stands: its document (title, date, status) and, for a list item or
 //! table row, the headings above it — shown with each candidate to the extractor and
 //! with each cited quote to the judge, so that the judge reads a row as the extractor
-//! did.
+//! did; and a list item's lead-in, shown with it and cited with it.
 
 use std::collections::BTreeMap;
 
@@ -9,7 +9,7 @@ use deepr_orchestrator::{ArchivedText, DocMeta, TextArchive};
 use deepr_tasks::extract::SourceNote;
 use deepr_tasks::judge::QuoteSource;
 
-use crate::types::{ClaimDraft, ScoreOut};
+use crate::types::{ClaimDraft, ScoreOut, SentenceRef};
 
 /// The documents a round's score steps ranked, by content hash.
 pub(crate) fn documents(scores: &[ScoreOut]) -> BTreeMap<String, DocMeta> {
@@ -90,6 +90,51 @@ pub(crate) fn source_note(
     }
 }
 
+/// `citations` with each list item's lead-in cited before it (once per claim): the
+/// quotes then say what the item is a condition or a step of, and prose that writes
+/// "… the following requirements: the PRAGMA journal_mode is not OFF" stands on them.
+pub(crate) fn with_lead_ins(
+    citations: Vec<SentenceRef>,
+    scored: &ScoreOut,
+    archive: &dyn TextArchive,
+) -> Vec<SentenceRef> {
+    let mut texts: BTreeMap<String, Option<deepr_orchestrator::ArchivedText>> = BTreeMap::new();
+    let mut out: Vec<SentenceRef> = Vec::new();
+    for citation in citations {
+        let text = texts
+            .entry(citation.content_sha256.clone())
+            .or_insert_with(|| archive.get(&citation.content_sha256));
+        let outline = scored
+            .sources
+            .iter()
+            .find(|s| s.doc.content_sha256 == citation.content_sha256)
+            .map(|s| &s.doc.outline);
+        let lead_in = match (
+            text.as_ref(),
+            citation.sentence_end,
+            &citation.written_quote,
+        ) {
+            (Some(text), None, None) => crate::units::lead_in(text, outline, citation.sentence),
+            _ => None,
+        };
+        if let Some(at) = lead_in {
+            let reference = SentenceRef {
+                sentence: at,
+                sentence_end: None,
+                written_quote: None,
+                content_sha256: citation.content_sha256.clone(),
+            };
+            if !out.contains(&reference) {
+                out.push(reference);
+            }
+        }
+        if !out.contains(&citation) {
+            out.push(citation);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use deepr_orchestrator::{ArchivedText, Outline};
@@ -154,6 +199,33 @@ mod tests {
             quote_sources(&claim(vec![cite(2, Some("Total 212.4"))]), &docs, &archive).is_empty()
         );
         assert!(quote_sources(&claim(vec![cite(2, None)]), &BTreeMap::new(), &archive).is_empty());
+    }
+
+    #[test]
+    fn a_claim_citing_list_items_cites_their_lead_in_once_before_them() {
+        let text = ArchivedText::new(
+            "A journal is hot when all of the following hold:\n\n1. It exists\n\n\
+             2. It is not empty\n\nThe reader rolls it back.",
+        );
+        let sha = text.content_sha256.clone();
+        let archive = Archive(text);
+        let cite = |sentence: u32| SentenceRef {
+            content_sha256: sha.clone(),
+            sentence,
+            sentence_end: None,
+            written_quote: None,
+        };
+        let cited = with_lead_ins(
+            vec![cite(1), cite(2), cite(3)],
+            &ScoreOut::default(),
+            &archive,
+        );
+        assert_eq!(cited, [cite(0), cite(1), cite(2), cite(3)]);
+        // A prose sentence has no lead-in.
+        assert_eq!(
+            with_lead_ins(vec![cite(3)], &ScoreOut::default(), &archive),
+            [cite(3)]
+        );
     }
 
     #[test]

@@ -357,31 +357,10 @@ mod tests {
 
     #[tokio::test]
     async fn with_no_usable_plan_the_topic_is_researched_as_one_question() {
-        let clock = deepr_orchestrator::clock::TokioClock::new();
         // A model and a fallback whose every answer is an empty plan.
         let empty = "{\"subquestions\": []}";
-        let model = crate::model_call::tests::Scripted(std::sync::Mutex::new(vec![empty; 2]));
-        let fallback = crate::model_call::tests::Scripted(std::sync::Mutex::new(vec![empty]));
-        let models = Models {
-            llm: &model,
-            fallback: &fallback,
-            clock: &clock,
-        };
-        let scout = ScoutOut {
-            docs: vec![],
-            headings: vec![],
-            coverage: vec![],
-        };
         let topic = "How do the ferries cope with winter storms?";
-        let (out, _) = run(
-            "decompose",
-            &deepr_prompts::DECOMPOSE,
-            topic,
-            crate::Depth::Quick,
-            &scout,
-            models,
-        )
-        .await;
+        let out = planned(topic, vec![empty; 2], vec![empty]).await;
         let asked: Vec<&str> = out.subquestions.iter().map(|s| s.text.as_str()).collect();
         assert_eq!(asked, [topic]);
         let why = out.degraded.unwrap_or_default();
@@ -391,11 +370,16 @@ mod tests {
         );
     }
 
-    /// The plan `answer` (a model's, as JSON) run at quick depth.
-    async fn planned(answer: &'static str) -> DecomposeOut {
+    /// The plan of `topic` at quick depth, from a model answering `model` in turn (as
+    /// JSON) and a fallback answering `fallback`.
+    async fn planned(
+        topic: &str,
+        model: Vec<&'static str>,
+        fallback: Vec<&'static str>,
+    ) -> DecomposeOut {
         let clock = deepr_orchestrator::clock::TokioClock::new();
-        let model = crate::model_call::tests::Scripted(std::sync::Mutex::new(vec![answer]));
-        let fallback = crate::model_call::tests::Scripted(std::sync::Mutex::new(vec![]));
+        let model = crate::model_call::tests::Scripted(std::sync::Mutex::new(model));
+        let fallback = crate::model_call::tests::Scripted(std::sync::Mutex::new(fallback));
         let models = Models {
             llm: &model,
             fallback: &fallback,
@@ -406,7 +390,6 @@ mod tests {
             headings: vec![],
             coverage: vec![],
         };
-        let topic = "How does WAL mode cache pages?";
         run(
             "decompose",
             &deepr_prompts::DECOMPOSE,
@@ -421,9 +404,12 @@ mod tests {
 
     #[tokio::test]
     async fn a_plan_carries_each_subquestions_first_queries() {
+        const TOPIC: &str = "How does WAL mode cache pages?";
         let out = planned(
-            r#"{"subquestions": ["What is WAL?", "What is WAL?", "How are pages cached?"],
-                "queries": [["wal mode"], ["repeated"], ["page cache", " ", "page cache", "cache spill", "spill", "more"]]}"#,
+            TOPIC,
+            vec![r#"{"subquestions": ["What is WAL?", "What is WAL?", "How are pages cached?"],
+                "queries": [["wal mode"], ["repeated"], ["page cache", " ", "page cache", "cache spill", "spill", "more"]]}"#],
+            vec![],
         )
         .await;
         let carried: Vec<(&str, Vec<&str>)> = out
@@ -451,7 +437,9 @@ mod tests {
         // Queries that do not pair one list with each subquestion are not carried: the
         // query step writes them.
         let out = planned(
-            r#"{"subquestions": ["What is WAL?", "How are pages cached?"], "queries": [["wal"]]}"#,
+            TOPIC,
+            vec![r#"{"subquestions": ["What is WAL?", "How are pages cached?"], "queries": [["wal"]]}"#],
+            vec![],
         )
         .await;
         assert!(out.subquestions.iter().all(|s| s.queries.is_empty()));

@@ -24,7 +24,7 @@ use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 /// 6: the offline reader's pools hold an old version's units only when no current
 /// document has one (`without_stale`, before the partition).
 /// 7: a list item is shown after its list's lead-in, and a claim citing it cites the
-/// lead-in too ([`with_lead_ins`]; free-quote reads whole pages, its quotes as written).
+/// lead-in too ([`crate::cited::with_lead_ins`]; free-quote reads whole pages, its quotes as written).
 pub const STAGE_VERSION: u32 = 7;
 
 /// Candidates a model extractor is shown per subquestion unless configured otherwise.
@@ -218,51 +218,6 @@ fn claims_of(
         });
     }
     claims
-}
-
-/// `citations` with each list item's lead-in cited before it (once per claim): the
-/// quotes then say what the item is a condition or a step of, and prose that writes
-/// "… the following requirements: the PRAGMA journal_mode is not OFF" stands on them.
-fn with_lead_ins(
-    citations: Vec<SentenceRef>,
-    scored: &ScoreOut,
-    archive: &dyn TextArchive,
-) -> Vec<SentenceRef> {
-    let mut texts: BTreeMap<String, Option<deepr_orchestrator::ArchivedText>> = BTreeMap::new();
-    let mut out: Vec<SentenceRef> = Vec::new();
-    for citation in citations {
-        let text = texts
-            .entry(citation.content_sha256.clone())
-            .or_insert_with(|| archive.get(&citation.content_sha256));
-        let outline = scored
-            .sources
-            .iter()
-            .find(|s| s.doc.content_sha256 == citation.content_sha256)
-            .map(|s| &s.doc.outline);
-        let lead_in = match (
-            text.as_ref(),
-            citation.sentence_end,
-            &citation.written_quote,
-        ) {
-            (Some(text), None, None) => crate::units::lead_in(text, outline, citation.sentence),
-            _ => None,
-        };
-        if let Some(at) = lead_in {
-            let reference = SentenceRef {
-                sentence: at,
-                sentence_end: None,
-                written_quote: None,
-                content_sha256: citation.content_sha256.clone(),
-            };
-            if !out.contains(&reference) {
-                out.push(reference);
-            }
-        }
-        if !out.contains(&citation) {
-            out.push(citation);
-        }
-    }
-    out
 }
 
 /// Subquestion `subq`'s claims from `candidates` (what [`shown_candidates`] made of
@@ -511,7 +466,8 @@ pub fn node(
             .await;
             for claim in &mut out.claims {
                 let citations = std::mem::take(&mut claim.citations);
-                claim.citations = with_lead_ins(citations, &scored, p.archive.as_ref());
+                claim.citations =
+                    crate::cited::with_lead_ins(citations, &scored, p.archive.as_ref());
             }
             (out, calls)
         };

@@ -151,23 +151,15 @@ fn bounds_out_of_order_do_not_panic() {
 
 #[test]
 fn a_heading_is_an_aspect_of_its_clause_and_a_title_is_no_subject() {
-    let input = Input {
-        topic: "How does SQLite guarantee atomic commits, and what changes in WAL mode?".into(),
-        min: 5,
-        max: 10,
-        target: 6,
-        headings: [
+    let input = under_atomic_commit(
+        ((5, 10, 6)),
+        &[
             "Atomic Commit In SQLite",
             "Single File Commit",
             "Commits In WAL Mode",
             "Hot Journals And Atomic Commits",
-        ]
-        .iter()
-        .map(|h| h.to_string())
-        .collect(),
-        titles: vec!["Atomic Commit In SQLite".into()],
-        parts: Vec::new(),
-    };
+        ],
+    );
     let questions = Decompose::answer(&input).subquestions;
     assert!(
         !questions
@@ -208,26 +200,32 @@ fn a_heading_is_an_aspect_of_its_clause_and_a_title_is_no_subject() {
 fn a_heading_is_read_with_its_document_title() {
     // "Changing" shares a word with "what changes in WAL mode"; its document is about
     // atomic commits.
-    let input = Input {
-        topic: "How does SQLite guarantee atomic commits, and what changes in WAL mode?".into(),
-        min: 3,
-        max: 5,
-        target: 3,
-        headings: [
+    let input = under_atomic_commit(
+        ((3, 5, 3)),
+        &[
             "Atomic Commit In SQLite",
             "Changing Database Pages In User Space",
             "Hardware Assumptions",
             "Rollback",
-        ]
-        .iter()
-        .map(|h| h.to_string())
-        .collect(),
-        titles: vec!["Atomic Commit In SQLite".into()],
-        parts: Vec::new(),
-    };
+        ],
+    );
     let questions = Decompose::answer(&input).subquestions;
     assert_eq!(
         questions[2],
         "What does the documentation say about “Changing Database Pages In User Space”, regarding how SQLite guarantees atomic commits?"
     );
+}
+
+/// The README question over `headings` of the "Atomic Commit In SQLite" page (its
+/// title first), within `(min, max, target)` subquestions.
+fn under_atomic_commit((min, max, target): (usize, usize, usize), headings: &[&str]) -> Input {
+    Input {
+        topic: "How does SQLite guarantee atomic commits, and what changes in WAL mode?".into(),
+        min,
+        max,
+        target,
+        headings: headings.iter().map(|h| h.to_string()).collect(),
+        titles: vec!["Atomic Commit In SQLite".into()],
+        parts: Vec::new(),
+    }
 }
