@@ -138,6 +138,7 @@ fn resume_restore(c: &mut Criterion) {
         model_pool: deepr_stages::extract::DEFAULT_MODEL_POOL,
         reading: deepr_stages::research::Reading::default(),
         corpus_files: None,
+        user_plan: None,
     };
     let store: Arc<dyn CheckpointStore> = Arc::new(
         runtime

@@ -305,8 +305,9 @@ impl SourceUrlArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
-    /// The research topic or question.
-    pub topic: String,
+    /// The research topic or question (with --plan: the plan's, unless given).
+    #[arg(required_unless_present = "plan")]
+    pub topic: Option<String>,
     /// A folder of .md, .txt and .html documents to research.
     #[arg(long, value_name = "DIR")]
     pub corpus: Option<PathBuf>,
@@ -384,6 +385,15 @@ pub struct RunArgs {
     /// strategy and model, and exit without running.
     #[arg(long)]
     pub estimate: bool,
+    /// Plan only: write the research plan (its subquestions and first queries, the
+    /// depth, the estimate) to plan.toml beside --out and exit, for you to review and
+    /// edit before paying for the research.
+    #[arg(long, conflicts_with_all = ["plan", "estimate", "detach"])]
+    pub plan_only: bool,
+    /// Research exactly the plan in FILE (written by --plan-only, maybe edited): its
+    /// subquestions, their queries, its depth and its topic.
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
     /// Extra output formats beside --out (repeatable): html (report.html), bullets
     /// (report.bullets.md), cards (report.cards.tsv). The markdown report and its JSON
     /// sidecar are always written.

@@ -42,6 +42,6 @@ pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
         stop: None,
         events: None,
     };
-    session::execute(&state_dir, Start::Resume(args.run_id.clone()), options)
-        .map(|end| end.exit_code())
+    let end = session::execute(&state_dir, Start::Resume(args.run_id.clone()), options)?;
+    Ok(crate::run::exit_code(&end))
 }

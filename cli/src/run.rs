@@ -55,6 +55,11 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
     if let Some(corpus) = &settings.corpus {
         check_corpus(corpus)?;
     }
+    if let (Some(_), true) = (&settings.db, args.plan_only) {
+        return Err(usage(
+            "--plan-only plans on this machine: drop --db (or unset DEEPR_DB), then queue the plan with --plan plan.toml --db …",
+        ));
+    }
     if let Some(url) = &settings.db {
         // Fleet mode: the run is recorded in the database and executed by a worker.
         if !args.detach {
@@ -69,12 +74,24 @@ pub fn execute(globals: &Globals, args: &RunArgs) -> Result<u8, Failure> {
         ));
     }
     let new_run = create(globals, args, &settings, &line, dollars)?;
-    session::execute(
+    let end = session::execute(
         &new_run.state_dir,
         session::Start::New(Box::new(new_run.record)),
         new_run.options,
-    )
-    .map(|end| end.exit_code())
+    )?;
+    Ok(exit_code(&end))
+}
+
+/// The exit code of a session's end, once what only the command line says about it
+/// is said (where a plan was written).
+pub fn exit_code(end: &deepr_session::SessionEnd) -> u8 {
+    if let deepr_session::SessionEnd::PlanWritten(path) = end {
+        outln!(
+            "deepr: plan written to {0}; review or edit it, then: deepr run --plan {0} (with the same --corpus or --sources, and --out)",
+            path.display()
+        );
+    }
+    end.exit_code()
 }
 
 /// A run created in the local state dir, ready for its first session.
@@ -152,8 +169,16 @@ fn create(
     // the one found is recorded, so a resume ranks as the run began.
     let embed = deepr_session::embedder::embed_choice()?;
     prepare_out(&settings.out)?;
+    let plan_only = match args.plan_only {
+        true => Some(deepr_session::plan_only::PlanOnly {
+            path: crate::settings::plan_path(&settings.out)?,
+            notes: vec![estimate.to_string()],
+        }),
+        false => None,
+    };
     let mut record = new_record(settings, args)?;
     record.embed = Some(embed);
+    record.plan_only = plan_only;
     state::prepare(&settings.state_dir)?;
     make_run_dir(&settings.state_dir, &settings.run_id)?;
     let mut notices = vec![format!("deepr: {estimate}")];
@@ -257,6 +282,8 @@ fn new_record(settings: &crate::settings::Settings, args: &RunArgs) -> Result<Ru
             formats
         },
         embed: None,
+        user_plan: settings.user_plan.clone(),
+        plan_only: None,
     };
     // The means, for readers of older records; the distributions are in `simulation`.
     record.offline_latency_ms = record::mean_ms(&record.model_latency()?.first_token);

@@ -62,6 +62,8 @@ pub struct Settings {
     pub price_as: Option<String>,
     pub limits: deepr_providers::llm::LlmLimits,
     pub prices: std::collections::BTreeMap<String, deepr_providers::prices::Price>,
+    /// `--plan FILE`'s subquestions, researched as written.
+    pub user_plan: Option<Vec<deepr_settings::PlannedQuestion>>,
 }
 
 impl Settings {
@@ -77,8 +79,14 @@ impl Settings {
 
 pub fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
     let file = config::load(globals.config.as_deref())?;
-    let topic = check_topic(&args.topic)?;
-    let depth = depth_of(args.depth, file.depth);
+    let (topic, depth, user_plan) = match &args.plan {
+        Some(path) => planned(path, args)?,
+        None => (
+            check_topic(args.topic.as_deref().unwrap_or_default())?,
+            depth_of(args.depth, file.depth),
+            None,
+        ),
+    };
     let strategy = strategy_of(args.strategy, file.strategy);
     let db = crate::fleet::db_url_in(globals, &file);
     let models = models_of(args, &file, db.is_some())?;
@@ -144,7 +152,71 @@ pub fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> 
         price_as,
         limits: file.limits.clone().unwrap_or_default(),
         prices: file.prices.clone(),
+        user_plan,
     })
+}
+
+/// `--plan FILE`: the plan's topic, depth and subquestions. A topic or `--depth` also
+/// given must agree with the plan (which one would win is not for deepr to guess).
+fn planned(
+    path: &Path,
+    args: &RunArgs,
+) -> Result<(String, Depth, Option<Vec<deepr_settings::PlannedQuestion>>), Failure> {
+    let shown = path.display();
+    let text = read_plan_file(path)?;
+    let plan =
+        deepr_settings::parse_plan(&text).map_err(|e| usage(format!("--plan {shown}: {e}")))?;
+    let topic = check_topic(&plan.topic).map_err(|e| usage(format!("--plan {shown}: {e}")))?;
+    if let Some(given) = &args.topic {
+        let same = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        if same(given) != same(&topic) {
+            return Err(usage(format!("the topic given differs from the one in --plan {shown}; drop it (the plan's is researched) or edit the plan's topic")));
+        }
+    }
+    if let Some(flag) = args.depth {
+        let given = depth_of(Some(flag), None);
+        if given != plan.depth {
+            return Err(usage(format!(
+                "--depth {} differs from depth = \"{}\" in --plan {shown}; drop --depth or edit the plan",
+                given.as_str(),
+                plan.depth.as_str()
+            )));
+        }
+    }
+    Ok((topic, plan.depth, Some(plan.subquestions)))
+}
+
+/// A plan file's text, read only when it is small enough to be a plan.
+fn read_plan_file(path: &Path) -> Result<String, Failure> {
+    use std::io::Read;
+    let shown = path.display();
+    let file = std::fs::File::open(path).map_err(|e| {
+        usage(format!(
+            "cannot read --plan {shown}: {e}; pass the plan.toml --plan-only wrote"
+        ))
+    })?;
+    let mut text = String::new();
+    let limit = deepr_settings::plan::MAX_PLAN_BYTES as u64 + 1;
+    file.take(limit).read_to_string(&mut text).map_err(|e| {
+        usage(format!(
+            "cannot read --plan {shown}: {e}; a plan is UTF-8 TOML"
+        ))
+    })?;
+    Ok(text)
+}
+
+/// Where `--plan-only` writes the plan: `plan.toml` beside the report. An existing
+/// one (maybe edited) is never overwritten.
+pub fn plan_path(out: &Path) -> Result<PathBuf, Failure> {
+    let dir = out.parent().filter(|p| !p.as_os_str().is_empty());
+    let path = dir.map_or_else(|| PathBuf::from("plan.toml"), |d| d.join("plan.toml"));
+    if path.exists() {
+        return Err(usage(format!(
+            "{} exists (maybe an edited plan); run it with --plan {0}, move it, or pass another --out",
+            path.display()
+        )));
+    }
+    Ok(path)
 }
 
 /// The topic, trimmed: not empty, not too long, no control characters.

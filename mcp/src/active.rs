@@ -100,6 +100,10 @@ impl Ended {
                         format!("stopped; finished steps are checkpointed; {resume}"),
                     ),
                     SessionEnd::Planned => ("planned", "nothing ran".to_string()),
+                    SessionEnd::PlanWritten(path) => (
+                        "planned",
+                        format!("the plan is written to {}; nothing was researched", path.display()),
+                    ),
                 };
                 Self {
                     exit_code,

@@ -22,6 +22,7 @@ pub mod memory;
 mod opened;
 pub mod options;
 pub mod outcome;
+pub mod plan_only;
 pub mod progress;
 pub mod record;
 pub mod reports;
@@ -80,6 +81,9 @@ pub enum SessionEnd {
     Interrupted(u8),
     /// `--dry-run`: the resume plan was printed and nothing ran.
     Planned,
+    /// `--plan-only`: the research plan was written to this file for the user to
+    /// review; nothing was researched.
+    PlanWritten(std::path::PathBuf),
 }
 
 /// Exit code of a run stopped by a budget, with an incomplete report (resumable).
@@ -94,7 +98,7 @@ impl SessionEnd {
     /// The command line's exit code for this ending.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Self::Finished(..) | Self::Planned => 0,
+            Self::Finished(..) | Self::Planned | Self::PlanWritten(_) => 0,
             Self::Incomplete {
                 shortfall: Shortfall::Budget,
                 ..

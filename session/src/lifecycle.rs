@@ -76,9 +76,22 @@ pub async fn session(
         model_pool: run.record.model_pool,
         reading: run.record.reading,
         corpus_files,
+        user_plan: run.record.user_plan.clone(),
     };
     if !run.first && plan(&run, &config, &providers, &options).await {
         return Ok(SessionEnd::Planned);
+    }
+    if let Some(target) = &run.record.plan_only {
+        let end = crate::plan_only::write_plan(
+            &run,
+            &config,
+            &providers,
+            budget,
+            &options,
+            fleet.as_ref(),
+            target,
+        );
+        return end.await;
     }
     let executed = crate::outcome::execute_pipeline(
         &run,

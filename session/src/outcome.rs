@@ -40,6 +40,33 @@ pub(crate) async fn execute_pipeline(
     options: &SessionOptions,
     fleet: Option<&FleetLink>,
 ) -> Executed {
+    let (executor, signalled) = executor(run, budget, options, fleet);
+    let ledger = Arc::clone(&executor.ledger);
+    let started = Instant::now();
+    let outcome = run_research(config, providers, &executor).await;
+    let pipeline_wall = started.elapsed().as_secs_f64();
+    run.reporter.finish();
+    let efficiency = write_efficiency(run, config, outcome.as_ref().ok(), pipeline_wall);
+    let stopped_by = outcome.as_ref().err();
+    let signal = signal_of(&signalled, stopped_by, options, fleet);
+    Executed {
+        outcome,
+        ledger,
+        started,
+        signal,
+        efficiency,
+    }
+}
+
+/// The executor of a session's pipeline (or its plan phase): the run's store and
+/// concurrency, the budget, and the stop flag — the fleet worker's, the front end's,
+/// or Ctrl-C/SIGTERM's, whose signal number lands in the returned cell.
+pub(crate) fn executor(
+    run: &OpenRun,
+    budget: Arc<Budget>,
+    options: &SessionOptions,
+    fleet: Option<&FleetLink>,
+) -> (Executor, Arc<AtomicU8>) {
     let signalled = Arc::new(AtomicU8::new(0));
     let stop = match (fleet, &options.stop) {
         // The worker owns the signals (and stops every run it holds).
@@ -48,10 +75,9 @@ pub(crate) async fn execute_pipeline(
         (None, Some(flag)) => Arc::clone(flag),
         (None, None) => stop_on_signals(&run.record.run_id, &signalled),
     };
-    let ledger = Arc::new(UsageLedger::default());
     let executor = Executor {
         store: Arc::clone(&run.store),
-        ledger: Arc::clone(&ledger),
+        ledger: Arc::new(UsageLedger::default()),
         progress: run.reporter.clone(),
         concurrency: run.concurrency,
         stop,
@@ -59,35 +85,34 @@ pub(crate) async fn execute_pipeline(
         plan: None,
         retry_degraded: options.retry_degraded,
     };
-    let started = Instant::now();
-    let outcome = run_research(config, providers, &executor).await;
-    let pipeline_wall = started.elapsed().as_secs_f64();
-    run.reporter.finish();
-    let efficiency = write_efficiency(run, config, outcome.as_ref().ok(), pipeline_wall);
-    let mut signal = signalled.load(Ordering::SeqCst);
+    (executor, signalled)
+}
+
+/// The signal that stopped the run (0: none); a stop by the worker's or front end's
+/// flag reads as SIGINT's 130.
+pub(crate) fn signal_of(
+    signalled: &AtomicU8,
+    stopped_by: Option<&ResearchError>,
+    options: &SessionOptions,
+    fleet: Option<&FleetLink>,
+) -> u8 {
+    let signal = signalled.load(Ordering::SeqCst);
     let worker_stopped = fleet.is_some_and(|link| link.stop.load(Ordering::SeqCst))
         || options
             .stop
             .as_ref()
             .is_some_and(|flag| flag.load(Ordering::SeqCst));
-    if signal == 0
-        && worker_stopped
-        && matches!(
-            &outcome,
-            Err(ResearchError::Stopped {
-                reason: StopReason::Interrupted,
-                ..
-            })
-        )
-    {
-        signal = 130;
-    }
-    Executed {
-        outcome,
-        ledger,
-        started,
-        signal,
-        efficiency,
+    let interrupted = matches!(
+        stopped_by,
+        Some(ResearchError::Stopped {
+            reason: StopReason::Interrupted,
+            ..
+        })
+    );
+    if signal == 0 && worker_stopped && interrupted {
+        130
+    } else {
+        signal
     }
 }
 

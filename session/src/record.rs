@@ -120,6 +120,14 @@ pub struct RunRecord {
     /// itself, so a resume never depends on it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub brief: Option<deepr_tasks::brief::Brief>,
+    /// The subquestions of the plan the user reviewed (`--plan plan.toml`), researched
+    /// as written; absent when the planner plans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_plan: Option<Vec<deepr_stages::research::PlannedQuestion>>,
+    /// `--plan-only`: every session of this run runs only the plan phase and writes
+    /// the research plan here, for the user to review.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_only: Option<crate::plan_only::PlanOnly>,
 }
 
 /// The topic as a brief, when it is more than a one-line question.
@@ -213,6 +221,8 @@ pub struct Efficiency {
 #[serde(rename_all = "lowercase")]
 pub enum RunState {
     Running,
+    /// `--plan-only` wrote the plan and stopped; a resume researches it as planned.
+    Planned,
     Finished,
     Incomplete,
     Interrupted,
@@ -223,6 +233,7 @@ impl RunState {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Running => "running",
+            Self::Planned => "planned",
             Self::Finished => "finished",
             Self::Incomplete => "incomplete",
             Self::Interrupted => "interrupted",

@@ -196,6 +196,16 @@ fn run_details(
                 format!("{} / {}", record.depth.as_str(), record.strategy.as_str()),
             ),
             (
+                "Plan".into(),
+                match &record.user_plan {
+                    Some(plan) => format!(
+                        "{} subquestions as the user reviewed them (`--plan`); no planner call",
+                        plan.len()
+                    ),
+                    None => "written by the planner".to_string(),
+                },
+            ),
+            (
                 "This session".into(),
                 format!(
                     "{} tokens spent, {} model calls served from the response cache",

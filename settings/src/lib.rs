@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+pub mod plan;
 mod run;
+pub use plan::{parse_plan, render_plan, PlanError, PlannedQuestion, ResearchPlan};
 pub use run::{Depth, DepthPlan, Reading, Strategy};
 
 /// Every key the file may hold, for error messages.

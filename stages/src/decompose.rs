@@ -291,10 +291,44 @@ pub fn scout_node(cx: &crate::node::PipelineContext) -> crate::node::Node {
     (node, vec![])
 }
 
-/// The plan: subquestions from the topic (or brief) and the scout's headings.
+/// The subquestions of a plan the user reviewed, as the planner would have written
+/// them: numbered in order, each with the queries the user kept (none: the query step
+/// writes them).
+pub fn reviewed(plan: &[crate::research::PlannedQuestion]) -> DecomposeOut {
+    let subquestions = plan
+        .iter()
+        .enumerate()
+        .map(|(i, planned)| Subq {
+            id: format!("q{}", i + 1),
+            text: clean_question(&planned.question),
+            round: 0,
+            parent: None,
+            queries: clean_queries(&planned.queries),
+        })
+        .collect();
+    DecomposeOut {
+        subquestions,
+        degraded: None,
+    }
+}
+
+/// The plan: subquestions from the topic (or brief) and the scout's headings — or,
+/// when the user reviewed a plan (`--plan`), those subquestions, with no call and no
+/// scout before it.
 pub fn node(cx: &crate::node::PipelineContext) -> crate::node::Node {
     use crate::node::{finish, read, spec};
     use crate::research::node_id;
+    if let Some(plan) = &cx.user_plan {
+        let out = reviewed(plan);
+        let key = serde_json::json!({"v": STAGE_VERSION, "reviewed": out.subquestions});
+        let node = spec(
+            node_id::DECOMPOSE.into(),
+            "decompose",
+            key,
+            move |_| async move { finish(out, Vec::new()) },
+        );
+        return (node, vec![]);
+    }
     let (p, t, d) = (cx.providers.clone(), cx.topic.clone(), cx.depth);
     let llm = crate::model_call::prompt_key(
         &cx.providers.prompts.decompose,

@@ -39,7 +39,7 @@ pub mod types;
 mod units;
 pub mod write;
 
-pub use pipeline::run_research;
+pub use pipeline::{plan_research, run_research};
 pub use research::{
     Depth, DepthPlan, ResearchConfig, ResearchError, ResearchProviders, ResearchResult, Strategy,
 };

@@ -35,6 +35,8 @@ pub struct PipelineContext {
     /// Whether the topic is a brief with several parts (parsed once): it reads wider
     /// and takes more claims per subquestion.
     pub brief_with_parts: bool,
+    /// The subquestions of the user's reviewed plan, if any (`ResearchConfig::user_plan`).
+    pub user_plan: Option<Vec<crate::research::PlannedQuestion>>,
 }
 
 impl PipelineContext {
@@ -50,6 +52,7 @@ impl PipelineContext {
             model_pool: config.model_pool,
             reading: config.reading,
             brief_with_parts: deepr_tasks::brief::parse_brief(&config.topic).has_parts(),
+            user_plan: config.user_plan.clone(),
         }
     }
 

@@ -48,6 +48,33 @@ fn add(dag: &mut Dag, (node, deps): Node) -> Result<(), ResearchError> {
     Ok(())
 }
 
+/// Only the plan phase (scout and decompose, checkpointed like every phase): the
+/// subquestions a run would research, for the user to review (`--plan-only`).
+pub async fn plan_research(
+    config: &ResearchConfig,
+    providers: &ResearchProviders,
+    executor: &Executor,
+) -> Result<DecomposeOut, ResearchError> {
+    let cx = PipelineContext::new(config, providers);
+    plan_phase(&cx, executor, &mut BTreeMap::new()).await
+}
+
+/// The phase "plan": the scout, then decompose (a reviewed plan needs no scout: the
+/// scout only shows the planner what to plan).
+async fn plan_phase(
+    cx: &PipelineContext,
+    executor: &Executor,
+    done: &mut BTreeMap<String, DoneNode>,
+) -> Result<DecomposeOut, ResearchError> {
+    let mut plan = Dag::new();
+    if cx.user_plan.is_none() {
+        add(&mut plan, crate::decompose::scout_node(cx))?;
+    }
+    add(&mut plan, crate::decompose::node(cx))?;
+    run_phase(executor, plan, done).await?;
+    done_output(done, node_id::DECOMPOSE)
+}
+
 /// Run the whole pipeline. Finished nodes are restored from the executor's store.
 pub async fn run_research(
     config: &ResearchConfig,
@@ -56,13 +83,7 @@ pub async fn run_research(
 ) -> Result<ResearchResult, ResearchError> {
     let cx = PipelineContext::new(config, providers);
     let mut done: BTreeMap<String, DoneNode> = BTreeMap::new();
-
-    // ---- phase: plan
-    let mut plan = Dag::new();
-    add(&mut plan, crate::decompose::scout_node(&cx))?;
-    add(&mut plan, crate::decompose::node(&cx))?;
-    run_phase(executor, plan, &mut done).await?;
-    let decomposed: DecomposeOut = done_output(&done, node_id::DECOMPOSE)?;
+    let decomposed = plan_phase(&cx, executor, &mut done).await?;
 
     // ---- phase: one per round, until deepening asks for no follow-ups
     let mut round_subqs = decomposed.subquestions;

@@ -40,7 +40,10 @@ pub mod node_id {
 
 // Depth, its plan and the strategy are settings a config file names: they live in
 // `deepr-settings`, typed from the file to the stages.
-pub use deepr_settings::{Depth, DepthPlan, Reading, Strategy};
+pub use deepr_settings::{
+    parse_plan, render_plan, Depth, DepthPlan, PlanError, PlannedQuestion, Reading, ResearchPlan,
+    Strategy,
+};
 
 #[derive(Clone, Debug)]
 pub struct ResearchConfig {
@@ -65,6 +68,9 @@ pub struct ResearchConfig {
     /// The corpus files read and not read, for the report's References (`None`
     /// without a corpus).
     pub corpus_files: Option<deepr_evidence::report::CorpusFiles>,
+    /// The subquestions of a plan the user reviewed (`--plan plan.toml`): researched as
+    /// written, with no scout and no planner call. `None`: the planner plans.
+    pub user_plan: Option<Vec<PlannedQuestion>>,
 }
 
 #[derive(Clone)]

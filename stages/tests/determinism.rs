@@ -191,6 +191,7 @@ async fn run_scheduled(
         model_pool: deepr_stages::extract::DEFAULT_MODEL_POOL,
         reading: deepr_stages::research::Reading::default(),
         corpus_files: None,
+        user_plan: None,
     };
     let store = SledStore::open(&state.join("runs").join(run))
         .await

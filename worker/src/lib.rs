@@ -389,7 +389,8 @@ fn settle(
         graceful: false,
     };
     match ended {
-        Ok(SessionEnd::Finished(..) | SessionEnd::Planned) => {
+        // A worker's session is never a dry run or plan-only (those run locally).
+        Ok(SessionEnd::Finished(..) | SessionEnd::Planned | SessionEnd::PlanWritten(_)) => {
             done("finished", None, state_dir, &worker.mirror, job, local_out)
         }
         Ok(SessionEnd::Incomplete {

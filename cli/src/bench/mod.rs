@@ -418,6 +418,8 @@ pub fn cell_record(
         follow_links: false,
         model_pool: deepr_stages::extract::DEFAULT_MODEL_POOL,
         reading: args.reading.or(file.reading).unwrap_or_default(),
+        user_plan: None,
+        plan_only: None,
     };
     // The means, for readers of older records (checked when the bench started).
     let mean = |latency: Result<deepr_orchestrator::simulate::Latency, Failure>| {

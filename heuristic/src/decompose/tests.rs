@@ -152,7 +152,7 @@ fn bounds_out_of_order_do_not_panic() {
 #[test]
 fn a_heading_is_an_aspect_of_its_clause_and_a_title_is_no_subject() {
     let input = under_atomic_commit(
-        ((5, 10, 6)),
+        (5, 10, 6),
         &[
             "Atomic Commit In SQLite",
             "Single File Commit",
@@ -201,7 +201,7 @@ fn a_heading_is_read_with_its_document_title() {
     // "Changing" shares a word with "what changes in WAL mode"; its document is about
     // atomic commits.
     let input = under_atomic_commit(
-        ((3, 5, 3)),
+        (3, 5, 3),
         &[
             "Atomic Commit In SQLite",
             "Changing Database Pages In User Space",
