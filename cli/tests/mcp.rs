@@ -82,6 +82,11 @@ fn an_agent_researches_reads_and_verifies_through_mcp_alone() {
 }
 
 #[test]
+fn an_agent_reviews_a_plan_and_researches_it_as_edited() {
+    scenario("plan");
+}
+
+#[test]
 fn cancel_run_checkpoints_and_resume_run_pays_nothing_twice() {
     scenario("cancel");
 }

@@ -27,7 +27,7 @@ STATE = os.path.join(WORK, "state")
 CONFIG = os.path.join(WORK, "deepr.toml")
 TOPIC = "How does write-ahead logging keep a database durable, and what does a checkpoint do?"
 TOKEN = "test-token-0123456789abcdef"
-TOOLS = {"research", "run_status", "list_runs", "get_report", "get_sources", "verify_report",
+TOOLS = {"research", "plan_research", "run_status", "list_runs", "get_report", "get_sources", "verify_report",
          "estimate_cost", "search_past_research", "resume_run", "cancel_run"}
 
 
@@ -198,6 +198,40 @@ async def refusals(session):
                        "verify_report reads only under the roots")
     await expect_error(session, "cancel_run", {"run_id": "mcp-flow"}, "not executing", "cancel of a finished run")
     await expect_error(session, "no_such_tool", {}, "unknown tool", "an unknown tool")
+
+
+async def plan_review():
+    """plan_research returns the plan without researching; research with the plan,
+    edited, asks exactly its subquestions; a malformed plan is a one-line error."""
+    write_config("0ms")
+    async with stdio_client(server_params()) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            planned = await expect_ok(session, "plan_research", {"topic": TOPIC, "corpus": CORPUS, "depth": "quick",
+                                                                 "run_id": "mcp-plan"}, "plan_research")
+            check(planned["state"] == "planned", f"the plan-only run ended planned: {planned['detail']}")
+            plan = planned.get("plan", "")
+            check("[[subquestion]]" in plan and "estimate for depth quick" in plan, f"the plan came back: {plan[:300]!r}")
+            check(not os.path.exists(os.path.join(STATE, "reports", "mcp-plan", "report.md")), "nothing was researched")
+            # Edit: keep the first subquestion, replace the others with one of the agent's own.
+            head, *questions = plan.split("\n[[subquestion]]\n")
+            mine = 'question = "What does a checkpoint copy back into the database?"\nqueries = ["checkpoint copies wal frames"]\n'
+            edited = head + "\n[[subquestion]]\n" + questions[0] + "\n[[subquestion]]\n" + mine
+            first = [line for line in questions[0].splitlines() if line.startswith("question = ")][0]
+            first = json.loads(first[len("question = "):])
+            status = await expect_ok(session, "research", {"plan": edited, "corpus": CORPUS, "run_id": "mcp-planned",
+                                                           "wait_s": 300}, "research with a reviewed plan")
+            check(status["state"] == "finished", f"the planned research finished: {status['detail']}")
+            report = json.load(open(os.path.join(STATE, "reports", "mcp-planned", "report.json")))
+            asked = [q["text"] for q in report["subquestions"] if q["round"] == 0]
+            check(asked == [first, "What does a checkpoint copy back into the database?"],
+                  f"exactly the edited plan's subquestions were asked: {asked}")
+            check(not any('"stage":"decompose"' in line for line in
+                          open(os.path.join(STATE, "runs", "mcp-planned", "calls.jsonl"))), "no planning call")
+            verified = await expect_ok(session, "verify_report", {"run_id": "mcp-planned"}, "verify_report")
+            check(verified["outcome"] == "PASS", verified["summary"])
+            await expect_error(session, "research", {"plan": 'topic = "t"\ndepth = "quick"\n[[subquestion]]\nquestoin = "a"\n',
+                                                     "corpus": CORPUS}, "line 4", "a malformed plan names its line")
 
 
 async def cancel_resume():
@@ -431,7 +465,7 @@ async def fleet():
         psql(admin, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
-SCENARIOS = {"flow": flow, "cancel": cancel_resume, "kill9": kill9, "http": http, "fleet": fleet}
+SCENARIOS = {"flow": flow, "plan": plan_review, "cancel": cancel_resume, "kill9": kill9, "http": http, "fleet": fleet}
 
 if __name__ == "__main__":
     name = sys.argv[1]

@@ -59,30 +59,56 @@ pub struct ResearchCall {
     pub wait_s: f64,
 }
 
-/// Reads a `research` call: its arguments checked (paths under the roots, budgets
-/// under the caps) and turned into a `deepr run` command line, parsed by its parser.
-pub fn research_call(shared: &Shared, map: &JsonObject) -> Result<ResearchCall, String> {
-    let args = Arguments::new(
-        "research",
-        map,
-        &[
-            "topic",
-            "corpus",
-            "sources",
-            "depth",
-            "strategy",
-            "formats",
-            "run_id",
-            "max_tokens",
-            "max_cost",
-            "max_time",
-            "wait_s",
-        ],
-    )?;
-    let topic = args.required("topic")?;
+/// Which tool a research call came from: `research`, or `plan_research` (a plan-only
+/// run: the plan phase, its plan written for review).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    Research,
+    Plan,
+}
+
+impl Asked {
+    fn tool(self) -> &'static str {
+        match self {
+            Self::Research => "research",
+            Self::Plan => "plan_research",
+        }
+    }
+
+    /// The arguments the tool's schema names.
+    fn known(self) -> &'static [&'static str] {
+        match self {
+            Self::Research => &[
+                "topic", "corpus", "sources", "depth", "strategy", "formats", "run_id", "plan",
+                "max_tokens", "max_cost", "max_time", "wait_s",
+            ],
+            Self::Plan => &[
+                "topic", "corpus", "sources", "depth", "run_id", "max_tokens", "max_cost",
+                "max_time",
+            ],
+        }
+    }
+}
+
+/// Reads a `research` (or `plan_research`) call: its arguments checked (paths under
+/// the roots, budgets under the caps) and turned into a `deepr run` command line,
+/// parsed by its parser. A `plan` is written beside the run's report and passed as
+/// `--plan`; its topic stands when the call gives none.
+pub fn research_call(
+    shared: &Shared,
+    map: &JsonObject,
+    asked: Asked,
+) -> Result<ResearchCall, String> {
+    let tool = asked.tool();
+    let args = Arguments::new(tool, map, asked.known())?;
+    let plan = args.string("plan")?;
+    let topic = match plan {
+        Some(_) => args.string("topic")?.filter(|t| !t.trim().is_empty()),
+        None => Some(args.required("topic")?),
+    };
     let run_id = match args.string("run_id")? {
         Some(_) => args.run_id()?.to_string(),
-        None => deepr_session::state::new_run_id(topic),
+        None => deepr_session::state::new_run_id(topic.unwrap_or("planned research")),
     };
     let out = shared
         .state_dir
@@ -113,10 +139,18 @@ pub fn research_call(shared: &Shared, map: &JsonObject) -> Result<ResearchCall, 
     for format in args.choices("formats", FORMATS)? {
         flag("--format", format.to_string());
     }
+    if let Some(text) = plan {
+        flag("--plan", write_plan_argument(tool, text, &out)?);
+    }
     flag("--run-id", run_id.clone());
     flag("--out", out.display().to_string());
     line.extend(budget_flags(shared, &args)?);
-    line.extend(["--".to_string(), topic.to_string()]);
+    if asked == Asked::Plan {
+        line.push("--plan-only".to_string());
+    }
+    if let Some(topic) = topic {
+        line.extend(["--".to_string(), topic.to_string()]);
+    }
     let wait_s = args
         .number("wait_s", 0.0, MAX_WAIT_S, false)?
         .unwrap_or(0.0);
@@ -127,6 +161,47 @@ pub fn research_call(shared: &Shared, map: &JsonObject) -> Result<ResearchCall, 
     })
 }
 
+/// A call's `plan` (TOML, as `plan_research` gave it, maybe edited), checked and
+/// written beside the run's report for `--plan`: its path.
+fn write_plan_argument(tool: &str, text: &str, out: &Path) -> Result<String, String> {
+    deepr_stages::research::parse_plan(text).map_err(|e| format!("{tool}: plan {e}"))?;
+    let path = out.with_file_name("reviewed-plan.toml");
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("{tool}: cannot keep the plan in {} ({e})", dir.display()))?;
+    }
+    deepr_checkpoints::write_atomically(&path, text.as_bytes())
+        .map_err(|e| format!("{tool}: cannot keep the plan at {} ({e})", path.display()))?;
+    Ok(path.display().to_string())
+}
+
+/// `plan_research`: a plan-only run of this server; its plan is read with
+/// [`written_plan`] once it ends.
+pub fn plan_research(shared: &Shared, map: &JsonObject) -> Result<Started, String> {
+    let ResearchCall { run_id, line, .. } = research_call(shared, map, Asked::Plan)?;
+    let created = shared.host.create_run(&line)?;
+    let run = shared.runs.launch(
+        &run_id,
+        shared.state_dir.clone(),
+        Start::New(Box::new(created.record)),
+        created.options,
+    )?;
+    Ok(Started {
+        run,
+        wait_s: MAX_WAIT_S,
+    })
+}
+
+/// The plan a plan-only run wrote (`plan.toml` beside its report), if it did.
+pub fn written_plan(shared: &Shared, run_id: &str) -> Option<String> {
+    let path = shared
+        .state_dir
+        .join("reports")
+        .join(run_id)
+        .join("plan.toml");
+    std::fs::read_to_string(path).ok()
+}
+
 /// `research`: the call's arguments as a `deepr run` command line, checked and
 /// created like one, then run by a session of this server.
 pub fn research(shared: &Shared, map: &JsonObject) -> Result<Started, String> {
@@ -134,7 +209,7 @@ pub fn research(shared: &Shared, map: &JsonObject) -> Result<Started, String> {
         run_id,
         line,
         wait_s,
-    } = research_call(shared, map)?;
+    } = research_call(shared, map, Asked::Research)?;
     let created = shared.host.create_run(&line)?;
     let run = shared.runs.launch(
         &run_id,

@@ -43,7 +43,7 @@ pub async fn research(shared: &Shared, map: &JsonObject) -> Result<(String, f64)
         run_id,
         line,
         wait_s,
-    } = research_call(shared, map)?;
+    } = research_call(shared, map, crate::actions::Asked::Research)?;
     let job = shared.host.fleet_job(&line)?;
     let value =
         serde_json::to_value(&job).map_err(|e| format!("research: cannot queue the run ({e})"))?;

@@ -25,7 +25,7 @@ pub struct DeeprServer {
     pub shared: Arc<Shared>,
 }
 
-const INSTRUCTIONS: &str = "deepr researches a topic or brief over a document folder or the web and writes a report whose every quote is cut verbatim from a source it read. Start with estimate_cost, then research (returns a run id; pass wait_s to wait with progress), follow with run_status, read with get_report / get_sources, check with verify_report. Runs are checkpointed: cancel_run stops one, resume_run continues it paying nothing twice.";
+const INSTRUCTIONS: &str = "deepr researches a topic or brief over a document folder or the web and writes a report whose every quote is cut verbatim from a source it read. Start with estimate_cost (and plan_research to review the plan), then research (returns a run id; pass wait_s to wait with progress), follow with run_status, read with get_report / get_sources, check with verify_report. Runs are checkpointed: cancel_run stops one, resume_run continues it paying nothing twice.";
 
 fn answer(result: Result<Value, String>) -> CallToolResponse {
     match result {
@@ -62,6 +62,18 @@ impl DeeprServer {
             "resume_run" => {
                 let started = actions::resume(shared, args)?;
                 Ok(self.follow_local(started, ctx).await)
+            }
+            "plan_research" => {
+                let started = actions::plan_research(shared, args)?;
+                let run_id = started.run.run_id.clone();
+                let mut status = self.follow_local(started, ctx).await;
+                if let (Some(map), Some(plan)) =
+                    (status.as_object_mut(), actions::written_plan(shared, &run_id))
+                {
+                    map.insert("plan".into(), Value::String(plan));
+                    map.insert("next".into(), Value::String("review or edit the plan, then pass it to research as plan (topic may be left out)".into()));
+                }
+                Ok(status)
             }
             "run_status" => actions::status(shared, args),
             "cancel_run" => actions::cancel(shared, args).await,
@@ -117,6 +129,7 @@ impl DeeprServer {
                 let args = tools::Arguments::new("run_status", args, &["run_id"])?;
                 fleet::status(shared, args.run_id()?).await
             }
+            "plan_research" => Err("plan_research: this server queues runs on a fleet and plans none itself; plan with `deepr run --plan-only` (or a deepr mcp without --db), then pass the plan to research as plan".into()),
             "cancel_run" => Err("cancel_run: fleet runs are stopped by their workers (Ctrl-C or SIGTERM on `deepr worker` checkpoints them); this server cannot stop one".into()),
             "list_runs" => fleet::list_runs(shared, args).await,
             "get_report" => fleet::get_report(shared, args).await,

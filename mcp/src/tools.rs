@@ -65,6 +65,7 @@ fn research() -> Tool {
         "strategy": {"type": "string", "enum": STRATEGIES},
         "formats": {"type": "array", "items": {"type": "string", "enum": FORMATS}, "description": "Extra report formats beside markdown and JSON."},
         "run_id": run_id_property(),
+        "plan": {"type": "string", "maxLength": deepr_stages::research::MAX_PLAN_BYTES, "description": "A reviewed plan: plan_research's plan (TOML: topic, depth, [[subquestion]] tables with question and queries), maybe edited. Researches exactly its subquestions, with no planning call; topic may then be left out."},
     });
     if let (Some(map), Value::Object(budgets)) = (properties.as_object_mut(), budget_properties()) {
         map.extend(budgets);
@@ -72,6 +73,27 @@ fn research() -> Tool {
     tool(
         "research",
         "Start a checkpointed deep-research run: plan, search, read, extract claims with verbatim quotes, judge them, write a verified report. Costs model tokens (see estimate_cost: a quick run on a corpus is tens of thousands of tokens) and takes minutes to hours; returns the run id at once (or after wait_s) — follow it with run_status, read it with get_report. A run survives a server restart: resume_run finishes it paying nothing twice.",
+        properties,
+        &[],
+    )
+}
+
+/// `plan_research`: the plan phase only, for the agent (or its user) to review.
+fn plan_research() -> Tool {
+    let mut properties = json!({
+        "topic": {"type": "string", "minLength": 1, "maxLength": 20000, "description": "The question or brief, as for research."},
+        "corpus": {"type": "string", "description": "A folder of documents under one of the server's allowed roots, as for research."},
+        "sources": {"type": "string", "description": "Search providers, comma-separated, as for research."},
+        "depth": {"type": "string", "enum": DEPTHS, "description": "The depth the plan is for (it bounds the number of subquestions)."},
+        "run_id": run_id_property(),
+    });
+    if let (Some(map), Value::Object(mut budgets)) = (properties.as_object_mut(), budget_properties()) {
+        budgets.remove("wait_s");
+        map.extend(budgets);
+    }
+    tool(
+        "plan_research",
+        "Plan a research run without running it: search the sources once, write the subquestions and their first search queries, and return the plan (TOML) with the estimate. Costs one planning call (a few thousand tokens) and seconds; waits for the plan. Edit it if needed and pass it to research as plan: the research then asks exactly those subquestions.",
         properties,
         &["topic"],
     )
@@ -95,6 +117,7 @@ pub fn all() -> Vec<Tool> {
     let id_only = || json!({"run_id": run_id_property()});
     vec![
         research(),
+        plan_research(),
         tool("run_status", "A run's state (running, finished, incomplete, interrupted, killed, failed), tokens spent so far, steps done and what to do next. Free and instant.", id_only(), &["run_id"]),
         tool("list_runs", "Every run in the server's state dir with its state, topic, tokens and whether it can be resumed. Free and instant.", json!({}), &[]),
         tool(

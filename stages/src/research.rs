@@ -40,6 +40,7 @@ pub mod node_id {
 
 // Depth, its plan and the strategy are settings a config file names: they live in
 // `deepr-settings`, typed from the file to the stages.
+pub use deepr_settings::plan::MAX_PLAN_BYTES;
 pub use deepr_settings::{
     parse_plan, render_plan, Depth, DepthPlan, PlanError, PlannedQuestion, Reading, ResearchPlan,
     Strategy,
