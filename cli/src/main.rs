@@ -260,6 +260,9 @@ pub enum FormatArg {
     Bullets,
     /// Question/answer flashcards as TSV (Anki imports it).
     Cards,
+    /// The article as a PDF with embedded fonts, its footnotes' quotes and sources, links
+    /// and Run details.
+    Pdf,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -395,7 +398,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
     /// Extra output formats beside --out (repeatable): html (report.html), bullets
-    /// (report.bullets.md), cards (report.cards.tsv). The markdown report and its JSON
+    /// (report.bullets.md), cards (report.cards.tsv), pdf (report.pdf). The markdown report and its JSON
     /// sidecar are always written.
     #[arg(long = "format", value_enum, value_name = "FORMAT")]
     pub formats: Vec<FormatArg>,

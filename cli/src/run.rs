@@ -275,6 +275,7 @@ fn new_record(settings: &crate::settings::Settings, args: &RunArgs) -> Result<Ru
                     crate::FormatArg::Html => Some("html".to_string()),
                     crate::FormatArg::Bullets => Some("bullets".to_string()),
                     crate::FormatArg::Cards => Some("cards".to_string()),
+                    crate::FormatArg::Pdf => Some("pdf".to_string()),
                 })
                 .collect();
             formats.sort();

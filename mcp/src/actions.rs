@@ -79,11 +79,27 @@ impl Asked {
     fn known(self) -> &'static [&'static str] {
         match self {
             Self::Research => &[
-                "topic", "corpus", "sources", "depth", "strategy", "formats", "run_id", "plan",
-                "max_tokens", "max_cost", "max_time", "wait_s",
+                "topic",
+                "corpus",
+                "sources",
+                "depth",
+                "strategy",
+                "formats",
+                "run_id",
+                "plan",
+                "max_tokens",
+                "max_cost",
+                "max_time",
+                "wait_s",
             ],
             Self::Plan => &[
-                "topic", "corpus", "sources", "depth", "run_id", "max_tokens", "max_cost",
+                "topic",
+                "corpus",
+                "sources",
+                "depth",
+                "run_id",
+                "max_tokens",
+                "max_cost",
                 "max_time",
             ],
         }

@@ -67,9 +67,10 @@ impl DeeprServer {
                 let started = actions::plan_research(shared, args)?;
                 let run_id = started.run.run_id.clone();
                 let mut status = self.follow_local(started, ctx).await;
-                if let (Some(map), Some(plan)) =
-                    (status.as_object_mut(), actions::written_plan(shared, &run_id))
-                {
+                if let (Some(map), Some(plan)) = (
+                    status.as_object_mut(),
+                    actions::written_plan(shared, &run_id),
+                ) {
                     map.insert("plan".into(), Value::String(plan));
                     map.insert("next".into(), Value::String("review or edit the plan, then pass it to research as plan (topic may be left out)".into()));
                 }

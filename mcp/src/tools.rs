@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 /// The values `depth`, `strategy` and `formats` take (the CLI's own names).
 pub const DEPTHS: &[&str] = &["quick", "standard", "deep"];
 pub const STRATEGIES: &[&str] = &["linear", "per-claim", "free-quote", "no-judge"];
-pub const FORMATS: &[&str] = &["md", "html", "bullets", "cards"];
+pub const FORMATS: &[&str] = &["md", "html", "bullets", "cards", "pdf"];
 
 /// The longest a call may wait for a run (`wait_s`).
 pub const MAX_WAIT_S: f64 = 600.0;
@@ -87,7 +87,9 @@ fn plan_research() -> Tool {
         "depth": {"type": "string", "enum": DEPTHS, "description": "The depth the plan is for (it bounds the number of subquestions)."},
         "run_id": run_id_property(),
     });
-    if let (Some(map), Value::Object(mut budgets)) = (properties.as_object_mut(), budget_properties()) {
+    if let (Some(map), Value::Object(mut budgets)) =
+        (properties.as_object_mut(), budget_properties())
+    {
         budgets.remove("wait_s");
         map.extend(budgets);
     }

@@ -129,7 +129,7 @@ pub fn write_reports(
     let json = serde_json::to_vec_pretty(&report).context("cannot serialise report.json")?;
     write_atomically(&json_path, &json)?;
     write_atomically(&record.out, markdown.as_bytes())?;
-    write_formats(record, &report, result, &details)?;
+    write_formats(record, &report, result, &details, &markdown)?;
     let supported = report
         .claims
         .iter()
@@ -225,12 +225,14 @@ fn run_details(
     }
 }
 
-/// The extra formats the run asked for (`html`, `bullets`, `cards`), beside the report.
+/// The extra formats the run asked for (`html`, `bullets`, `cards`, `pdf`), beside the
+/// report.
 fn write_formats(
     record: &RunRecord,
     report: &deepr_evidence::report::Report,
     result: &ResearchResult,
     details: &RunDetails,
+    markdown: &str,
 ) -> Result<(), Failure> {
     let stem = record.out.with_extension("");
     let with_suffix = |suffix: &str| {
@@ -239,22 +241,27 @@ fn write_formats(
         std::path::PathBuf::from(name)
     };
     for format in &record.formats {
-        let (path, text) = match format.as_str() {
+        let (path, bytes) = match format.as_str() {
             "html" => (
                 with_suffix(".html"),
-                deepr_stages::formats::render_html(report, result, details),
+                deepr_stages::formats::render_html(report, result, details).into_bytes(),
             ),
             "bullets" => (
                 with_suffix(".bullets.md"),
-                deepr_stages::formats::render_bullets(report),
+                deepr_stages::formats::render_bullets(report).into_bytes(),
             ),
             "cards" => (
                 with_suffix(".cards.tsv"),
-                deepr_stages::formats::render_cards(report),
+                deepr_stages::formats::render_cards(report).into_bytes(),
+            ),
+            "pdf" => (
+                with_suffix(".pdf"),
+                deepr_pdf::render_pdf(markdown, &report.topic)
+                    .context("cannot make the PDF report (report.md is written)")?,
             ),
             _ => continue,
         };
-        write_atomically(&path, text.as_bytes())?;
+        write_atomically(&path, &bytes)?;
     }
     Ok(())
 }
