@@ -139,6 +139,7 @@ fn resume_restore(c: &mut Criterion) {
         reading: deepr_stages::research::Reading::default(),
         corpus_files: None,
         user_plan: None,
+        shape: Default::default(),
     };
     let store: Arc<dyn CheckpointStore> = Arc::new(
         runtime

@@ -8,6 +8,7 @@
 #[macro_use]
 extern crate deepr_session;
 
+mod ask;
 mod bench;
 mod config;
 mod doctor;
@@ -66,6 +67,9 @@ enum Command {
     Run(Box<RunArgs>),
     /// Continue a stopped or killed run from its checkpoints; re-renders a finished one.
     Resume(ResumeArgs),
+    /// Ask a follow-up question on an earlier run, answered from the documents it read
+    /// (no fetch again): a short report of its own, resumable, linked to that run.
+    Ask(ask::AskArgs),
     /// List, inspect, export or remove runs in the state dir.
     #[command(subcommand)]
     Runs(RunsCommand),
@@ -265,6 +269,19 @@ pub enum FormatArg {
     Pdf,
 }
 
+impl FormatArg {
+    /// The extra file the record asks the session for (`md` is always written: none).
+    pub fn file_kind(self) -> Option<String> {
+        match self {
+            Self::Md => None,
+            Self::Html => Some("html".to_string()),
+            Self::Bullets => Some("bullets".to_string()),
+            Self::Cards => Some("cards".to_string()),
+            Self::Pdf => Some("pdf".to_string()),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum StrategyArg {
     Linear,
@@ -444,6 +461,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Run(ref args) => run::execute(&globals, args),
         Command::Resume(ref args) => resume::execute(&globals, args),
+        Command::Ask(ref args) => ask::execute(&globals, args),
         Command::Runs(ref command) => runs::execute(&globals, command),
         Command::Verify(ref args) => verify::execute(&globals, args),
         Command::Bench(ref args) => bench::execute(&globals, args),

@@ -189,20 +189,7 @@ fn create(
             ));
         }
     }
-    let options = SessionOptions {
-        quiet: globals.quiet,
-        json: globals.json,
-        concurrency: None,
-        io_concurrency: None,
-        retry_degraded: false,
-        max_tokens: args.budget.max_tokens,
-        max_cost: args.budget.max_cost,
-        max_time: settings.max_time,
-        dry_run: false,
-        notices,
-        stop: None,
-        events: None,
-    };
+    let options = new_session(globals, &args.budget, settings.max_time, notices);
     Ok(NewRun {
         state_dir: settings.state_dir.clone(),
         record,
@@ -210,8 +197,31 @@ fn create(
     })
 }
 
+/// The options of a new run's first session: its budgets and what to say at start.
+pub fn new_session(
+    globals: &Globals,
+    budget: &crate::BudgetArgs,
+    max_time: Option<std::time::Duration>,
+    notices: Vec<String>,
+) -> SessionOptions {
+    SessionOptions {
+        quiet: globals.quiet,
+        json: globals.json,
+        concurrency: None,
+        io_concurrency: None,
+        retry_degraded: false,
+        max_tokens: budget.max_tokens,
+        max_cost: budget.max_cost,
+        max_time,
+        dry_run: false,
+        notices,
+        stop: None,
+        events: None,
+    }
+}
+
 /// Creates the run's folder; a run id already in use is refused.
-fn make_run_dir(state_dir: &Path, run_id: &str) -> Result<(), Failure> {
+pub fn make_run_dir(state_dir: &Path, run_id: &str) -> Result<(), Failure> {
     let run_dir = state_dir.join("runs").join(run_id);
     if run_dir.exists() {
         let never_started = !run_dir.join("run.json").exists();
@@ -267,17 +277,8 @@ fn new_record(settings: &crate::settings::Settings, args: &RunArgs) -> Result<Ru
         model_pool: args.model_pool,
         reading: settings.reading,
         formats: {
-            let mut formats: Vec<String> = args
-                .formats
-                .iter()
-                .filter_map(|f| match f {
-                    crate::FormatArg::Md => None,
-                    crate::FormatArg::Html => Some("html".to_string()),
-                    crate::FormatArg::Bullets => Some("bullets".to_string()),
-                    crate::FormatArg::Cards => Some("cards".to_string()),
-                    crate::FormatArg::Pdf => Some("pdf".to_string()),
-                })
-                .collect();
+            let mut formats: Vec<String> =
+                args.formats.iter().filter_map(|f| f.file_kind()).collect();
             formats.sort();
             formats.dedup();
             formats
@@ -285,6 +286,7 @@ fn new_record(settings: &crate::settings::Settings, args: &RunArgs) -> Result<Ru
         embed: None,
         user_plan: settings.user_plan.clone(),
         plan_only: None,
+        lineage: None,
     };
     // The means, for readers of older records; the distributions are in `simulation`.
     record.offline_latency_ms = record::mean_ms(&record.model_latency()?.first_token);

@@ -60,7 +60,16 @@ fn list(state_dir: &Path) {
                 continue;
             };
             let (tokens, _) = CallJournal::spent(&dir.join("calls.jsonl"));
-            let topic: String = file.record.topic.chars().take(60).collect();
+            let topic = match &file.record.lineage {
+                Some(l) => format!(
+                    "[{} of {}] {}",
+                    l.relation.as_str(),
+                    l.parent,
+                    file.record.topic
+                ),
+                None => file.record.topic.clone(),
+            };
+            let topic: String = topic.chars().take(60).collect();
             let line = format!(
                 "{:<28} {:<20} {:>9} {:>5}  {topic}",
                 file.record.run_id,
@@ -102,6 +111,14 @@ fn show_record(dir: &Path, run_id: &str, file: &RunFile) {
     let record = &file.record;
     outln!("run:       {run_id}");
     outln!("topic:     {}", record.topic);
+    if let Some(lineage) = &record.lineage {
+        outln!(
+            "follows:   run {} ({}; {} of its documents searched as `earlier`)",
+            lineage.parent,
+            lineage.relation.as_str(),
+            lineage.documents.len()
+        );
+    }
     outln!(
         "state:     {}{}",
         shown_state(dir, file),

@@ -220,7 +220,7 @@ pub fn plan_path(out: &Path) -> Result<PathBuf, Failure> {
 }
 
 /// The topic, trimmed: not empty, not too long, no control characters.
-fn check_topic(topic: &str) -> Result<String, Failure> {
+pub fn check_topic(topic: &str) -> Result<String, Failure> {
     let topic = topic.trim().to_string();
     if topic.is_empty() {
         return Err(usage("the topic is empty; pass the question to research, e.g. deepr run \"How does WAL work?\" --corpus DIR"));
@@ -377,7 +377,7 @@ fn check_allow_hosts(hosts: &[String]) -> Result<(), Failure> {
 }
 
 /// The report's path: `--out`, else the topic's slug `.md`; a file path, not a folder.
-fn out_of(out: Option<&Path>, topic: &str) -> Result<PathBuf, Failure> {
+pub fn out_of(out: Option<&Path>, topic: &str) -> Result<PathBuf, Failure> {
     let out = match out {
         Some(out) => out.to_path_buf(),
         None => PathBuf::from(format!("{}.md", state::slug(topic))),

@@ -155,10 +155,8 @@ impl Reader {
                 self.fresh = true;
             }
             Tag::TableHead | Tag::TableRow => self.open(Kind::Row),
-            Tag::TableCell => {
-                if self.current.as_ref().is_some_and(|b| !b.spans.is_empty()) {
-                    self.push(" | ", Some(Style::Regular), false);
-                }
+            Tag::TableCell if self.current.as_ref().is_some_and(|b| !b.spans.is_empty()) => {
+                self.push(" | ", Some(Style::Regular), false);
             }
             Tag::CodeBlock(_) => {
                 self.flush();

@@ -18,6 +18,7 @@
 pub mod output;
 pub mod embedder;
 pub mod lifecycle;
+pub mod lineage;
 pub mod memory;
 mod opened;
 pub mod options;

@@ -77,6 +77,12 @@ pub async fn session(
         reading: run.record.reading,
         corpus_files,
         user_plan: run.record.user_plan.clone(),
+        shape: match &run.record.lineage {
+            Some(lineage) if lineage.relation == crate::lineage::Relation::Ask => {
+                deepr_stages::research::ReportShape::Answer
+            }
+            _ => deepr_stages::research::ReportShape::Article,
+        },
     };
     if !run.first && plan(&run, &config, &providers, &options).await {
         return Ok(SessionEnd::Planned);

@@ -128,6 +128,9 @@ pub struct RunRecord {
     /// the research plan here, for the user to review.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan_only: Option<crate::plan_only::PlanOnly>,
+    /// The run this one follows (`deepr ask`, `deepr refresh`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lineage: Option<crate::lineage::Lineage>,
 }
 
 /// The topic as a brief, when it is more than a one-line question.

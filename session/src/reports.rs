@@ -111,7 +111,7 @@ pub fn write_reports(
     started: Instant,
     reporter: &Reporter,
 ) -> Result<deepr_evidence::report::Report, Failure> {
-    let report = build_report(
+    let mut report = build_report(
         config,
         result,
         archive,
@@ -119,6 +119,10 @@ pub fn write_reports(
         ledger.usage(),
         completion,
     );
+    // A follow-up that searched beyond its parent's documents says so with the gaps.
+    if let Some(note) = record.lineage.as_ref().and_then(|l| l.note.clone()) {
+        report.gaps.insert(0, note);
+    }
     let details = run_details(state_dir, record, ledger, started);
     let markdown = render_markdown(&report, result, &details);
     if let Some(parent) = record.out.parent() {
@@ -151,6 +155,41 @@ pub fn write_reports(
 
 /// What only Run details may show: time, paths, sources, models, this session's spend.
 fn run_details(
+    state_dir: &Path,
+    record: &RunRecord,
+    ledger: &UsageLedger,
+    started: Instant,
+) -> RunDetails {
+    let mut details = session_details(state_dir, record, ledger, started);
+    // Where the run came from, when it is not a planner's plan of a new question.
+    let mut origin = Vec::new();
+    if let Some(lineage) = &record.lineage {
+        origin.push((
+            "Follows".to_string(),
+            format!(
+                "run `{}` ({}, started {})",
+                lineage.parent,
+                lineage.relation.as_str(),
+                utc_rfc3339(lineage.parent_created)
+            ),
+        ));
+    }
+    if let Some(plan) = &record.user_plan {
+        origin.push((
+            "Plan".to_string(),
+            format!(
+                "{} subquestions as written beforehand (`--plan` or a follow-up); no planner call",
+                plan.len()
+            ),
+        ));
+    }
+    let at = details.lines.len().min(7);
+    details.lines.splice(at..at, origin);
+    details
+}
+
+/// The lines every run's details hold.
+fn session_details(
     state_dir: &Path,
     record: &RunRecord,
     ledger: &UsageLedger,
@@ -194,16 +233,6 @@ fn run_details(
             (
                 "Depth / strategy".into(),
                 format!("{} / {}", record.depth.as_str(), record.strategy.as_str()),
-            ),
-            (
-                "Plan".into(),
-                match &record.user_plan {
-                    Some(plan) => format!(
-                        "{} subquestions as the user reviewed them (`--plan`); no planner call",
-                        plan.len()
-                    ),
-                    None => "written by the planner".to_string(),
-                },
             ),
             (
                 "This session".into(),

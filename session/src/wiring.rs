@@ -93,8 +93,16 @@ pub fn wire(
         cache: Arc::clone(&cache),
         namespace: record.run_id.clone(),
     };
-    let search = search_providers(record, index.as_ref(), &web_cache, &clock)?;
-    let fetcher = fetcher(record, index.as_ref(), archive, &web_cache, &clock)?;
+    let earlier = earlier_documents(record, archive.as_ref())?;
+    let search = search_providers(record, index.as_ref(), earlier.as_ref(), &web_cache, &clock)?;
+    let mut fetcher = fetcher(record, index.as_ref(), archive, &web_cache, &clock)?;
+    if let Some(read) = earlier {
+        // What the parent read is served from the archive, never fetched again.
+        fetcher = Arc::new(deepr_providers::ArchivedFirst {
+            read,
+            inner: fetcher,
+        });
+    }
     let providers = ResearchProviders {
         strong,
         cheap,
@@ -191,18 +199,53 @@ fn models(
 /// Time limit of one search or fetch call.
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// One search provider per recorded source (the corpus, or a web API), each behind
-/// its simulated latency when the run has one.
+/// A follow-up's parent documents (`deepr ask`), indexed from the archive; `None`
+/// for every other run.
+fn earlier_documents(
+    record: &RunRecord,
+    archive: &FileArchive,
+) -> Result<Option<Arc<deepr_providers::ReadBefore>>, Failure> {
+    let Some(lineage) = record.lineage.as_ref().filter(|l| !l.documents.is_empty()) else {
+        return Ok(None);
+    };
+    let (read, missing) =
+        deepr_providers::ReadBefore::new(&lineage.documents, archive).map_err(|e| {
+            Failure::Run(anyhow::anyhow!(
+                "cannot index run {}'s documents: {e}",
+                lineage.parent
+            ))
+        })?;
+    if read.is_empty() {
+        return Err(usage(format!(
+            "the archive no longer holds any document run {} read ({missing} missing); ask with --search to search its sources again",
+            lineage.parent
+        )));
+    }
+    Ok(Some(Arc::new(read)))
+}
+
+/// One search provider per recorded source (the corpus, a web API, or a follow-up's
+/// parent documents: `earlier`), each behind its simulated latency when the run has one.
 fn search_providers(
     record: &RunRecord,
     index: Option<&Arc<CorpusIndex>>,
+    earlier: Option<&Arc<deepr_providers::ReadBefore>>,
     web_cache: &deepr_providers::WebCache,
     clock: &Arc<dyn Clock>,
 ) -> Result<Vec<Arc<dyn deepr_orchestrator::SearchProvider>>, Failure> {
     let search_latency = record.search_latency()?;
     let mut searches: Vec<Arc<dyn deepr_orchestrator::SearchProvider>> = Vec::new();
     for source in &record.sources {
-        let provider: Arc<dyn deepr_orchestrator::SearchProvider> = if source == "corpus" {
+        let provider: Arc<dyn deepr_orchestrator::SearchProvider> = if source
+            == deepr_providers::EARLIER
+        {
+            let Some(read) = earlier else {
+                return Err(usage(
+                    "source \"earlier\" belongs to a follow-up (deepr ask RUN_ID QUESTION)",
+                ));
+            };
+            Arc::clone(read) as Arc<dyn deepr_orchestrator::SearchProvider>
+        } else if source == "corpus" {
             let Some(index) = index else {
                 return Err(usage("--sources corpus needs --corpus DIR"));
             };
@@ -247,22 +290,25 @@ fn fetcher(
 ) -> Result<Arc<dyn deepr_orchestrator::Fetcher>, Failure> {
     let corpus_fetcher: Option<Arc<dyn deepr_orchestrator::Fetcher>> = index
         .map(|i| Arc::new(CorpusFetcher(Arc::clone(i))) as Arc<dyn deepr_orchestrator::Fetcher>);
-    let web_fetcher: Option<Arc<dyn deepr_orchestrator::Fetcher>> =
-        if record.sources.iter().any(|s| s != "corpus") {
-            Some(Arc::new(
-                deepr_providers::WebFetcher::new(
-                    archive.clone(),
-                    record.allow_hosts.clone(),
-                    CALL_TIMEOUT,
-                    20 << 20,
-                    8,
-                )
-                .map_err(|e| Failure::Run(anyhow::anyhow!(e)))?
-                .with_cache(web_cache.clone()),
-            ))
-        } else {
-            None
-        };
+    let web_fetcher: Option<Arc<dyn deepr_orchestrator::Fetcher>> = if record
+        .sources
+        .iter()
+        .any(|s| s != "corpus" && s != deepr_providers::EARLIER)
+    {
+        Some(Arc::new(
+            deepr_providers::WebFetcher::new(
+                archive.clone(),
+                record.allow_hosts.clone(),
+                CALL_TIMEOUT,
+                20 << 20,
+                8,
+            )
+            .map_err(|e| Failure::Run(anyhow::anyhow!(e)))?
+            .with_cache(web_cache.clone()),
+        ))
+    } else {
+        None
+    };
     let mut fetcher: Arc<dyn deepr_orchestrator::Fetcher> =
         Arc::new(deepr_providers::RoutingFetcher {
             corpus: corpus_fetcher,
@@ -297,6 +343,10 @@ pub fn search_fingerprint(record: &RunRecord, index: Option<&CorpusIndex>) -> St
             fingerprint.update(part.as_bytes());
             fingerprint.update(b"\0");
         }
+    }
+    // A follow-up searches what its parent read: those texts, by content hash.
+    for doc in record.lineage.iter().flat_map(|l| &l.documents) {
+        fingerprint.update(format!("earlier:{}:{}\0", doc.locator, doc.content_sha256).as_bytes());
     }
     for source in &record.sources {
         fingerprint.update(

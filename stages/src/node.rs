@@ -37,6 +37,8 @@ pub struct PipelineContext {
     pub brief_with_parts: bool,
     /// The subquestions of the user's reviewed plan, if any (`ResearchConfig::user_plan`).
     pub user_plan: Option<Vec<crate::research::PlannedQuestion>>,
+    /// Article or answer (`ResearchConfig::shape`).
+    pub shape: crate::research::ReportShape,
 }
 
 impl PipelineContext {
@@ -53,6 +55,7 @@ impl PipelineContext {
             reading: config.reading,
             brief_with_parts: deepr_tasks::brief::parse_brief(&config.topic).has_parts(),
             user_plan: config.user_plan.clone(),
+            shape: config.shape,
         }
     }
 

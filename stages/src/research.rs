@@ -72,6 +72,19 @@ pub struct ResearchConfig {
     /// The subquestions of a plan the user reviewed (`--plan plan.toml`): researched as
     /// written, with no scout and no planner call. `None`: the planner plans.
     pub user_plan: Option<Vec<PlannedQuestion>>,
+    /// What the report is: an article (sections written in prose) or an answer (the
+    /// summary answers; each section lists its supporting claims, with no call).
+    pub shape: ReportShape,
+}
+
+/// The report's shape.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReportShape {
+    /// The summary and a written section per top-level subquestion.
+    #[default]
+    Article,
+    /// A follow-up's answer: the summary answers; the claims behind it are listed.
+    Answer,
 }
 
 #[derive(Clone)]

@@ -319,8 +319,63 @@ pub async fn run(
     (out, result.calls)
 }
 
+/// A section with no call: its usable claims, each one sentence citing itself, kept
+/// where the claim stands on its quotes as any written sentence must (an answer's
+/// "Supporting claims": the summary above is the prose).
+pub fn listed(
+    section: &[Subq],
+    claims: &[(ClaimDraft, Verdict)],
+    archive: &dyn TextArchive,
+) -> SectionOut {
+    let ids: Vec<String> = section.iter().map(|s| s.id.clone()).collect();
+    let shown = shown_claims_of(&ids, claims, archive);
+    let listed = vec![task::AnswerParagraph {
+        sentences: shown
+            .iter()
+            .map(|claim| task::AnswerSentence {
+                text: claim.text.clone(),
+                claim_ids: vec![claim.id.clone()],
+            })
+            .collect(),
+    }];
+    let (cleaned, long) = clean_sentences(&listed);
+    let grounded = task::ground(&shown_claims(&shown), &cleaned);
+    let section_id = ids.first().cloned().unwrap_or_default();
+    let mut dropped: Vec<DroppedSentence> = long.iter().map(|t| too_long(&section_id, t)).collect();
+    dropped.extend(
+        grounded
+            .dropped
+            .into_iter()
+            .map(|(text, why)| DroppedSentence {
+                section: section_id.clone(),
+                text,
+                reason: why.to_string(),
+            }),
+    );
+    // One claim a paragraph: a list of findings, not a paragraph of prose.
+    let paragraphs = grounded
+        .paragraphs
+        .into_iter()
+        .flatten()
+        .map(|sentence| vec![sentence])
+        .collect();
+    SectionOut {
+        section: section_id,
+        subquestions: ids,
+        heading: if shown.is_empty() {
+            String::new()
+        } else {
+            "Supporting claims".to_string()
+        },
+        paragraphs: to_paragraphs(paragraphs),
+        dropped,
+        degraded: None,
+    }
+}
+
 /// One article section (a top-level subquestion and its follow-ups), written in
-/// `words`; `deps`: every round's deepen node.
+/// `words` — or, for an answer ([`crate::research::ReportShape::Answer`]), its claims
+/// listed with no call; `deps`: every round's deepen node.
 pub fn node(
     cx: &crate::node::PipelineContext,
     section: Vec<Subq>,
@@ -334,10 +389,17 @@ pub fn node(
         &cx.providers.prompts.write_section,
         cx.providers.strong_models(),
     );
-    let key = serde_json::json!({"v": STAGE_VERSION, "prose": deepr_evidence::prose::VERSION, "words": words, "llm": llm});
+    let mut key = serde_json::json!({"v": STAGE_VERSION, "prose": deepr_evidence::prose::VERSION, "words": words, "llm": llm});
     let id = crate::research::node_id::section(
         &section.first().map(|s| s.id.clone()).unwrap_or_default(),
     );
+    if cx.shape == crate::research::ReportShape::Answer {
+        key["shape"] = serde_json::json!("answer");
+        let node = spec(id, "write", key, move |_| async move {
+            finish(listed(&section, &cl, p.archive.as_ref()), Vec::new())
+        });
+        return (node, deps.to_vec());
+    }
     let node = spec(id, "write", key, move |ctx| async move {
         let brief = Brief { topic: &t, words };
         let (out, calls) = run(

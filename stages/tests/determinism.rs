@@ -192,6 +192,7 @@ async fn run_scheduled(
         reading: deepr_stages::research::Reading::default(),
         corpus_files: None,
         user_plan: None,
+        shape: Default::default(),
     };
     let store = SledStore::open(&state.join("runs").join(run))
         .await

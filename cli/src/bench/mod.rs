@@ -420,6 +420,7 @@ pub fn cell_record(
         reading: args.reading.or(file.reading).unwrap_or_default(),
         user_plan: None,
         plan_only: None,
+        lineage: None,
     };
     // The means, for readers of older records (checked when the bench started).
     let mean = |latency: Result<deepr_orchestrator::simulate::Latency, Failure>| {
