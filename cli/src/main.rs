@@ -15,6 +15,7 @@ mod doctor;
 mod export;
 mod fleet;
 mod mcp;
+mod refresh;
 mod resume;
 mod run;
 mod runs;
@@ -70,6 +71,9 @@ enum Command {
     /// Ask a follow-up question on an earlier run, answered from the documents it read
     /// (no fetch again): a short report of its own, resumable, linked to that run.
     Ask(ask::AskArgs),
+    /// Run an earlier run's research again over its sources as they are now: a new
+    /// report with "What changed since …"; --if-changed skips it when nothing changed.
+    Refresh(refresh::RefreshArgs),
     /// List, inspect, export or remove runs in the state dir.
     #[command(subcommand)]
     Runs(RunsCommand),
@@ -462,6 +466,7 @@ fn main() -> ExitCode {
         Command::Run(ref args) => run::execute(&globals, args),
         Command::Resume(ref args) => resume::execute(&globals, args),
         Command::Ask(ref args) => ask::execute(&globals, args),
+        Command::Refresh(ref args) => refresh::execute(&globals, args),
         Command::Runs(ref command) => runs::execute(&globals, command),
         Command::Verify(ref args) => verify::execute(&globals, args),
         Command::Bench(ref args) => bench::execute(&globals, args),

@@ -152,6 +152,7 @@ mod tests {
             article: Default::default(),
             corpus_files: None,
             gaps: Vec::new(),
+            changes: None,
         };
         let q = quality(&report, &stats);
         assert_eq!(q.quoted, 4, "e repeats d within its section");

@@ -313,6 +313,7 @@ mod tests {
             article: Default::default(),
             corpus_files: None,
             gaps: Vec::new(),
+            changes: None,
         }
     }
 

@@ -46,6 +46,51 @@ pub struct Report {
     /// only. One sentence each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gaps: Vec<String>,
+    /// A refresh's changes since the run it refreshes (`deepr refresh`); absent
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Changes>,
+}
+
+/// What changed between a run and its refresh: claims whose documents are new or
+/// changed, claims their changed or removed documents no longer state, and values
+/// stated anew in the same place with other figures.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Changes {
+    /// The earlier run and when its report was written (`YYYY-MM-DD`).
+    pub parent_run: String,
+    pub since: String,
+    /// Documents new, changed and removed since (corpus-relative paths or URLs).
+    pub new_documents: Vec<String>,
+    pub changed_documents: Vec<String>,
+    pub removed_documents: Vec<String>,
+    /// `claims[].id`s stated by a new or changed document, new since.
+    pub added: Vec<String>,
+    /// The earlier run's claims their document no longer states.
+    pub no_longer_supported: Vec<PastClaim>,
+    /// A figure that changed: the earlier claim, and the claim that states it now.
+    pub values: Vec<ValueChange>,
+}
+
+/// A claim of an earlier report, with the quote it stood on then.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PastClaim {
+    pub text: String,
+    pub quote: String,
+    pub locator: String,
+    /// The document's date then, if it stated one.
+    pub date: Option<String>,
+}
+
+/// One figure, then and now.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ValueChange {
+    pub was: PastClaim,
+    /// The `claims[].id` that states it now.
+    pub now: String,
+    /// The figures only the old quote states, and only the new one.
+    pub old_values: Vec<String>,
+    pub new_values: Vec<String>,
 }
 
 /// The report as prose. Every sentence cites `claims[].id`s; its quotes are those

@@ -62,11 +62,18 @@ pub async fn session(
         (index, crate::reports::corpus_files(&report))
     });
     let (index, corpus_files) = corpus.unzip();
+    let corpus_documents = index.as_ref().map(|i| i.documents()).unwrap_or_default();
     let Wiring {
         providers,
         budget,
         search_fingerprint,
     } = wire(state_dir, &run, &options, &archive, index, fleet.as_ref())?;
+    let seen = crate::lineage::SourcesSeen::new(&search_fingerprint, &corpus_documents);
+    if let Err(why) = seen.write(&run.dir) {
+        run.reporter.say(&format!(
+            "deepr: cannot keep what the sources held ({why}); a later refresh --if-changed will refresh anyway"
+        ));
+    }
     let config = ResearchConfig {
         topic: run.record.topic.clone(),
         depth: run.record.depth,

@@ -95,3 +95,116 @@ pub fn documents_read(state_dir: &Path, parent: &str) -> Result<Vec<DocMeta>, Fa
     }
     Ok(docs)
 }
+
+/// What a run's searches could find when its session started: the search fingerprint
+/// and every corpus document's content hash by locator. Kept beside the run
+/// (`sources.json`), so that a refresh can tell whether anything changed since
+/// (`--if-changed`) and which documents did.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SourcesSeen {
+    pub fingerprint: String,
+    pub documents: std::collections::BTreeMap<String, String>,
+}
+
+/// The file [`SourcesSeen`] lives in, in the run's folder.
+pub const SOURCES_SEEN: &str = "sources.json";
+
+impl SourcesSeen {
+    pub fn new(fingerprint: &str, documents: &[DocMeta]) -> Self {
+        Self {
+            fingerprint: fingerprint.to_string(),
+            documents: documents
+                .iter()
+                .map(|d| (d.locator.clone(), d.content_sha256.clone()))
+                .collect(),
+        }
+    }
+
+    /// The run's, if it wrote one (runs from before it did: `None`).
+    pub fn read(dir: &Path) -> Option<Self> {
+        let bytes = std::fs::read(dir.join(SOURCES_SEEN)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// Written atomically; a run that cannot write it loses only `--if-changed`'s
+    /// shortcut, so a failure is said, not fatal.
+    pub fn write(&self, dir: &Path) -> Result<(), String> {
+        let bytes = serde_json::to_vec(self).map_err(|e| e.to_string())?;
+        crate::util::write_atomically(&dir.join(SOURCES_SEEN), &bytes).map_err(|e| format!("{e:#}"))
+    }
+}
+
+/// A refresh's copy of its parent's report (`deepr refresh` writes it when the run
+/// starts, so a parent re-rendered since cannot change the comparison).
+pub const PARENT_REPORT: &str = "parent-report.json";
+/// A refresh's copy of its parent's [`SourcesSeen`].
+pub const PARENT_SOURCES: &str = "parent-sources.json";
+
+/// What changed since the run a refresh refreshes: `None` for any other run, or when
+/// the parent's report copy cannot be read (said, never guessed).
+pub fn changes_since(
+    dir: &Path,
+    record: &crate::record::RunRecord,
+    report: &deepr_evidence::report::Report,
+    archive: &dyn deepr_orchestrator::TextArchive,
+) -> Option<deepr_evidence::report::Changes> {
+    let lineage = record
+        .lineage
+        .as_ref()
+        .filter(|l| l.relation == Relation::Refresh)?;
+    let parent: deepr_evidence::report::Report =
+        serde_json::from_slice(&std::fs::read(dir.join(PARENT_REPORT)).ok()?).ok()?;
+    let then_documents = std::fs::read(dir.join(PARENT_SOURCES))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<SourcesSeen>(&bytes).ok())
+        .map(|seen| seen.documents)
+        .unwrap_or_default();
+    let now_documents = SourcesSeen::read(dir)
+        .map(|seen| seen.documents)
+        .unwrap_or_default();
+    let since = crate::util::utc_rfc3339(lineage.parent_created);
+    let then = deepr_stages::changes::Then {
+        report: &parent,
+        documents: &then_documents,
+        since: since.get(..10).unwrap_or(&since).to_string(),
+    };
+    let text_now = |sha: &str| archive.get(sha).map(|t| t.text.to_string());
+    Some(deepr_stages::changes::changes(
+        &then,
+        report,
+        &now_documents,
+        &text_now,
+    ))
+}
+
+/// The subquestions run `run_id` planned first, each with the queries its plan wrote
+/// (none: its query step wrote them, and asked again it answers the same from the
+/// response cache), read from its checkpoints.
+pub fn first_plan(state_dir: &Path, run_id: &str) -> Result<Vec<(String, Vec<String>)>, Failure> {
+    let dir = run_dir(state_dir, run_id);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Run(e.into()))?;
+    let store = runtime.block_on(open_store(&dir, run_id))?;
+    let id = deepr_stages::research::node_id::DECOMPOSE;
+    let output = store
+        .get_node(id)
+        .map_err(|e| Failure::Run(anyhow::anyhow!("run {run_id}'s plan: {e}")))?
+        .map(|record| record.output)
+        .ok_or_else(|| {
+            usage(format!(
+                "run {run_id} has no plan yet; resume it first (deepr resume {run_id})"
+            ))
+        })?;
+    let plan: deepr_stages::types::DecomposeOut = serde_json::from_value(output).map_err(|e| {
+        Failure::Run(anyhow::anyhow!(
+            "run {run_id}'s plan cannot be read ({e}); it was written by another version of deepr"
+        ))
+    })?;
+    Ok(plan
+        .subquestions
+        .into_iter()
+        .map(|s| (s.text, s.queries))
+        .collect())
+}

@@ -123,6 +123,8 @@ pub fn write_reports(
     if let Some(note) = record.lineage.as_ref().and_then(|l| l.note.clone()) {
         report.gaps.insert(0, note);
     }
+    let dir = crate::record::run_dir(state_dir, &record.run_id);
+    report.changes = crate::lineage::changes_since(&dir, record, &report, archive);
     let details = run_details(state_dir, record, ledger, started);
     let markdown = render_markdown(&report, result, &details);
     if let Some(parent) = record.out.parent() {

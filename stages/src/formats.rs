@@ -475,6 +475,7 @@ mod tests {
             article: Default::default(),
             corpus_files: None,
             gaps: Vec::new(),
+            changes: None,
         }
     }
 

@@ -10,6 +10,7 @@
 //! markdown report.
 
 pub mod article;
+pub mod changes;
 mod cited;
 pub mod collect;
 pub mod concurrent;

@@ -21,6 +21,7 @@ use deepr_orchestrator::TextArchive;
 
 use crate::research::{ResearchConfig, ResearchResult};
 
+mod changed;
 mod unsettled;
 use unsettled::unsettled;
 
@@ -151,6 +152,7 @@ pub fn build_report(
         article: crate::article::build_article(result),
         corpus_files: config.corpus_files.clone(),
         gaps: Vec::new(),
+        changes: None,
     };
     report.gaps = crate::gaps::reader_gaps(&report, result, archive);
     report
@@ -259,6 +261,7 @@ pub fn render_markdown(report: &Report, result: &ResearchResult, details: &RunDe
     }
 
     conflicts_section(&mut out, report, &claims, &mut notes);
+    changed::changed(&mut out, report, &claims, &mut notes);
     unsettled(&mut out, report, &mut notes);
 
     crate::references::references_section(&mut out, report, result);
@@ -469,6 +472,7 @@ mod tests {
             article: Default::default(),
             corpus_files: None,
             gaps: Vec::new(),
+            changes: None,
         };
         let result = ResearchResult {
             subquestions: vec![Subq {
