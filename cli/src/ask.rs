@@ -39,6 +39,18 @@ pub struct AskArgs {
 }
 
 pub fn execute(globals: &Globals, args: &AskArgs) -> Result<u8, Failure> {
+    let new_run = prepare(globals, args)?;
+    let end = crate::session::execute(
+        &new_run.state_dir,
+        crate::session::Start::New(Box::new(new_run.record)),
+        new_run.options,
+    )?;
+    Ok(crate::run::exit_code(&end))
+}
+
+/// Checks the follow-up and creates it in the state dir without running it (`deepr
+/// ask`, and the MCP server's `ask_followup`).
+pub fn prepare(globals: &Globals, args: &AskArgs) -> Result<crate::run::NewRun, Failure> {
     let state_dir = state::resolve(globals.state_dir.as_deref())?;
     state::check_run_id(&args.parent)?;
     let parent = read_run_file(&run_dir(&state_dir, &args.parent))
@@ -100,13 +112,11 @@ pub fn execute(globals: &Globals, args: &AskArgs) -> Result<u8, Failure> {
         }
     )];
     notices.extend(note.map(|n| format!("deepr: {n}")));
-    let options = crate::run::new_session(globals, &args.budget, max_time, notices);
-    let end = crate::session::execute(
-        &state_dir,
-        crate::session::Start::New(Box::new(record)),
-        options,
-    )?;
-    Ok(crate::run::exit_code(&end))
+    Ok(crate::run::NewRun {
+        options: crate::run::new_session(globals, &args.budget, max_time, notices),
+        state_dir,
+        record,
+    })
 }
 
 /// The follow-up's record: the parent's models, strategy and settings; the question as

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use clap::Parser;
 use deepr_evidence::verify::RowVerdict;
-use deepr_mcp::host::{CreatedRun, Host};
+use deepr_mcp::host::{CreatedRun, Host, RefreshStart};
 use deepr_session::record::FleetJob;
 use serde_json::{json, Value};
 
@@ -59,22 +59,27 @@ fn one_line(tool: &str, failure: Failure) -> String {
     }
 }
 
-/// `deepr run ARGS…` parsed by the CLI's own parser.
-fn run_args(tool: &str, line: &[String]) -> Result<Box<RunArgs>, String> {
-    let argv = ["deepr", "run"]
+/// `deepr COMMAND ARGS…` parsed by the CLI's own parser.
+fn parsed(tool: &str, command: &str, line: &[String]) -> Result<crate::Command, String> {
+    let argv = ["deepr", command]
         .into_iter()
         .map(str::to_string)
         .chain(line.iter().cloned());
-    match crate::Cli::try_parse_from(argv) {
-        Ok(crate::Cli {
-            command: crate::Command::Run(args),
-            ..
-        }) => Ok(args),
-        Ok(_) => Err(format!("{tool}: not a run command line")),
-        Err(e) => Err(format!(
-            "{tool}: {}",
-            e.to_string().lines().next().unwrap_or("bad arguments")
-        )),
+    crate::Cli::try_parse_from(argv)
+        .map(|cli| cli.command)
+        .map_err(|e| {
+            format!(
+                "{tool}: {}",
+                e.to_string().lines().next().unwrap_or("bad arguments")
+            )
+        })
+}
+
+/// `deepr run ARGS…` parsed by the CLI's own parser.
+fn run_args(tool: &str, line: &[String]) -> Result<Box<RunArgs>, String> {
+    match parsed(tool, "run", line)? {
+        crate::Command::Run(args) => Ok(args),
+        _ => Err(format!("{tool}: not a run command line")),
     }
 }
 
@@ -87,6 +92,35 @@ impl Host for CliHost {
             record: new_run.record,
             options: new_run.options,
         })
+    }
+
+    fn create_follow_up(&self, line: &[String]) -> Result<CreatedRun, String> {
+        let crate::Command::Ask(args) = parsed("ask_followup", "ask", line)? else {
+            return Err("ask_followup: not a follow-up command line".into());
+        };
+        let new_run =
+            crate::ask::prepare(&self.globals, &args).map_err(|f| one_line("ask_followup", f))?;
+        Ok(CreatedRun {
+            record: new_run.record,
+            options: new_run.options,
+        })
+    }
+
+    fn create_refresh(&self, line: &[String]) -> Result<RefreshStart, String> {
+        let crate::Command::Refresh(args) = parsed("refresh_run", "refresh", line)? else {
+            return Err("refresh_run: not a refresh command line".into());
+        };
+        match crate::refresh::prepare(&self.globals, &args)
+            .map_err(|f| one_line("refresh_run", f))?
+        {
+            crate::refresh::Refreshed::Unchanged(why) => Ok(RefreshStart::Unchanged(why)),
+            crate::refresh::Refreshed::Ready(new_run) => {
+                Ok(RefreshStart::Created(Box::new(CreatedRun {
+                    record: new_run.record,
+                    options: new_run.options,
+                })))
+            }
+        }
     }
 
     fn fleet_job(&self, line: &[String]) -> Result<FleetJob, String> {

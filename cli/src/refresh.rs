@@ -35,6 +35,34 @@ pub struct RefreshArgs {
 }
 
 pub fn execute(globals: &Globals, args: &RefreshArgs) -> Result<u8, Failure> {
+    let new_run = match prepare(globals, args)? {
+        Refreshed::Unchanged(why) => {
+            if !globals.quiet {
+                outln!("{why}");
+            }
+            return Ok(0);
+        }
+        Refreshed::Ready(new_run) => *new_run,
+    };
+    let end = crate::session::execute(
+        &new_run.state_dir,
+        crate::session::Start::New(Box::new(new_run.record)),
+        new_run.options,
+    )?;
+    Ok(crate::run::exit_code(&end))
+}
+
+/// What a refresh asked for comes to.
+pub enum Refreshed {
+    /// `--if-changed`, and no source changed: why nothing was created.
+    Unchanged(String),
+    /// The refresh run, created, ready for its first session.
+    Ready(Box<crate::run::NewRun>),
+}
+
+/// Checks the refresh and creates it in the state dir without running it (`deepr
+/// refresh`, and the MCP server's `refresh_run`).
+pub fn prepare(globals: &Globals, args: &RefreshArgs) -> Result<Refreshed, Failure> {
     if crate::fleet::db_url(globals)?.is_some() {
         return Err(usage(
             "refresh runs on this machine, where its earlier run's report is: drop --db (or unset DEEPR_DB)",
@@ -67,10 +95,7 @@ pub fn execute(globals: &Globals, args: &RefreshArgs) -> Result<u8, Failure> {
     let seen_then = SourcesSeen::read(&parent_dir);
     if args.if_changed {
         if let Some(unchanged) = unchanged_since(&state_dir, &parent, seen_then.as_ref())? {
-            if !globals.quiet {
-                outln!("{unchanged}");
-            }
-            return Ok(0);
+            return Ok(Refreshed::Unchanged(unchanged));
         }
     }
     let record = refreshed(&state_dir, &parent, args)?;
@@ -93,13 +118,11 @@ pub fn execute(globals: &Globals, args: &RefreshArgs) -> Result<u8, Failure> {
         parent.run_id,
         record.user_plan.as_ref().map_or(0, Vec::len)
     )];
-    let options = crate::run::new_session(globals, &args.budget, max_time, notices);
-    let end = crate::session::execute(
-        &state_dir,
-        crate::session::Start::New(Box::new(record)),
-        options,
-    )?;
-    Ok(crate::run::exit_code(&end))
+    Ok(Refreshed::Ready(Box::new(crate::run::NewRun {
+        options: crate::run::new_session(globals, &args.budget, max_time, notices),
+        state_dir,
+        record,
+    })))
 }
 
 /// `Some(what to say)` when the sources hold what they held for `parent`: the corpus

@@ -87,6 +87,11 @@ fn an_agent_reviews_a_plan_and_researches_it_as_edited() {
 }
 
 #[test]
+fn an_agent_asks_a_follow_up_and_refreshes_a_finished_run() {
+    scenario("later");
+}
+
+#[test]
 fn cancel_run_checkpoints_and_resume_run_pays_nothing_twice() {
     scenario("cancel");
 }

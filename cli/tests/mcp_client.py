@@ -27,7 +27,7 @@ STATE = os.path.join(WORK, "state")
 CONFIG = os.path.join(WORK, "deepr.toml")
 TOPIC = "How does write-ahead logging keep a database durable, and what does a checkpoint do?"
 TOKEN = "test-token-0123456789abcdef"
-TOOLS = {"research", "plan_research", "run_status", "list_runs", "get_report", "get_sources", "verify_report",
+TOOLS = {"research", "plan_research", "ask_followup", "refresh_run", "run_status", "list_runs", "get_report", "get_sources", "verify_report",
          "estimate_cost", "search_past_research", "resume_run", "cancel_run"}
 
 
@@ -232,6 +232,36 @@ async def plan_review():
             check(verified["outcome"] == "PASS", verified["summary"])
             await expect_error(session, "research", {"plan": 'topic = "t"\ndepth = "quick"\n[[subquestion]]\nquestoin = "a"\n',
                                                      "corpus": CORPUS}, "line 4", "a malformed plan names its line")
+
+
+async def later():
+    """ask_followup answers from what a finished run read; refresh_run with if_changed
+    does nothing when nothing changed, and without it writes what changed."""
+    write_config("0ms")
+    async with stdio_client(server_params()) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            status = await expect_ok(session, "research", {"topic": TOPIC, "corpus": CORPUS, "depth": "quick",
+                                                           "run_id": "mcp-parent", "wait_s": 300}, "research")
+            check(status["state"] == "finished", f"the parent finished: {status['detail']}")
+            asked = await expect_ok(session, "ask_followup", {"run_id": "mcp-parent", "wait_s": 300,
+                                                             "question": "What does a checkpoint copy back into the database?"},
+                                    "ask_followup")
+            check(asked["state"] == "finished", f"the follow-up finished: {asked['detail']}")
+            verified = await expect_ok(session, "verify_report", {"run_id": asked["run_id"]}, "verify the follow-up")
+            check(verified["outcome"] == "PASS", verified["summary"])
+            record = json.load(open(os.path.join(STATE, "runs", asked["run_id"], "run.json")))["record"]
+            check(record["lineage"]["parent"] == "mcp-parent" and record["sources"] == ["earlier"],
+                  f"the follow-up reads the parent's documents: {record['sources']}")
+            idle = await expect_ok(session, "refresh_run", {"run_id": "mcp-parent", "if_changed": True}, "refresh_run if_changed")
+            check(idle["state"] == "unchanged", f"nothing changed, nothing ran: {idle}")
+            refreshed = await expect_ok(session, "refresh_run", {"run_id": "mcp-parent", "wait_s": 300}, "refresh_run")
+            check(refreshed["state"] == "finished", f"the refresh finished: {refreshed['detail']}")
+            report = await expect_ok(session, "get_report", {"run_id": refreshed["run_id"]}, "get_report of the refresh")
+            text = json.dumps(report)
+            check("What changed since" in text, "the refresh says what changed")
+            await expect_error(session, "ask_followup", {"run_id": "mcp-parent", "question": "x", "search": "yes"},
+                               "true or false", "a malformed flag")
 
 
 async def cancel_resume():
@@ -465,7 +495,7 @@ async def fleet():
         psql(admin, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
-SCENARIOS = {"flow": flow, "plan": plan_review, "cancel": cancel_resume, "kill9": kill9, "http": http, "fleet": fleet}
+SCENARIOS = {"flow": flow, "plan": plan_review, "later": later, "cancel": cancel_resume, "kill9": kill9, "http": http, "fleet": fleet}
 
 if __name__ == "__main__":
     name = sys.argv[1]

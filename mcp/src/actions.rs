@@ -191,6 +191,116 @@ fn write_plan_argument(tool: &str, text: &str, out: &Path) -> Result<String, Str
     Ok(path.display().to_string())
 }
 
+/// The flags every later run takes from a call: its id, its report path under the
+/// state dir, its budgets (capped).
+fn later_run_flags(
+    shared: &Shared,
+    args: &Arguments<'_>,
+    run_id: &str,
+) -> Result<Vec<String>, String> {
+    let out = shared
+        .state_dir
+        .join("reports")
+        .join(run_id)
+        .join("report.md");
+    let mut line = vec![
+        "--run-id".to_string(),
+        run_id.to_string(),
+        "--out".to_string(),
+        out.display().to_string(),
+    ];
+    line.extend(budget_flags(shared, args)?);
+    Ok(line)
+}
+
+/// `ask_followup`: a follow-up question on an earlier run, as `deepr ask` creates it,
+/// run by a session of this server.
+pub fn ask_followup(shared: &Shared, map: &JsonObject) -> Result<Started, String> {
+    let args = Arguments::new(
+        "ask_followup",
+        map,
+        &[
+            "run_id",
+            "question",
+            "search",
+            "max_tokens",
+            "max_cost",
+            "max_time",
+            "wait_s",
+        ],
+    )?;
+    let parent = args.run_id()?.to_string();
+    let question = args.required("question")?;
+    let run_id = deepr_session::state::new_run_id(question);
+    let mut line = vec![parent];
+    line.extend(later_run_flags(shared, &args, &run_id)?);
+    match map.get("search") {
+        None | Some(Value::Null | Value::Bool(false)) => {}
+        Some(Value::Bool(true)) => line.push("--search".to_string()),
+        Some(other) => {
+            return Err(format!(
+                "ask_followup: search must be true or false, not {other}"
+            ))
+        }
+    }
+    line.extend(["--".to_string(), question.to_string()]);
+    let created = shared.host.create_follow_up(&line)?;
+    let run = shared.runs.launch(
+        &run_id,
+        shared.state_dir.clone(),
+        Start::New(Box::new(created.record)),
+        created.options,
+    )?;
+    let wait_s = args
+        .number("wait_s", 0.0, MAX_WAIT_S, false)?
+        .unwrap_or(0.0);
+    Ok(Started { run, wait_s })
+}
+
+/// `refresh_run`: an earlier run's research again, as `deepr refresh` creates it —
+/// `Ok(None)` with why when `if_changed` found no source changed.
+pub fn refresh_run(shared: &Shared, map: &JsonObject) -> Result<Result<Started, String>, String> {
+    let args = Arguments::new(
+        "refresh_run",
+        map,
+        &[
+            "run_id",
+            "if_changed",
+            "max_tokens",
+            "max_cost",
+            "max_time",
+            "wait_s",
+        ],
+    )?;
+    let parent = args.run_id()?.to_string();
+    let run_id = deepr_session::state::new_run_id(&format!("refresh {parent}"));
+    let mut line = vec![parent];
+    line.extend(later_run_flags(shared, &args, &run_id)?);
+    match map.get("if_changed") {
+        None | Some(Value::Null | Value::Bool(false)) => {}
+        Some(Value::Bool(true)) => line.push("--if-changed".to_string()),
+        Some(other) => {
+            return Err(format!(
+                "refresh_run: if_changed must be true or false, not {other}"
+            ))
+        }
+    }
+    let created = match shared.host.create_refresh(&line)? {
+        crate::host::RefreshStart::Unchanged(why) => return Ok(Err(why)),
+        crate::host::RefreshStart::Created(created) => created,
+    };
+    let run = shared.runs.launch(
+        &run_id,
+        shared.state_dir.clone(),
+        Start::New(Box::new(created.record)),
+        created.options,
+    )?;
+    let wait_s = args
+        .number("wait_s", 0.0, MAX_WAIT_S, false)?
+        .unwrap_or(0.0);
+    Ok(Ok(Started { run, wait_s }))
+}
+
 /// `plan_research`: a plan-only run of this server; its plan is read with
 /// [`written_plan`] once it ends.
 pub fn plan_research(shared: &Shared, map: &JsonObject) -> Result<Started, String> {

@@ -16,11 +16,25 @@ pub struct CreatedRun {
     pub options: SessionOptions,
 }
 
+/// What a refresh call comes to.
+pub enum RefreshStart {
+    Created(Box<CreatedRun>),
+    /// Nothing changed since the earlier run (`if_changed`): why no run was created.
+    Unchanged(String),
+}
+
 /// The front end's half of the server. Errors are one line for the agent.
 pub trait Host: Send + Sync + 'static {
     /// Validates `deepr run ARGS…` (`line` without the program and command) and creates
     /// the run in the server's state dir.
     fn create_run(&self, line: &[String]) -> Result<CreatedRun, String>;
+
+    /// Validates `deepr ask ARGS…` and creates the follow-up run in the state dir.
+    fn create_follow_up(&self, line: &[String]) -> Result<CreatedRun, String>;
+
+    /// Validates `deepr refresh ARGS…` and creates the refresh run — or, with
+    /// `--if-changed` and no source changed, says so and creates nothing.
+    fn create_refresh(&self, line: &[String]) -> Result<RefreshStart, String>;
 
     /// Validates `deepr run ARGS…` for the fleet: the queue's job (record and budgets).
     fn fleet_job(&self, line: &[String]) -> Result<FleetJob, String>;

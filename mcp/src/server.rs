@@ -25,7 +25,7 @@ pub struct DeeprServer {
     pub shared: Arc<Shared>,
 }
 
-const INSTRUCTIONS: &str = "deepr researches a topic or brief over a document folder or the web and writes a report whose every quote is cut verbatim from a source it read. Start with estimate_cost (and plan_research to review the plan), then research (returns a run id; pass wait_s to wait with progress), follow with run_status, read with get_report / get_sources, check with verify_report. Runs are checkpointed: cancel_run stops one, resume_run continues it paying nothing twice.";
+const INSTRUCTIONS: &str = "deepr researches a topic or brief over a document folder or the web and writes a report whose every quote is cut verbatim from a source it read. Start with estimate_cost (and plan_research to review the plan), then research (returns a run id; pass wait_s to wait with progress), follow with run_status, read with get_report / get_sources, check with verify_report; ask_followup asks a follow-up question of a finished run from what it read, refresh_run researches it again and says what changed. Runs are checkpointed: cancel_run stops one, resume_run continues it paying nothing twice.";
 
 fn answer(result: Result<Value, String>) -> CallToolResponse {
     match result {
@@ -63,6 +63,16 @@ impl DeeprServer {
                 let started = actions::resume(shared, args)?;
                 Ok(self.follow_local(started, ctx).await)
             }
+            "ask_followup" => {
+                let started = actions::ask_followup(shared, args)?;
+                Ok(self.follow_local(started, ctx).await)
+            }
+            "refresh_run" => match actions::refresh_run(shared, args)? {
+                Ok(started) => Ok(self.follow_local(started, ctx).await),
+                Err(unchanged) => Ok(
+                    serde_json::json!({"state": "unchanged", "detail": unchanged, "summary": unchanged}),
+                ),
+            },
             "plan_research" => {
                 let started = actions::plan_research(shared, args)?;
                 let run_id = started.run.run_id.clone();
@@ -130,6 +140,7 @@ impl DeeprServer {
                 let args = tools::Arguments::new("run_status", args, &["run_id"])?;
                 fleet::status(shared, args.run_id()?).await
             }
+            "ask_followup" | "refresh_run" => Err(format!("{name}: this server queues runs on a fleet; follow-ups and refreshes run where their earlier run's documents are (deepr ask / deepr refresh, or a deepr mcp without --db)")),
             "plan_research" => Err("plan_research: this server queues runs on a fleet and plans none itself; plan with `deepr run --plan-only` (or a deepr mcp without --db), then pass the plan to research as plan".into()),
             "cancel_run" => Err("cancel_run: fleet runs are stopped by their workers (Ctrl-C or SIGTERM on `deepr worker` checkpoints them); this server cannot stop one".into()),
             "list_runs" => fleet::list_runs(shared, args).await,
@@ -304,10 +315,19 @@ impl ServerHandler for DeeprServer {
         request: CallToolRequestParams,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        use futures::FutureExt;
         let args = request.arguments.unwrap_or_default();
-        Ok(answer(
-            self.dispatch(request.name.as_ref(), &args, &ctx).await,
-        ))
+        let name = request.name.as_ref();
+        // A bug in one call is that call's error, never a client left waiting.
+        let dispatched = std::panic::AssertUnwindSafe(self.dispatch(name, &args, &ctx))
+            .catch_unwind()
+            .await
+            .unwrap_or_else(|_| {
+                Err(format!(
+                    "{name}: the call failed unexpectedly (a bug in deepr; the server still serves) — try again, or report it"
+                ))
+            });
+        Ok(answer(dispatched))
     }
 
     async fn list_resources(

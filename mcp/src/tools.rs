@@ -148,6 +148,37 @@ pub fn all() -> Vec<Tool> {
             &["query"],
         ),
         resume_run(),
+        tool(
+            "ask_followup",
+            "Ask a follow-up question of a finished run: answered from the documents that run read (no page fetched again; its sources searched again only with search=true or when its documents say nothing on the question), as a short report of its own — an answer-first summary and the claims behind it, every quote verified. A fraction of a fresh quick run's tokens; returns the new run id (or waits up to wait_s).",
+            {
+                let mut properties = json!({
+                    "run_id": run_id_property(),
+                    "question": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "The follow-up question."},
+                    "search": {"type": "boolean", "description": "Search the earlier run's sources again too, not only the documents it read."},
+                });
+                if let (Some(map), Value::Object(budgets)) = (properties.as_object_mut(), budget_properties()) {
+                    map.extend(budgets);
+                }
+                properties
+            },
+            &["run_id", "question"],
+        ),
+        tool(
+            "refresh_run",
+            "Research a finished run's topic again over its sources as they are now, as a new run whose report says what changed since (values old → new with both quotes, claims added, claims no longer supported). Unchanged steps are answered from the response cache, so the cost grows with the change. if_changed=true returns state \"unchanged\" without a run when no source changed.",
+            {
+                let mut properties = json!({
+                    "run_id": run_id_property(),
+                    "if_changed": {"type": "boolean", "description": "Do nothing (state \"unchanged\") when no source changed since the earlier run."},
+                });
+                if let (Some(map), Value::Object(budgets)) = (properties.as_object_mut(), budget_properties()) {
+                    map.extend(budgets);
+                }
+                properties
+            },
+            &["run_id"],
+        ),
         tool("cancel_run", "Stop a run this server is executing, as Ctrl-C does: running steps finish and are checkpointed; resume_run continues it. Waits up to 60 s for it to stop.", id_only(), &["run_id"]),
     ]
 }

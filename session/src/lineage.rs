@@ -49,15 +49,32 @@ pub struct Lineage {
     pub note: Option<String>,
 }
 
+/// Run `run_id`'s checkpoint store, opened on a thread of its own (callers may be
+/// inside an async runtime — the MCP server — or not — the command line).
+fn opened(state_dir: &Path, run_id: &str) -> Result<deepr_checkpoints::SledStore, Failure> {
+    let dir = run_dir(state_dir, run_id);
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| Failure::Run(e.into()))?;
+                runtime.block_on(open_store(&dir, run_id))
+            })
+            .join()
+            .map_err(|_| {
+                Failure::Run(anyhow::anyhow!(
+                    "opening run {run_id}'s checkpoints failed unexpectedly"
+                ))
+            })?
+    })
+}
+
 /// Every document run `parent` fetched (its scout's and every step's), once each by
 /// locator, in the order its steps ran. A run another process executes is refused.
 pub fn documents_read(state_dir: &Path, parent: &str) -> Result<Vec<DocMeta>, Failure> {
-    let dir = run_dir(state_dir, parent);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Failure::Run(e.into()))?;
-    let store = runtime.block_on(open_store(&dir, parent))?;
+    let store = opened(state_dir, parent)?;
     let nodes = store
         .finished_nodes()
         .map_err(|e| Failure::Run(anyhow::anyhow!("run {parent}'s checkpoints: {e}")))?;
@@ -181,12 +198,7 @@ pub fn changes_since(
 /// (none: its query step wrote them, and asked again it answers the same from the
 /// response cache), read from its checkpoints.
 pub fn first_plan(state_dir: &Path, run_id: &str) -> Result<Vec<(String, Vec<String>)>, Failure> {
-    let dir = run_dir(state_dir, run_id);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Failure::Run(e.into()))?;
-    let store = runtime.block_on(open_store(&dir, run_id))?;
+    let store = opened(state_dir, run_id)?;
     let id = deepr_stages::research::node_id::DECOMPOSE;
     let output = store
         .get_node(id)
