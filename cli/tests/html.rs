@@ -69,7 +69,31 @@ fn html_report_renders_offline_in_a_real_browser() {
         eprintln!("skipped: no chromium");
         return;
     };
-    let profile = home.path().join("chromium-profile");
+    let dom = dump_dom(&browser, home.path(), &html_path);
+    assert!(
+        dom.contains("<nav id=\"toc\""),
+        "the rendered DOM has the table of contents"
+    );
+    assert!(dom.contains("class=\"footnotes\""), "and the footnotes");
+    // Every in-page link resolves to an element of the rendered page.
+    let mut links = 0;
+    for chunk in dom.split("href=\"#").skip(1) {
+        let target = chunk.split('"').next().unwrap_or_default();
+        assert!(
+            dom.contains(&format!("id=\"{target}\"")),
+            "link #{target} resolves"
+        );
+        links += 1;
+    }
+    assert!(
+        links >= 10,
+        "the report links its sections and footnotes ({links})"
+    );
+}
+
+/// The DOM headless chromium renders from `page` (a file), within 90 s.
+fn dump_dom(browser: &std::path::Path, home: &std::path::Path, page: &std::path::Path) -> String {
+    let profile = home.join("chromium-profile");
     let mut child = Command::new(browser)
         .args([
             "--headless",
@@ -81,7 +105,7 @@ fn html_report_renders_offline_in_a_real_browser() {
             "--no-first-run",
             &format!("--user-data-dir={}", profile.display()),
             "--dump-dom",
-            &format!("file://{}", html_path.display()),
+            &format!("file://{}", page.display()),
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -102,23 +126,70 @@ fn html_report_renders_offline_in_a_real_browser() {
     std::io::Read::read_to_string(&mut child.stdout.take().expect("stdout"), &mut dom)
         .expect("dom");
     assert!(status.success(), "chromium rendered the page");
-    assert!(
-        dom.contains("<nav id=\"toc\""),
-        "the rendered DOM has the table of contents"
+    dom
+}
+
+#[test]
+fn bench_html_charts_tokens_against_quality_in_a_real_browser() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let topics = home.path().join("fixture-topics.txt");
+    std::fs::write(
+        &topics,
+        "How does the rollback journal protect a transaction?\n",
+    )
+    .expect("write");
+    let out = home.path().join("bench");
+    let output = deepr(
+        home.path(),
+        &[
+            "--quiet",
+            "bench",
+            "--topics",
+            topics.to_str().expect("utf-8"),
+            "--corpus",
+            fixture_corpus().to_str().expect("utf-8"),
+            "--out",
+            out.to_str().expect("utf-8"),
+            "--strategies",
+            "linear,no-judge",
+            "--depth",
+            "quick",
+        ],
     );
-    assert!(dom.contains("class=\"footnotes\""), "and the footnotes");
-    // Every in-page link resolves to an element of the rendered page.
-    let mut links = 0;
-    for chunk in dom.split("href=\"#").skip(1) {
-        let target = chunk.split('"').next().unwrap_or_default();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let page = out.join("bench.html");
+    let html = std::fs::read_to_string(&page).expect("bench.html beside bench.json");
+    for forbidden in [
+        "src=", "http://", "https://", "url(", "@import", "<script", "<link",
+    ] {
         assert!(
-            dom.contains(&format!("id=\"{target}\"")),
-            "link #{target} resolves"
+            !html.contains(forbidden),
+            "bench.html must not contain {forbidden:?}"
         );
-        links += 1;
+    }
+    assert!(html.contains("default-src 'none'") && html.contains("fixture-topics.txt"));
+    let Some(browser) = browser() else {
+        assert!(
+            std::env::var("CI").map(|v| v != "true").unwrap_or(true),
+            "CI=true: chromium is missing (apt-get install chromium)"
+        );
+        eprintln!("skipped: no chromium");
+        return;
+    };
+    let dom = dump_dom(&browser, home.path(), &page);
+    assert_eq!(
+        dom.matches("class=\"point\"").count(),
+        2,
+        "one point per strategy"
+    );
+    for strategy in ["linear", "no-judge"] {
+        assert!(
+            dom.contains(&format!("<title>{strategy}: ")),
+            "{strategy} is charted"
+        );
     }
     assert!(
-        links >= 10,
-        "the report links its sections and footnotes ({links})"
+        dom.contains("Tokens against quotes on topic"),
+        "the quality axis is named"
     );
 }

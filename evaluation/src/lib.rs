@@ -5,6 +5,7 @@
 //! Nothing here runs research: the bench command runs its cells as sessions
 //! (`deepr_session`) and hands their reports here.
 
+pub mod chart;
 pub mod facts;
 pub mod qa;
 pub mod qa_table;

@@ -179,13 +179,15 @@ pub fn qa_markdown(rows: &[QaRow]) -> String {
 
 /// What bench.json and bench.md hold.
 pub struct BenchTables<'a> {
+    /// The topic set's name (its file), for bench.html's title.
+    pub title: &'a str,
     pub summary: &'a [StrategyRow],
     pub rows: &'a [BenchRow],
     pub qa: Option<&'a [QaRow]>,
     pub facts: Option<&'a (Vec<facts::FactsSummary>, Vec<facts::FactRow>)>,
 }
 
-/// bench.json, bench.md and bench.svg; returns the markdown table.
+/// bench.json, bench.md, bench.svg and bench.html; returns the markdown table.
 pub fn write_bench_files(
     out_dir: &Path,
     tables: BenchTables<'_>,
@@ -220,9 +222,14 @@ pub fn write_bench_files(
         table.push_str(&facts::facts_markdown(summaries, rows));
     }
     deepr_session::util::write_atomically(&out_dir.join("bench.md"), table.as_bytes())?;
-    deepr_session::util::write_atomically(
-        &out_dir.join("bench.svg"),
-        svg(tables.summary).as_bytes(),
-    )?;
+    let bars = svg(tables.summary);
+    deepr_session::util::write_atomically(&out_dir.join("bench.svg"), bars.as_bytes())?;
+    let (axis, points) = crate::chart::points(
+        tables.summary,
+        tables.qa,
+        tables.facts.map(|(summaries, _)| summaries.as_slice()),
+    );
+    let page = crate::chart::page(tables.title, tables.summary, axis, &points, &bars);
+    deepr_session::util::write_atomically(&out_dir.join("bench.html"), page.as_bytes())?;
     Ok(table)
 }

@@ -66,6 +66,19 @@ pub fn read_topics(path: &Path) -> Result<Vec<String>, Failure> {
     Ok(topics)
 }
 
+/// The topic set's name for bench.html: its file's name.
+fn topic_set_name(args: &BenchArgs) -> String {
+    [&args.facts, &args.qa, &args.topics]
+        .into_iter()
+        .flatten()
+        .next()
+        .and_then(|path| path.file_name())
+        .map_or_else(
+            || "topics".to_string(),
+            |name| name.to_string_lossy().into_owned(),
+        )
+}
+
 pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
     let qa = match &args.qa {
         Some(path) => Some(read_qa(path, args.qa_limit)?),
@@ -146,6 +159,7 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
     let table = write_bench_files(
         &out_dir,
         BenchTables {
+            title: &topic_set_name(args),
             summary: &summary,
             rows: &rows,
             qa: qa_rows.as_deref(),
