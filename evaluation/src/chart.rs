@@ -20,13 +20,16 @@ pub struct Point {
     pub quality: f64,
 }
 
+/// A strategy's quality, when the bench measured one.
+type Quality<'a> = Box<dyn Fn(&StrategyRow) -> Option<f64> + 'a>;
+
 /// What the quality axis is, and each strategy's point on it.
 pub fn points(
     summary: &[StrategyRow],
     qa: Option<&[QaRow]>,
     facts: Option<&[FactsSummary]>,
 ) -> (&'static str, Vec<Point>) {
-    let (axis, quality): (&str, Box<dyn Fn(&StrategyRow) -> Option<f64>>) = match (facts, qa) {
+    let (axis, quality): (&str, Quality<'_>) = match (facts, qa) {
         (Some(facts), _) => (
             "fact coverage",
             Box::new(move |row: &StrategyRow| {
