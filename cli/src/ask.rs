@@ -76,7 +76,14 @@ pub fn prepare(globals: &Globals, args: &AskArgs) -> Result<crate::run::NewRun, 
         if let Some(corpus) = parent.corpus.as_deref() {
             check_corpus(corpus)?;
         }
-        sources.extend(parent.sources.iter().cloned());
+        // A follow-up of a follow-up searches what the first run searched.
+        sources.extend(
+            parent
+                .sources
+                .iter()
+                .filter(|s| s.as_str() != deepr_providers::EARLIER)
+                .cloned(),
+        );
         if holds_nothing && !args.search {
             note = Some(format!(
                 "The documents run {} read hold nothing on this question; deepr searched its sources ({}) again.",
