@@ -80,7 +80,11 @@ pub fn prepare(globals: &Globals, args: &RefreshArgs) -> Result<Refreshed, Failu
             ))
         })?
         .record;
-    if let Some(lineage) = parent.lineage.as_ref().filter(|l| l.relation == Relation::Ask) {
+    if let Some(lineage) = parent
+        .lineage
+        .as_ref()
+        .filter(|l| l.relation == Relation::Ask)
+    {
         return Err(usage(format!(
             "run {} is a follow-up of run {}; refresh that run, then ask again",
             parent.run_id, lineage.parent

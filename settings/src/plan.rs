@@ -12,6 +12,8 @@ use crate::Depth;
 
 /// Longest subquestion kept (characters), as the planner's own are cut.
 pub const MAX_QUESTION_CHARS: usize = 300;
+/// Longest topic (characters), as `deepr run` takes it.
+pub const MAX_TOPIC_CHARS: usize = 2000;
 /// Longest search query (characters).
 pub const MAX_QUERY_CHARS: usize = 200;
 /// Queries one subquestion may carry (what the query step writes at most).
@@ -83,7 +85,7 @@ pub fn parse_plan(text: &str) -> Result<ResearchPlan, PlanError> {
             format!("{message} (keys: topic, depth, [[subquestion]] with question and queries)"),
         )
     })?;
-    let topic = one_line(text, &file.topic, "topic", MAX_QUESTION_CHARS * 10)?;
+    let topic = topic_of(text, &file.topic)?;
     let depth = *file.depth.get_ref();
     let max = depth.plan().max_subquestions;
     if file.subquestions.is_empty() {
@@ -152,6 +154,36 @@ fn queries_of(text: &str, queries: &toml::Spanned<Vec<String>>) -> Result<Vec<St
         }
     }
     Ok(kept)
+}
+
+/// The plan's topic as written, lines kept (a brief's bullet lines are its parts):
+/// trimmed, not empty, no control characters but line breaks and tabs.
+fn topic_of(text: &str, topic: &toml::Spanned<String>) -> Result<String, PlanError> {
+    let line = Some(line_of(text, topic.span().start));
+    let value = topic.get_ref().trim();
+    if value.is_empty() {
+        return Err(at(
+            line,
+            "the topic is empty; write the question or brief".into(),
+        ));
+    }
+    if value
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+    {
+        return Err(at(
+            line,
+            "the topic holds control characters; write plain text".into(),
+        ));
+    }
+    let chars = value.chars().count();
+    if chars > MAX_TOPIC_CHARS {
+        return Err(at(
+            line,
+            format!("the topic is {chars} characters; keep it under {MAX_TOPIC_CHARS}"),
+        ));
+    }
+    Ok(value.to_string())
 }
 
 /// A string value as one trimmed line, or the error on its line.
@@ -262,6 +294,14 @@ mod tests {
         let text = render_plan(&plan, &["estimate: 20–30 LLM calls".into()]);
         assert!(text.contains("# estimate: 20–30 LLM calls"), "{text}");
         assert_eq!(parse_plan(&text), Ok(plan));
+    }
+
+    #[test]
+    fn a_briefs_lines_survive_the_plan() {
+        let mut plan = plan(&["Funding?"]);
+        plan.topic = "Write a brief covering:\n- funding\n- risks".into();
+        let text = render_plan(&plan, &[]);
+        assert_eq!(parse_plan(&text).expect("valid").topic, plan.topic);
     }
 
     #[test]
