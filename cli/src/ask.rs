@@ -13,7 +13,7 @@ use deepr_stages::Depth;
 
 use crate::record::{now_secs, read_run_file, run_dir, RunRecord};
 use crate::settings::{check_budget_values, check_corpus, check_topic, out_of, prepare_out};
-use crate::{state, usage, BudgetArgs, Failure, FormatArg, Globals};
+use crate::{state, usage, BudgetArgs, Failure, Globals};
 
 #[derive(clap::Args, Debug)]
 pub struct AskArgs {
@@ -35,7 +35,7 @@ pub struct AskArgs {
     pub budget: BudgetArgs,
     /// Extra output formats beside --out (repeatable), as for `deepr run`.
     #[arg(long = "format", value_enum, value_name = "FORMAT")]
-    pub formats: Vec<FormatArg>,
+    pub formats: Vec<deepr_settings::ReportFormat>,
 }
 
 pub fn execute(globals: &Globals, args: &AskArgs) -> Result<u8, Failure> {
@@ -69,28 +69,41 @@ pub fn prepare(globals: &Globals, args: &AskArgs) -> Result<crate::run::NewRun, 
         .map_err(|e| Failure::Run(anyhow::anyhow!("cannot open the text archive: {e}")))?;
     let (read, _) = deepr_providers::ReadBefore::new(&documents, &archive)
         .map_err(|e| Failure::Run(anyhow::anyhow!(e)))?;
+    if read.is_empty() && !args.search {
+        return Err(usage(format!(
+            "the archive holds none of the documents run {} read; ask with --search to search its sources again",
+            parent.run_id
+        )));
+    }
     let holds_nothing = !read.speaks_to(&question);
-    let mut sources = vec![deepr_providers::EARLIER.to_string()];
+    let mut sources = Vec::new();
+    if !read.is_empty() {
+        sources.push(deepr_providers::EARLIER.to_string());
+    }
     let mut note = None;
     if args.search || holds_nothing {
-        if let Some(corpus) = parent.corpus.as_deref() {
+        let searched = first_sources(&state_dir, &parent);
+        if searched.is_empty() {
+            return Err(usage(format!(
+                "run {} searched no source of its own to search again; ask its parent",
+                parent.run_id
+            )));
+        }
+        if let Some(corpus) = parent
+            .corpus
+            .as_deref()
+            .filter(|_| searched.iter().any(|s| s == "corpus"))
+        {
             check_corpus(corpus)?;
         }
-        // A follow-up of a follow-up searches what the first run searched.
-        sources.extend(
-            parent
-                .sources
-                .iter()
-                .filter(|s| s.as_str() != deepr_providers::EARLIER)
-                .cloned(),
-        );
         if holds_nothing && !args.search {
             note = Some(format!(
                 "The documents run {} read hold nothing on this question; deepr searched its sources ({}) again.",
                 parent.run_id,
-                parent.sources.join(", ")
+                searched.join(", ")
             ));
         }
+        sources.extend(searched);
     }
     let record = follow_up(
         &parent,
@@ -101,7 +114,11 @@ pub fn prepare(globals: &Globals, args: &AskArgs) -> Result<crate::run::NewRun, 
             parent: parent.run_id.clone(),
             relation: Relation::Ask,
             parent_created: parent.created,
-            documents,
+            documents: if read.is_empty() {
+                Vec::new()
+            } else {
+                documents
+            },
             note: note.clone(),
         },
     )?;
@@ -126,6 +143,30 @@ pub fn prepare(globals: &Globals, args: &AskArgs) -> Result<crate::run::NewRun, 
     })
 }
 
+/// The sources the first run of a chain of follow-ups searched (a follow-up's own
+/// list names only `earlier`).
+fn first_sources(state_dir: &std::path::Path, parent: &RunRecord) -> Vec<String> {
+    let mut record = parent.clone();
+    // A chain is short; the bound keeps a damaged one from looping.
+    for _ in 0..32 {
+        let own: Vec<String> = record
+            .sources
+            .iter()
+            .filter(|s| s.as_str() != deepr_providers::EARLIER)
+            .cloned()
+            .collect();
+        let earlier = record.lineage.as_ref().map(|l| l.parent.clone());
+        match (own.is_empty(), earlier) {
+            (true, Some(id)) => match read_run_file(&run_dir(state_dir, &id)) {
+                Some(file) => record = file.record,
+                None => return Vec::new(),
+            },
+            _ => return own,
+        }
+    }
+    Vec::new()
+}
+
 /// The follow-up's record: the parent's models, strategy and settings; the question as
 /// its topic and its one planned subquestion, searched as asked; quick depth.
 fn follow_up(
@@ -144,7 +185,11 @@ fn follow_up(
     };
     let out = out_of(args.out.as_deref(), question)?;
     let out = std::path::absolute(&out).unwrap_or(out);
-    let mut formats: Vec<String> = args.formats.iter().filter_map(|f| f.file_kind()).collect();
+    let mut formats: Vec<String> = args
+        .formats
+        .iter()
+        .filter_map(|f| f.extra_file().map(String::from))
+        .collect();
     formats.sort();
     formats.dedup();
     Ok(RunRecord {

@@ -32,7 +32,7 @@ pub use deepr_session::{memory, progress, record, reports, signals, state, util,
 pub use deepr_session::{usage, Failure};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
 /// deepr — checkpointed deep research with verbatim quotes.
 #[derive(Parser, Debug)]
@@ -138,7 +138,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "MODEL")]
     pub price_as: Option<String>,
     #[arg(long, value_enum)]
-    pub depth: Option<DepthArg>,
+    pub depth: Option<deepr_settings::Depth>,
     /// Runs at once (1–8).
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
@@ -251,49 +251,6 @@ pub struct ResumeArgs {
     pub dry_run: bool,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum DepthArg {
-    Quick,
-    Standard,
-    Deep,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum FormatArg {
-    /// The long-form markdown report (always written).
-    Md,
-    /// One self-contained HTML file.
-    Html,
-    /// One line per supported claim with its citation.
-    Bullets,
-    /// Question/answer flashcards as TSV (Anki imports it).
-    Cards,
-    /// The article as a PDF with embedded fonts, its footnotes' quotes and sources, links
-    /// and Run details.
-    Pdf,
-}
-
-impl FormatArg {
-    /// The extra file the record asks the session for (`md` is always written: none).
-    pub fn file_kind(self) -> Option<String> {
-        match self {
-            Self::Md => None,
-            Self::Html => Some("html".to_string()),
-            Self::Bullets => Some("bullets".to_string()),
-            Self::Cards => Some("cards".to_string()),
-            Self::Pdf => Some("pdf".to_string()),
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum StrategyArg {
-    Linear,
-    PerClaim,
-    FreeQuote,
-    NoJudge,
-}
-
 /// Base URLs of the search providers (trusted endpoints: mirrors, self-hosted
 /// instances, test stand-ins).
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -359,12 +316,12 @@ pub struct RunArgs {
     pub out: Option<PathBuf>,
     /// quick (3–5 subquestions, no extra round), standard (5–10, ≤ 1 extra round), deep (10–20, ≤ 3).
     #[arg(long, value_enum)]
-    pub depth: Option<DepthArg>,
+    pub depth: Option<deepr_settings::Depth>,
     /// linear (candidates by ID, one judge call per 8 claims; default), per-claim (3
     /// verifier votes per claim reading full sources), free-quote (the model copies its
     /// own quotes; kept as written), no-judge.
     #[arg(long, value_enum)]
-    pub strategy: Option<StrategyArg>,
+    pub strategy: Option<deepr_settings::Strategy>,
     /// How a model extractor reads a subquestion's documents: ranked (default: the units
     /// ranked by the question's words, up to --model-pool) or documents (each found
     /// document under its headings, a short one whole, a long one by its best sections,
@@ -422,7 +379,7 @@ pub struct RunArgs {
     /// (report.bullets.md), cards (report.cards.tsv), pdf (report.pdf). The markdown report and its JSON
     /// sidecar are always written.
     #[arg(long = "format", value_enum, value_name = "FORMAT")]
-    pub formats: Vec<FormatArg>,
+    pub formats: Vec<deepr_settings::ReportFormat>,
     #[command(flatten)]
     pub simulation: SimulationArgs,
     /// A folder of prompt templates (<id>.txt) that replace the built-in ones; edits

@@ -98,13 +98,29 @@ pub fn prepare(globals: &Globals, args: &RefreshArgs) -> Result<Refreshed, Failu
             parent_report.display()
         ))
     })?;
+    // Another run may have written its report to the same path since.
+    let written_by = serde_json::from_slice::<serde_json::Value>(&report_bytes)
+        .ok()
+        .and_then(|report| report["run_id"].as_str().map(String::from));
+    if written_by.as_deref() != Some(parent.run_id.as_str()) {
+        return Err(usage(format!(
+            "{} is no longer run {}'s report (another run wrote it since); re-render that run first (deepr resume {1})",
+            parent_report.display(),
+            parent.run_id
+        )));
+    }
     let max_time = check_budget_values(&args.budget)?;
     if let Some(corpus) = parent.corpus.as_deref() {
         check_corpus(corpus)?;
     }
     let seen_then = SourcesSeen::read(&parent_dir);
     if args.if_changed {
-        if let Some(unchanged) = unchanged_since(&state_dir, &parent, seen_then.as_ref())? {
+        // Night after night: against the newest finished refresh, so one change is
+        // refreshed once.
+        let latest = latest_refresh(&state_dir, &parent.run_id)
+            .and_then(|dir| SourcesSeen::read(&dir))
+            .or_else(|| seen_then.clone());
+        if let Some(unchanged) = unchanged_since(&state_dir, &parent, latest.as_ref())? {
             return Ok(Refreshed::Unchanged(unchanged));
         }
     }
@@ -135,6 +151,22 @@ pub fn prepare(globals: &Globals, args: &RefreshArgs) -> Result<Refreshed, Failu
     })))
 }
 
+/// The folder of the newest finished refresh of run `parent`, if any.
+fn latest_refresh(state_dir: &Path, parent: &str) -> Option<PathBuf> {
+    let entries = std::fs::read_dir(state_dir.join("runs")).ok()?;
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let file = read_run_file(&entry.path())?;
+            let lineage = file.record.lineage.as_ref()?;
+            let refreshes = lineage.relation == Relation::Refresh && lineage.parent == parent;
+            (refreshes && file.state == crate::record::RunState::Finished)
+                .then(|| (file.record.created, entry.path()))
+        })
+        .max()
+        .map(|(_, dir)| dir)
+}
+
 /// `Some(what to say)` when the sources hold what they held for `parent`: the corpus
 /// indexed now (unchanged files reused) gives the same search fingerprint. Web
 /// sources, or an earlier run that kept no fingerprint, are never "unchanged".
@@ -158,7 +190,7 @@ fn unchanged_since(
     let now = deepr_session::wiring::search_fingerprint(parent, Some(&index));
     Ok((now == then.fingerprint).then(|| {
         format!(
-            "deepr: no source of run {} changed since it ran; no new report (refresh without --if-changed to run it again)",
+            "deepr: no source of run {} changed since it (or its latest refresh) ran; no new report (refresh without --if-changed to run it again)",
             parent.run_id
         )
     }))

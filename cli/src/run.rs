@@ -170,7 +170,7 @@ fn create(
     let embed = deepr_session::embedder::embed_choice()?;
     prepare_out(&settings.out)?;
     let plan_only = match args.plan_only {
-        true => Some(deepr_session::plan_only::PlanOnly {
+        true => Some(deepr_session::record::PlanOnly {
             path: crate::settings::plan_path(&settings.out)?,
             notes: vec![estimate.to_string()],
         }),
@@ -277,8 +277,11 @@ fn new_record(settings: &crate::settings::Settings, args: &RunArgs) -> Result<Ru
         model_pool: args.model_pool,
         reading: settings.reading,
         formats: {
-            let mut formats: Vec<String> =
-                args.formats.iter().filter_map(|f| f.file_kind()).collect();
+            let mut formats: Vec<String> = args
+                .formats
+                .iter()
+                .filter_map(|f| f.extra_file().map(String::from))
+                .collect();
             formats.sort();
             formats.dedup();
             formats

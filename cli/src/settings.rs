@@ -8,7 +8,7 @@ use std::time::Duration;
 use deepr_stages::{Depth, Strategy};
 
 use crate::record::{self, Simulation};
-use crate::{config, state, usage, BudgetArgs, DepthArg, Failure, Globals, RunArgs, StrategyArg};
+use crate::{config, state, usage, BudgetArgs, Failure, Globals, RunArgs};
 use deepr_orchestrator::simulate::{Latency, ModelLatency};
 
 const MAX_TOPIC_CHARS: usize = 2000;
@@ -174,7 +174,7 @@ fn planned(
         }
     }
     if let Some(flag) = args.depth {
-        let given = depth_of(Some(flag), None);
+        let given = flag;
         if given != plan.depth {
             return Err(usage(format!(
                 "--depth {} differs from depth = \"{}\" in --plan {shown}; drop --depth or edit the plan",
@@ -195,14 +195,18 @@ fn read_plan_file(path: &Path) -> Result<String, Failure> {
             "cannot read --plan {shown}: {e}; pass the plan.toml --plan-only wrote"
         ))
     })?;
-    let mut text = String::new();
-    let limit = deepr_settings::plan::MAX_PLAN_BYTES as u64 + 1;
-    file.take(limit).read_to_string(&mut text).map_err(|e| {
-        usage(format!(
-            "cannot read --plan {shown}: {e}; a plan is UTF-8 TOML"
-        ))
-    })?;
-    Ok(text)
+    let mut bytes = Vec::new();
+    let limit = deepr_settings::plan::MAX_PLAN_BYTES;
+    file.take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| usage(format!("cannot read --plan {shown}: {e}")))?;
+    if bytes.len() > limit {
+        return Err(usage(format!(
+            "--plan {shown} is over {limit} bytes; a plan is a page (write it again with --plan-only)"
+        )));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| usage(format!("--plan {shown} is not UTF-8 text; a plan is TOML")))
 }
 
 /// Where `--plan-only` writes the plan: `plan.toml` beside the report. An existing
@@ -238,24 +242,13 @@ pub fn check_topic(topic: &str) -> Result<String, Failure> {
 
 /// `--depth`, else the config file's `depth` (typed when the file was read), else
 /// standard.
-fn depth_of(flag: Option<DepthArg>, file: Option<Depth>) -> Depth {
-    match flag {
-        Some(DepthArg::Quick) => Depth::Quick,
-        Some(DepthArg::Standard) => Depth::Standard,
-        Some(DepthArg::Deep) => Depth::Deep,
-        None => file.unwrap_or(Depth::Standard),
-    }
+fn depth_of(flag: Option<Depth>, file: Option<Depth>) -> Depth {
+    flag.or(file).unwrap_or(Depth::Standard)
 }
 
 /// `--strategy`, else the config file's `strategy`, else linear.
-fn strategy_of(flag: Option<StrategyArg>, file: Option<Strategy>) -> Strategy {
-    match flag {
-        Some(StrategyArg::Linear) => Strategy::Linear,
-        Some(StrategyArg::PerClaim) => Strategy::PerClaim,
-        Some(StrategyArg::FreeQuote) => Strategy::FreeQuote,
-        Some(StrategyArg::NoJudge) => Strategy::NoJudge,
-        None => file.unwrap_or(Strategy::Linear),
-    }
+fn strategy_of(flag: Option<Strategy>, file: Option<Strategy>) -> Strategy {
+    flag.or(file).unwrap_or(Strategy::Linear)
 }
 
 /// The run's models and the base URL of an OpenAI-compatible server.

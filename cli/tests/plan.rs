@@ -203,7 +203,7 @@ fn a_plan_only_run_killed_mid_plan_writes_its_plan_on_resume() {
         "--run-id",
         "killed",
         "--offline-latency",
-        "2s",
+        "3s",
     ];
     let mut child = spawn(&killed.path, &args);
     let record = killed.path.join("state/runs/killed/run.json");
@@ -215,6 +215,9 @@ fn a_plan_only_run_killed_mid_plan_writes_its_plan_on_resume() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    // The record reaches the checkpoint store just after run.json; the planner's call
+    // takes 3 s.
+    std::thread::sleep(Duration::from_millis(700));
     let _ = child.kill(); // SIGKILL
     let _ = child.wait();
     assert!(

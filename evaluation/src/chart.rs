@@ -10,7 +10,14 @@ use std::fmt::Write as _;
 use crate::facts::FactsSummary;
 use crate::qa::QaRow;
 use crate::rows::StrategyRow;
-use crate::table::escape;
+
+/// Text escaped for HTML and SVG (elements and quoted attributes).
+pub fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
 
 /// One strategy's point: its mean tokens per run and its quality in [0, 1].
 #[derive(Clone, Debug, PartialEq)]

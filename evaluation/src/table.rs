@@ -72,12 +72,7 @@ pub fn markdown(
     out
 }
 
-pub fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
+pub use crate::chart::escape;
 
 /// Two bar panels: total tokens per strategy, and verbatim rate per strategy.
 pub fn svg(summary: &[StrategyRow]) -> String {

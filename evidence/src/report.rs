@@ -57,7 +57,7 @@ pub struct Report {
 /// stated anew in the same place with other figures.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Changes {
-    /// The earlier run and when its report was written (`YYYY-MM-DD`).
+    /// The earlier run and the day it started (`YYYY-MM-DD`).
     pub parent_run: String,
     pub since: String,
     /// Documents new, changed and removed since (corpus-relative paths or URLs).

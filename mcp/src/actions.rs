@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use crate::active::ActiveRun;
 use crate::shared::Shared;
-use crate::tools::{Arguments, DEPTHS, FORMATS, MAX_WAIT_S, STRATEGIES};
+use crate::tools::{depths, formats, strategies, Arguments, MAX_WAIT_S};
 use deepr_session::Failure;
 
 /// A run started or resumed, and how long the call may wait for it.
@@ -33,7 +33,7 @@ fn one_line(failure: Failure) -> String {
 }
 
 /// The budget flags of a call, capped by the server's policy.
-fn budget_flags(shared: &Shared, args: &Arguments<'_>) -> Result<Vec<String>, String> {
+pub(crate) fn budget_flags(shared: &Shared, args: &Arguments<'_>) -> Result<Vec<String>, String> {
     let (tokens, cost) = shared.policy.budgets(
         args.positive_integer("max_tokens")?,
         args.number("max_cost", 0.0, f64::MAX, true)?,
@@ -118,14 +118,31 @@ pub fn research_call(
     let tool = asked.tool();
     let args = Arguments::new(tool, map, asked.known())?;
     let plan = args.string("plan")?;
+    let planned_topic = match plan {
+        Some(text) => Some(
+            deepr_stages::research::parse_plan(text)
+                .map_err(|e| format!("{tool}: plan {e}"))?
+                .topic,
+        ),
+        None => None,
+    };
     let topic = match plan {
         Some(_) => args.string("topic")?.filter(|t| !t.trim().is_empty()),
         None => Some(args.required("topic")?),
     };
     let run_id = match args.string("run_id")? {
         Some(_) => args.run_id()?.to_string(),
-        None => deepr_session::state::new_run_id(topic.unwrap_or("planned research")),
+        None => deepr_session::state::new_run_id(
+            topic
+                .or(planned_topic.as_deref())
+                .unwrap_or("planned research"),
+        ),
     };
+    if plan.is_some() && run_dir(&shared.state_dir, &run_id).exists() {
+        return Err(format!(
+            "{tool}: run id {run_id:?} already exists; choose another run_id"
+        ));
+    }
     let out = shared
         .state_dir
         .join("reports")
@@ -146,13 +163,13 @@ pub fn research_call(
     if let Some(sources) = args.string("sources")? {
         flag("--sources", sources.to_string());
     }
-    if let Some(depth) = args.choice("depth", DEPTHS)? {
+    if let Some(depth) = args.choice("depth", &depths())? {
         flag("--depth", depth.to_string());
     }
-    if let Some(strategy) = args.choice("strategy", STRATEGIES)? {
+    if let Some(strategy) = args.choice("strategy", &strategies())? {
         flag("--strategy", strategy.to_string());
     }
-    for format in args.choices("formats", FORMATS)? {
+    for format in args.choices("formats", &formats())? {
         flag("--format", format.to_string());
     }
     if let Some(text) = plan {
@@ -177,10 +194,9 @@ pub fn research_call(
     })
 }
 
-/// A call's `plan` (TOML, as `plan_research` gave it, maybe edited), checked and
-/// written beside the run's report for `--plan`: its path.
+/// A call's `plan` (TOML, as `plan_research` gave it, maybe edited; checked by the
+/// caller) written beside the run's report for `--plan`: its path.
 fn write_plan_argument(tool: &str, text: &str, out: &Path) -> Result<String, String> {
-    deepr_stages::research::parse_plan(text).map_err(|e| format!("{tool}: plan {e}"))?;
     let path = out.with_file_name("reviewed-plan.toml");
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
@@ -189,143 +205,6 @@ fn write_plan_argument(tool: &str, text: &str, out: &Path) -> Result<String, Str
     deepr_checkpoints::write_atomically(&path, text.as_bytes())
         .map_err(|e| format!("{tool}: cannot keep the plan at {} ({e})", path.display()))?;
     Ok(path.display().to_string())
-}
-
-/// The flags every later run takes from a call: its id, its report path under the
-/// state dir, its budgets (capped).
-fn later_run_flags(
-    shared: &Shared,
-    args: &Arguments<'_>,
-    run_id: &str,
-) -> Result<Vec<String>, String> {
-    let out = shared
-        .state_dir
-        .join("reports")
-        .join(run_id)
-        .join("report.md");
-    let mut line = vec![
-        "--run-id".to_string(),
-        run_id.to_string(),
-        "--out".to_string(),
-        out.display().to_string(),
-    ];
-    line.extend(budget_flags(shared, args)?);
-    Ok(line)
-}
-
-/// `ask_followup`: a follow-up question on an earlier run, as `deepr ask` creates it,
-/// run by a session of this server.
-pub fn ask_followup(shared: &Shared, map: &JsonObject) -> Result<Started, String> {
-    let args = Arguments::new(
-        "ask_followup",
-        map,
-        &[
-            "run_id",
-            "question",
-            "search",
-            "max_tokens",
-            "max_cost",
-            "max_time",
-            "wait_s",
-        ],
-    )?;
-    let parent = args.run_id()?.to_string();
-    let question = args.required("question")?;
-    let run_id = deepr_session::state::new_run_id(question);
-    let mut line = vec![parent];
-    line.extend(later_run_flags(shared, &args, &run_id)?);
-    match map.get("search") {
-        None | Some(Value::Null | Value::Bool(false)) => {}
-        Some(Value::Bool(true)) => line.push("--search".to_string()),
-        Some(other) => {
-            return Err(format!(
-                "ask_followup: search must be true or false, not {other}"
-            ))
-        }
-    }
-    line.extend(["--".to_string(), question.to_string()]);
-    let created = shared.host.create_follow_up(&line)?;
-    let run = shared.runs.launch(
-        &run_id,
-        shared.state_dir.clone(),
-        Start::New(Box::new(created.record)),
-        created.options,
-    )?;
-    let wait_s = args
-        .number("wait_s", 0.0, MAX_WAIT_S, false)?
-        .unwrap_or(0.0);
-    Ok(Started { run, wait_s })
-}
-
-/// `refresh_run`: an earlier run's research again, as `deepr refresh` creates it —
-/// `Ok(None)` with why when `if_changed` found no source changed.
-pub fn refresh_run(shared: &Shared, map: &JsonObject) -> Result<Result<Started, String>, String> {
-    let args = Arguments::new(
-        "refresh_run",
-        map,
-        &[
-            "run_id",
-            "if_changed",
-            "max_tokens",
-            "max_cost",
-            "max_time",
-            "wait_s",
-        ],
-    )?;
-    let parent = args.run_id()?.to_string();
-    let run_id = deepr_session::state::new_run_id(&format!("refresh {parent}"));
-    let mut line = vec![parent];
-    line.extend(later_run_flags(shared, &args, &run_id)?);
-    match map.get("if_changed") {
-        None | Some(Value::Null | Value::Bool(false)) => {}
-        Some(Value::Bool(true)) => line.push("--if-changed".to_string()),
-        Some(other) => {
-            return Err(format!(
-                "refresh_run: if_changed must be true or false, not {other}"
-            ))
-        }
-    }
-    let created = match shared.host.create_refresh(&line)? {
-        crate::host::RefreshStart::Unchanged(why) => return Ok(Err(why)),
-        crate::host::RefreshStart::Created(created) => created,
-    };
-    let run = shared.runs.launch(
-        &run_id,
-        shared.state_dir.clone(),
-        Start::New(Box::new(created.record)),
-        created.options,
-    )?;
-    let wait_s = args
-        .number("wait_s", 0.0, MAX_WAIT_S, false)?
-        .unwrap_or(0.0);
-    Ok(Ok(Started { run, wait_s }))
-}
-
-/// `plan_research`: a plan-only run of this server; its plan is read with
-/// [`written_plan`] once it ends.
-pub fn plan_research(shared: &Shared, map: &JsonObject) -> Result<Started, String> {
-    let ResearchCall { run_id, line, .. } = research_call(shared, map, Asked::Plan)?;
-    let created = shared.host.create_run(&line)?;
-    let run = shared.runs.launch(
-        &run_id,
-        shared.state_dir.clone(),
-        Start::New(Box::new(created.record)),
-        created.options,
-    )?;
-    Ok(Started {
-        run,
-        wait_s: MAX_WAIT_S,
-    })
-}
-
-/// The plan a plan-only run wrote (`plan.toml` beside its report), if it did.
-pub fn written_plan(shared: &Shared, run_id: &str) -> Option<String> {
-    let path = shared
-        .state_dir
-        .join("reports")
-        .join(run_id)
-        .join("plan.toml");
-    std::fs::read_to_string(path).ok()
 }
 
 /// `research`: the call's arguments as a `deepr run` command line, checked and
@@ -495,7 +374,10 @@ pub fn status_of(shared: &Shared, run_id: &str) -> Value {
         status["progress"] = run.live_json();
     }
     status["state"] = json!(state);
-    status["resumable"] = json!(!matches!(state.as_str(), "finished" | "running" | "failed"));
+    status["resumable"] = json!(!matches!(
+        state.as_str(),
+        "finished" | "running" | "failed" | "planned"
+    ));
     status["detail"] = json!(detail);
     status
 }
@@ -522,6 +404,10 @@ fn stored_state(
                 _ => ("killed".into(), format!("its process is gone; {resume}")),
             },
             RunState::Finished => ("finished".into(), "the report is written".into()),
+            RunState::Planned => (
+                "planned".into(),
+                "its plan is written (plan_research returned it); research it with research's plan argument".into(),
+            ),
             other => (
                 other.as_str().to_string(),
                 format!("{}; {resume}", file.note.clone().unwrap_or_default()),

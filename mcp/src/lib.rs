@@ -23,6 +23,7 @@ mod active;
 mod fleet;
 pub mod host;
 mod http;
+mod later;
 mod policy;
 mod reading;
 mod server;

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use crate::actions::status_of;
 use crate::shared::Shared;
-use crate::tools::{Arguments, DEPTHS, STRATEGIES};
+use crate::tools::{depths, strategies, Arguments};
 
 /// The reports a resource URI may name.
 const RESOURCE_FILES: &[&str] = &["report.md", "report.json"];
@@ -211,10 +211,10 @@ pub fn verify_report(shared: &Shared, map: &JsonObject) -> Result<Value, String>
 pub fn estimate_cost(shared: &Shared, map: &JsonObject) -> Result<Value, String> {
     let args = Arguments::new("estimate_cost", map, &["depth", "strategy"])?;
     let mut line = Vec::new();
-    if let Some(depth) = args.choice("depth", DEPTHS)? {
+    if let Some(depth) = args.choice("depth", &depths())? {
         line.extend(["--depth".to_string(), depth.into()]);
     }
-    if let Some(strategy) = args.choice("strategy", STRATEGIES)? {
+    if let Some(strategy) = args.choice("strategy", &strategies())? {
         line.extend(["--strategy".to_string(), strategy.into()]);
     }
     line.extend(["--".to_string(), "estimate".into()]);

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::actions::{self, Started};
 use crate::shared::Shared;
-use crate::{fleet, reading, tools};
+use crate::{fleet, later, reading, tools};
 
 /// The handler every connection shares.
 #[derive(Clone)]
@@ -64,23 +64,22 @@ impl DeeprServer {
                 Ok(self.follow_local(started, ctx).await)
             }
             "ask_followup" => {
-                let started = actions::ask_followup(shared, args)?;
+                let started = later::ask_followup(shared, args)?;
                 Ok(self.follow_local(started, ctx).await)
             }
-            "refresh_run" => match actions::refresh_run(shared, args)? {
+            "refresh_run" => match later::refresh_run(shared, args)? {
                 Ok(started) => Ok(self.follow_local(started, ctx).await),
                 Err(unchanged) => Ok(
                     serde_json::json!({"state": "unchanged", "detail": unchanged, "summary": unchanged}),
                 ),
             },
             "plan_research" => {
-                let started = actions::plan_research(shared, args)?;
+                let started = later::plan_research(shared, args)?;
                 let run_id = started.run.run_id.clone();
                 let mut status = self.follow_local(started, ctx).await;
-                if let (Some(map), Some(plan)) = (
-                    status.as_object_mut(),
-                    actions::written_plan(shared, &run_id),
-                ) {
+                if let (Some(map), Some(plan)) =
+                    (status.as_object_mut(), later::written_plan(shared, &run_id))
+                {
                     map.insert("plan".into(), Value::String(plan));
                     map.insert("next".into(), Value::String("review or edit the plan, then pass it to research as plan (topic may be left out)".into()));
                 }

@@ -8,10 +8,29 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool};
 use serde_json::{json, Value};
 
-/// The values `depth`, `strategy` and `formats` take (the CLI's own names).
-pub const DEPTHS: &[&str] = &["quick", "standard", "deep"];
-pub const STRATEGIES: &[&str] = &["linear", "per-claim", "free-quote", "no-judge"];
-pub const FORMATS: &[&str] = &["md", "html", "bullets", "cards", "pdf"];
+/// The values `depth` takes: the settings' own list, as the command line's.
+pub fn depths() -> Vec<&'static str> {
+    deepr_stages::Depth::ALL
+        .iter()
+        .map(|d| d.as_str())
+        .collect()
+}
+
+/// The values `strategy` takes.
+pub fn strategies() -> Vec<&'static str> {
+    deepr_stages::Strategy::ALL
+        .iter()
+        .map(|s| s.as_str())
+        .collect()
+}
+
+/// The values `formats` takes.
+pub fn formats() -> Vec<&'static str> {
+    deepr_stages::research::ReportFormat::ALL
+        .iter()
+        .map(|f| f.as_str())
+        .collect()
+}
 
 /// The longest a call may wait for a run (`wait_s`).
 pub const MAX_WAIT_S: f64 = 600.0;
@@ -61,9 +80,9 @@ fn research() -> Tool {
         "topic": {"type": "string", "minLength": 1, "maxLength": 20000, "description": "The question, or a whole brief: numbered parts become sections, writing instructions reach the writer."},
         "corpus": {"type": "string", "description": "A folder of documents (md, txt, html, pdf, docx, pptx, xlsx, csv) under one of the server's allowed roots."},
         "sources": {"type": "string", "description": "Search providers, comma-separated: corpus, wikipedia, arxiv, hn, searxng, brave, tavily. Default: the corpus when one is given, else wikipedia,arxiv,hn."},
-        "depth": {"type": "string", "enum": DEPTHS, "description": "quick: 3–5 subquestions, no extra round; standard (default): 5–10 and at most one deepening round; deep: 10–20 and at most three. estimate_cost gives the calls and tokens."},
-        "strategy": {"type": "string", "enum": STRATEGIES},
-        "formats": {"type": "array", "items": {"type": "string", "enum": FORMATS}, "description": "Extra report formats beside markdown and JSON."},
+        "depth": {"type": "string", "enum": depths(), "description": "quick: 1–5 subquestions, no extra round; standard (default): 5–10 and at most one deepening round; deep: 10–20 and at most three. estimate_cost gives the calls and tokens."},
+        "strategy": {"type": "string", "enum": strategies()},
+        "formats": {"type": "array", "items": {"type": "string", "enum": formats()}, "description": "Extra report formats beside markdown and JSON."},
         "run_id": run_id_property(),
         "plan": {"type": "string", "maxLength": deepr_stages::research::MAX_PLAN_BYTES, "description": "A reviewed plan: plan_research's plan (TOML: topic, depth, [[subquestion]] tables with question and queries), maybe edited. Researches exactly its subquestions, with no planning call; topic may then be left out."},
     });
@@ -84,7 +103,7 @@ fn plan_research() -> Tool {
         "topic": {"type": "string", "minLength": 1, "maxLength": 20000, "description": "The question or brief, as for research."},
         "corpus": {"type": "string", "description": "A folder of documents under one of the server's allowed roots, as for research."},
         "sources": {"type": "string", "description": "Search providers, comma-separated, as for research."},
-        "depth": {"type": "string", "enum": DEPTHS, "description": "The depth the plan is for (it bounds the number of subquestions)."},
+        "depth": {"type": "string", "enum": depths(), "description": "The depth the plan is for (it bounds the number of subquestions)."},
         "run_id": run_id_property(),
     });
     if let (Some(map), Value::Object(mut budgets)) =
@@ -138,7 +157,7 @@ pub fn all() -> Vec<Tool> {
         tool(
             "estimate_cost",
             "The model calls, tokens and dollars a run of this depth and strategy takes with the server's models, before spending anything. Free and instant.",
-            json!({"depth": {"type": "string", "enum": DEPTHS}, "strategy": {"type": "string", "enum": STRATEGIES}}),
+            json!({"depth": {"type": "string", "enum": depths()}, "strategy": {"type": "string", "enum": strategies()}}),
             &[],
         ),
         tool(
@@ -339,14 +358,14 @@ mod tests {
         assert!(args.required("topic").is_err());
         assert!(args.number("wait_s", 0.0, MAX_WAIT_S, false).is_err());
         assert!(args.positive_integer("max_tokens").is_err());
-        assert!(args.choice("depth", DEPTHS).is_err());
+        assert!(args.choice("depth", &depths()).is_err());
         assert!(args.run_id().is_err());
-        assert!(args.choices("formats", FORMATS).is_err());
+        assert!(args.choices("formats", &formats()).is_err());
         let fine = map(json!({"topic": "WAL", "wait_s": 2.5, "depth": "quick", "run_id": "a.b-1"}));
         let args = Arguments::new("research", &fine, &known).expect("known keys");
         assert_eq!(args.required("topic"), Ok("WAL"));
         assert_eq!(args.number("wait_s", 0.0, MAX_WAIT_S, false), Ok(Some(2.5)));
-        assert_eq!(args.choice("depth", DEPTHS), Ok(Some("quick")));
+        assert_eq!(args.choice("depth", &depths()), Ok(Some("quick")));
         assert_eq!(args.run_id(), Ok("a.b-1"));
         assert_eq!(args.positive_integer("max_tokens"), Ok(None));
     }

@@ -68,11 +68,15 @@ pub async fn session(
         budget,
         search_fingerprint,
     } = wire(state_dir, &run, &options, &archive, index, fleet.as_ref())?;
-    let seen = crate::lineage::SourcesSeen::new(&search_fingerprint, &corpus_documents);
-    if let Err(why) = seen.write(&run.dir) {
-        run.reporter.say(&format!(
-            "deepr: cannot keep what the sources held ({why}); a later refresh --if-changed will refresh anyway"
-        ));
+    // What the sources held when the run began, kept once: a resume, a dry run or a
+    // re-render never rewrites it (a refresh compares against it).
+    if run.first {
+        let seen = crate::lineage::SourcesSeen::new(&search_fingerprint, &corpus_documents);
+        if let Err(why) = seen.write(&run.dir) {
+            run.reporter.say(&format!(
+                "deepr: cannot keep what the sources held ({why}); a later refresh --if-changed will refresh anyway"
+            ));
+        }
     }
     let config = ResearchConfig {
         topic: run.record.topic.clone(),
@@ -85,7 +89,7 @@ pub async fn session(
         corpus_files,
         user_plan: run.record.user_plan.clone(),
         shape: match &run.record.lineage {
-            Some(lineage) if lineage.relation == crate::lineage::Relation::Ask => {
+            Some(lineage) if lineage.relation == crate::record::Relation::Ask => {
                 deepr_stages::research::ReportShape::Answer
             }
             _ => deepr_stages::research::ReportShape::Article,
@@ -151,7 +155,10 @@ fn read_corpus(
     run: &OpenRun,
     archive: &Arc<FileArchive>,
 ) -> Result<Option<(Arc<CorpusIndex>, deepr_providers::IndexReport)>, Failure> {
-    let Some(corpus) = &run.record.corpus else {
+    // A corpus no source searches (a follow-up reading its parent's documents) is not
+    // read: it may have moved since, and nothing here needs it.
+    let searched = run.record.sources.iter().any(|s| s == "corpus");
+    let Some(corpus) = run.record.corpus.as_ref().filter(|_| searched) else {
         return Ok(None);
     };
     match CorpusIndex::open_with(corpus, state_dir, archive, run.record.follow_links) {

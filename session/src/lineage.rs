@@ -13,41 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::record::{open_store, run_dir};
 use crate::{usage, Failure};
 
-/// How a run follows its parent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Relation {
-    /// A follow-up question on the parent's documents.
-    Ask,
-    /// The parent's research again, over its sources as they are now.
-    Refresh,
-}
-
-impl Relation {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Ask => "follow-up",
-            Self::Refresh => "refresh",
-        }
-    }
-}
-
-/// The run a run follows, and what it takes from it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Lineage {
-    pub parent: String,
-    pub relation: Relation,
-    /// When the parent run started (seconds since the epoch).
-    pub parent_created: u64,
-    /// `ask`: the documents the parent read, searched as `earlier` and served from the
-    /// archive.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub documents: Vec<DocMeta>,
-    /// Told to the reader with the gaps: why more than the parent's documents were
-    /// searched, when they were.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
+pub use crate::record::{Lineage, Relation};
 
 /// Run `run_id`'s checkpoint store, opened on a thread of its own (callers may be
 /// inside an async runtime — the MCP server — or not — the command line).

@@ -5,7 +5,6 @@
 //! before its plan was written writes it when resumed; `deepr run --plan plan.toml`
 //! researches the plan as the user edited it.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use deepr_orchestrator::Budget;
@@ -14,17 +13,9 @@ use deepr_stages::{ResearchConfig, ResearchProviders};
 
 use crate::opened::{set_state, OpenRun};
 use crate::options::SessionOptions;
-use crate::record::RunState;
+use crate::record::{PlanOnly, RunState};
 use crate::wiring::FleetLink;
 use crate::{Failure, SessionEnd};
-
-/// Where a plan-only session writes its plan, and the lines it writes above the plan
-/// as comments (the estimate of the run it plans).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct PlanOnly {
-    pub path: PathBuf,
-    pub notes: Vec<String>,
-}
 
 /// Runs the plan phase and writes the plan; an interrupted, stopped or refused plan
 /// phase ends as the whole pipeline would (resumable).
@@ -69,15 +60,12 @@ pub(crate) async fn write_plan(
     }
     let plan = plan_of(config, decomposed.subquestions);
     let text = deepr_stages::research::render_plan(&plan, &notes);
-    // A plan already there may hold the user's edits (a resume of a run whose plan was
-    // written): never overwritten.
-    if target.path.exists() {
-        return Err(crate::usage(format!(
-            "{} exists (maybe an edited plan); research it with deepr run --plan {0}, or move it and resume to write it again",
-            target.path.display()
-        )));
+    // A plan already there (a resume of a run whose plan was written; the command line
+    // refuses a new plan-only run over an existing file) may hold the user's edits: it
+    // is never overwritten, and the run ends planned as it did.
+    if !target.path.exists() {
+        crate::util::write_atomically(&target.path, text.as_bytes())?;
     }
-    crate::util::write_atomically(&target.path, text.as_bytes())?;
     set_state(
         &run.dir,
         &run.record,

@@ -127,10 +127,10 @@ pub struct RunRecord {
     /// `--plan-only`: every session of this run runs only the plan phase and writes
     /// the research plan here, for the user to review.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub plan_only: Option<crate::plan_only::PlanOnly>,
+    pub plan_only: Option<PlanOnly>,
     /// The run this one follows (`deepr ask`, `deepr refresh`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lineage: Option<crate::lineage::Lineage>,
+    pub lineage: Option<Lineage>,
 }
 
 /// The topic as a brief, when it is more than a one-line question.
@@ -224,7 +224,8 @@ pub struct Efficiency {
 #[serde(rename_all = "lowercase")]
 pub enum RunState {
     Running,
-    /// `--plan-only` wrote the plan and stopped; a resume researches it as planned.
+    /// `--plan-only` wrote the plan and stopped; `deepr run --plan FILE` researches it
+    /// (a resume only ends planned again, never over the plan).
     Planned,
     Finished,
     Incomplete,
@@ -433,4 +434,48 @@ mod tests {
         assert!(parse_duration("--max-time", "soon").is_err());
         assert!(parse_duration("--max-time", "-5m").is_err());
     }
+}
+
+/// How a run follows its parent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Relation {
+    /// A follow-up question on the parent's documents.
+    Ask,
+    /// The parent's research again, over its sources as they are now.
+    Refresh,
+}
+
+impl Relation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ask => "follow-up",
+            Self::Refresh => "refresh",
+        }
+    }
+}
+
+/// The run a run follows, and what it takes from it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Lineage {
+    pub parent: String,
+    pub relation: Relation,
+    /// When the parent run started (seconds since the epoch).
+    pub parent_created: u64,
+    /// `ask`: the documents the parent read, searched as `earlier` and served from the
+    /// archive.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub documents: Vec<deepr_orchestrator::DocMeta>,
+    /// Told to the reader with the gaps: why more than the parent's documents were
+    /// searched, when they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Where a plan-only session writes its plan, and the lines it writes above the plan
+/// as comments (the estimate of the run it plans).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanOnly {
+    pub path: std::path::PathBuf,
+    pub notes: Vec<String>,
 }

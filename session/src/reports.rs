@@ -135,7 +135,9 @@ pub fn write_reports(
     let json = serde_json::to_vec_pretty(&report).context("cannot serialise report.json")?;
     write_atomically(&json_path, &json)?;
     write_atomically(&record.out, markdown.as_bytes())?;
-    write_formats(record, &report, result, &details, &markdown)?;
+    for unwritten in write_formats(record, &report, result, &details, &markdown)? {
+        reporter.say(&format!("deepr: {unwritten}"));
+    }
     let supported = report
         .claims
         .iter()
@@ -180,7 +182,7 @@ fn run_details(
         origin.push((
             "Plan".to_string(),
             format!(
-                "{} subquestions as written beforehand (`--plan` or a follow-up); no planner call",
+                "{} subquestions as written beforehand (`--plan`, a follow-up's question or a refreshed run's plan); no planner call",
                 plan.len()
             ),
         ));
@@ -264,7 +266,8 @@ fn write_formats(
     result: &ResearchResult,
     details: &RunDetails,
     markdown: &str,
-) -> Result<(), Failure> {
+) -> Result<Vec<String>, Failure> {
+    let mut unwritten = Vec::new();
     let stem = record.out.with_extension("");
     let with_suffix = |suffix: &str| {
         let mut name = stem.clone().into_os_string();
@@ -285,16 +288,21 @@ fn write_formats(
                 with_suffix(".cards.tsv"),
                 deepr_stages::formats::render_cards(report).into_bytes(),
             ),
-            "pdf" => (
-                with_suffix(".pdf"),
-                deepr_pdf::render_pdf(markdown, &report.topic)
-                    .context("cannot make the PDF report (report.md is written)")?,
-            ),
+            // A PDF that cannot be made leaves the run's other reports standing.
+            "pdf" => match deepr_pdf::render_pdf(markdown, &report.topic) {
+                Ok(bytes) => (with_suffix(".pdf"), bytes),
+                Err(why) => {
+                    unwritten.push(format!(
+                        "no PDF report: {why} (the markdown report is written)"
+                    ));
+                    continue;
+                }
+            },
             _ => continue,
         };
         write_atomically(&path, &bytes)?;
     }
-    Ok(())
+    Ok(unwritten)
 }
 
 /// What the report says of the corpus: how many files were read, and every file not

@@ -4,11 +4,16 @@
 
 use serde::{Deserialize, Serialize};
 
+/// How wide and deep a run researches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Depth {
+    /// 1–5 subquestions, no extra round.
     Quick,
+    /// 5–10 subquestions, at most one deepening round (the default).
     Standard,
+    /// 10–20 subquestions, at most three deepening rounds.
     Deep,
 }
 
@@ -67,6 +72,9 @@ impl Depth {
         }
     }
 
+    /// Every depth, in order.
+    pub const ALL: [Self; 3] = [Self::Quick, Self::Standard, Self::Deep];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Quick => "quick",
@@ -76,7 +84,9 @@ impl Depth {
     }
 }
 
+/// How a run's claims are judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Strategy {
     /// Candidates by ID, one judge call per ≤ 8 claims.
@@ -92,6 +102,9 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// Every strategy, in order.
+    pub const ALL: [Self; 4] = [Self::Linear, Self::PerClaim, Self::FreeQuote, Self::NoJudge];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Linear => "linear",
@@ -138,6 +151,49 @@ impl Reading {
             "ranked" => Some(Self::Ranked),
             "documents" => Some(Self::Documents),
             _ => None,
+        }
+    }
+}
+
+/// A report's file formats: the markdown report (always written) and the extra ones
+/// `--format` asks for beside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum ReportFormat {
+    /// The long-form markdown report (always written).
+    Md,
+    /// One self-contained HTML file.
+    Html,
+    /// One line per supported claim with its citation.
+    Bullets,
+    /// Question/answer flashcards as TSV (Anki imports it).
+    Cards,
+    /// The article as a PDF with embedded fonts, its footnotes' quotes and sources,
+    /// links and Run details.
+    Pdf,
+}
+
+impl ReportFormat {
+    /// Every format, in order.
+    pub const ALL: [Self; 5] = [Self::Md, Self::Html, Self::Bullets, Self::Cards, Self::Pdf];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Md => "md",
+            Self::Html => "html",
+            Self::Bullets => "bullets",
+            Self::Cards => "cards",
+            Self::Pdf => "pdf",
+        }
+    }
+
+    /// The extra file a run's record asks the session for (`md` is always written:
+    /// none).
+    pub fn extra_file(self) -> Option<&'static str> {
+        match self {
+            Self::Md => None,
+            other => Some(other.as_str()),
         }
     }
 }

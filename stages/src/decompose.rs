@@ -300,7 +300,13 @@ pub fn reviewed(plan: &[crate::research::PlannedQuestion]) -> DecomposeOut {
         .enumerate()
         .map(|(i, planned)| Subq {
             id: format!("q{}", i + 1),
-            text: clean_question(&planned.question),
+            // Checked when the plan was read: only its spaces are tidied, never its
+            // words ("2024 budget?" stays as asked).
+            text: planned
+                .question
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
             round: 0,
             parent: None,
             queries: clean_queries(&planned.queries),

@@ -42,8 +42,8 @@ pub mod node_id {
 // `deepr-settings`, typed from the file to the stages.
 pub use deepr_settings::plan::MAX_PLAN_BYTES;
 pub use deepr_settings::{
-    parse_plan, render_plan, Depth, DepthPlan, PlanError, PlannedQuestion, Reading, ResearchPlan,
-    Strategy,
+    parse_plan, render_plan, Depth, DepthPlan, PlanError, PlannedQuestion, Reading, ReportFormat,
+    ResearchPlan, Strategy,
 };
 
 #[derive(Clone, Debug)]

@@ -17,7 +17,7 @@ use deepr_stages::{Depth, Strategy};
 
 use crate::record::{now_secs, read_run_file, run_dir, RunRecord, RunState, RECORD_SCHEMA};
 use crate::session::{self, SessionOptions, Start};
-use crate::{config, usage, BenchArgs, DepthArg, Failure, Globals};
+use crate::{config, usage, BenchArgs, Failure, Globals};
 use deepr_session::SessionEnd;
 
 mod fleet;
@@ -118,11 +118,7 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
     crate::state::prepare(&state_dir)?;
     std::fs::create_dir_all(out_dir.join("rows"))
         .map_err(|e| usage(format!("cannot create {}: {e}", out_dir.display())))?;
-    let depth = match args.depth {
-        Some(DepthArg::Quick) => Depth::Quick,
-        Some(DepthArg::Deep) => Depth::Deep,
-        _ => Depth::Standard,
-    };
+    let depth = args.depth.unwrap_or(Depth::Standard);
 
     let cells: Vec<(usize, String, Strategy)> = topics
         .iter()
