@@ -122,7 +122,7 @@ fn a_reviewed_plan_is_researched_exactly_as_edited() {
     assert_eq!(asked, wanted);
     let markdown = std::fs::read_to_string(home.out()).unwrap();
     assert!(
-        markdown.contains("as written beforehand (`--plan` or a follow-up)"),
+        markdown.contains("as written beforehand (`--plan`"),
         "Run details say whose plan it was"
     );
     let out = home.out().display().to_string();

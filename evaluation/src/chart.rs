@@ -67,7 +67,7 @@ pub fn points(
             Some(Point {
                 strategy: row.strategy.clone(),
                 tokens: row.total_tokens as f64 / row.runs.max(1) as f64,
-                quality: quality(row)?.clamp(0.0, 1.0),
+                quality: quality(row).filter(|q| q.is_finite())?.clamp(0.0, 1.0),
             })
         })
         .collect();

@@ -196,6 +196,7 @@ impl<'f> Cursor<'f> {
         if self.y + height > PAGE_HEIGHT - MARGIN_BOTTOM && !self.page.runs.is_empty() {
             self.laid.pages.push(std::mem::take(&mut self.page));
             if self.laid.pages.len() >= MAX_PAGES {
+                // The next page would be one over the bound.
                 return Err(PdfError::TooLong(MAX_PAGES));
             }
             self.y = MARGIN_TOP;
@@ -382,20 +383,24 @@ fn place(cursor: &mut Cursor<'_>, x: f32, word: &Word, text: &str, space: f32, w
     });
 }
 
-/// A word as pieces no wider than `max` (most words: itself).
+/// A word as pieces no wider than `max` (most words: itself); each character measured
+/// once.
 fn cut_to_width(fonts: &Fonts, word: &Word, max: f32) -> Vec<String> {
     if fonts.width(word.face, word.size, &word.text) <= max {
         return vec![word.text.clone()];
     }
     let mut pieces = Vec::new();
     let mut piece = String::new();
+    let mut width = 0.0;
+    let mut buffer = [0u8; 4];
     for c in word.text.chars() {
-        piece.push(c);
-        if fonts.width(word.face, word.size, &piece) > max && piece.chars().count() > 1 {
-            piece.pop();
+        let advance = fonts.width(word.face, word.size, c.encode_utf8(&mut buffer));
+        if width + advance > max && !piece.is_empty() {
             pieces.push(std::mem::take(&mut piece));
-            piece.push(c);
+            width = 0.0;
         }
+        piece.push(c);
+        width += advance;
     }
     if !piece.is_empty() {
         pieces.push(piece);
