@@ -164,16 +164,30 @@ impl CallLog for CallJournal {
     }
 }
 
-/// The cache key of an LLM request: blake3 over the namespace, the model and the whole
-/// request (prompt text, schema and structured input).
+/// The cache key of an LLM request: blake3 over the namespace, the model and the
+/// request. The offline model (`offline:…`) answers from the structured input, so all
+/// of it counts; a remote model answers from what it is sent — the prompt text and
+/// schema — so the structured input is left out: a step whose prompt is unchanged (a
+/// refresh after a new document shifted ranking weights the prompt does not show) is
+/// served from the cache. Remote keys are `v2`, so no answer keyed otherwise is reused.
 pub fn llm_request_key(namespace: &str, model: &str, request: &LlmRequest) -> String {
     let mut hasher = blake3::Hasher::new();
-    hasher.update(b"deepr.llm-request.v1\0");
+    let body = if model.starts_with("offline:") {
+        hasher.update(b"deepr.llm-request.v1\0");
+        serde_json::to_vec(request)
+    } else {
+        hasher.update(b"deepr.llm-request.v2\0");
+        let shown = LlmRequest {
+            task_input: serde_json::Value::Null,
+            ..request.clone()
+        };
+        serde_json::to_vec(&shown)
+    };
     hasher.update(namespace.as_bytes());
     hasher.update(b"\0");
     hasher.update(model.as_bytes());
     hasher.update(b"\0");
-    hasher.update(&serde_json::to_vec(request).unwrap_or_default());
+    hasher.update(&body.unwrap_or_default());
     hasher.finalize().to_hex().to_string()
 }
 
@@ -310,6 +324,23 @@ mod tests {
             task_input: Value::Null,
             fresh: false,
         }
+    }
+
+    #[test]
+    fn a_remote_model_is_keyed_on_what_it_is_sent_the_offline_one_on_all_it_reads() {
+        let mut weighted = request("the same prompt");
+        weighted.task_input = serde_json::json!({"weight": 0.51});
+        let mut reweighted = weighted.clone();
+        reweighted.task_input = serde_json::json!({"weight": 0.52});
+        let key = |model: &str, r: &LlmRequest| llm_request_key("", model, r);
+        assert_eq!(key("openai:m", &weighted), key("openai:m", &reweighted));
+        assert_ne!(
+            key("offline:heuristic/extract.v8", &weighted),
+            key("offline:heuristic/extract.v8", &reweighted)
+        );
+        let mut reworded = weighted.clone();
+        reworded.user = "another prompt".into();
+        assert_ne!(key("openai:m", &weighted), key("openai:m", &reworded));
     }
 
     #[tokio::test]
