@@ -176,13 +176,7 @@ fn follow_up(
     sources: Vec<String>,
     lineage: Lineage,
 ) -> Result<RunRecord, Failure> {
-    let run_id = match &args.new_id {
-        Some(id) => {
-            state::check_run_id(id)?;
-            id.clone()
-        }
-        None => state::new_run_id(question),
-    };
+    let run_id = state::chosen_run_id(args.new_id.as_deref(), question)?;
     let out = out_of(args.out.as_deref(), question)?;
     let out = std::path::absolute(&out).unwrap_or(out);
     let mut formats: Vec<String> = args

@@ -202,13 +202,7 @@ fn refreshed(
     parent: &RunRecord,
     args: &RefreshArgs,
 ) -> Result<RunRecord, Failure> {
-    let run_id = match &args.new_id {
-        Some(id) => {
-            state::check_run_id(id)?;
-            id.clone()
-        }
-        None => state::new_run_id(&parent.topic),
-    };
+    let run_id = state::chosen_run_id(args.new_id.as_deref(), &parent.topic)?;
     let out = match &args.out {
         Some(out) => std::path::absolute(out).unwrap_or_else(|_| out.clone()),
         None => {

@@ -113,13 +113,7 @@ pub fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> 
     check_allow_hosts(&args.allow_hosts)?;
     let out = out_of(args.out.as_deref(), &topic)?;
     let state_dir = state::resolve(globals.state_dir.as_deref())?;
-    let run_id = match &args.run_id {
-        Some(id) => {
-            state::check_run_id(id)?;
-            id.clone()
-        }
-        None => state::new_run_id(&topic),
-    };
+    let run_id = state::chosen_run_id(args.run_id.as_deref(), &topic)?;
     let simulation = crate::settings::simulation(&args.simulation, &file)?;
     let max_time = check_budget_values(&args.budget)?;
     let prompts = args

@@ -19,7 +19,6 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use common::{above_run_details, deepr, fixture_corpus, spawn, stderr};
 
@@ -346,21 +345,10 @@ fn a_follow_up_killed_mid_run_resumes_to_the_same_report() {
             killed.to_str().unwrap(),
         ],
     );
-    let journal = other.path.join("state/runs/killed/calls.jsonl");
-    let started = Instant::now();
-    while std::fs::read_to_string(&journal)
-        .map(|j| j.lines().count())
-        .unwrap_or(0)
-        < 1
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the follow-up never called a model"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = child.kill(); // SIGKILL
-    let _ = child.wait();
+    let state_path = other.path.join("state");
+    common::kill_when(&mut child, "the follow-up's first model call", || {
+        common::journaled_calls(&state_path, "killed") >= 1
+    });
     assert!(!killed.exists(), "killed before its report");
     let resumed = other.deepr(&["resume", "killed"]);
     assert!(resumed.status.success(), "{}", stderr(&resumed));

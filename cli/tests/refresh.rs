@@ -15,7 +15,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use common::{above_run_details, deepr, spawn, stderr};
 
@@ -241,21 +240,10 @@ fn a_refresh_killed_mid_run_resumes_to_the_same_report() {
             killed_out.to_str().unwrap(),
         ],
     );
-    let journal = killed.path("state/runs/refreshed/calls.jsonl");
-    let started = Instant::now();
-    while std::fs::read_to_string(&journal)
-        .map(|j| j.lines().count())
-        .unwrap_or(0)
-        < 2
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the refresh never called a model"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = child.kill(); // SIGKILL
-    let _ = child.wait();
+    let state_path = killed.path("state");
+    common::kill_when(&mut child, "the refresh's second model call", || {
+        common::journaled_calls(&state_path, "refreshed") >= 2
+    });
     let resumed = killed.deepr(&["resume", "refreshed"]);
     assert!(resumed.status.success(), "{}", stderr(&resumed));
     let strip_paths = |path: &Path| {

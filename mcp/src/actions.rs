@@ -216,8 +216,18 @@ pub fn research(shared: &Shared, map: &JsonObject) -> Result<Started, String> {
         wait_s,
     } = research_call(shared, map, Asked::Research)?;
     let created = shared.host.create_run(&line)?;
+    launch_new(shared, &run_id, created, wait_s)
+}
+
+/// A run the front end created, started by a session of this server.
+pub(crate) fn launch_new(
+    shared: &Shared,
+    run_id: &str,
+    created: crate::host::CreatedRun,
+    wait_s: f64,
+) -> Result<Started, String> {
     let run = shared.runs.launch(
-        &run_id,
+        run_id,
         shared.state_dir.clone(),
         Start::New(Box::new(created.record)),
         created.options,

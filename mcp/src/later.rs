@@ -6,10 +6,9 @@
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use crate::actions::{budget_flags, research_call, Asked, ResearchCall, Started};
+use crate::actions::{budget_flags, launch_new, research_call, Asked, ResearchCall, Started};
 use crate::shared::Shared;
 use crate::tools::{Arguments, MAX_WAIT_S};
-use deepr_session::Start;
 
 /// The flags every later run takes from a call: its id, its report path under the
 /// state dir, its budgets (capped).
@@ -54,27 +53,12 @@ pub fn ask_followup(shared: &Shared, map: &JsonObject) -> Result<Started, String
     let run_id = deepr_session::state::new_run_id(question);
     let mut line = vec![parent];
     line.extend(later_run_flags(shared, &args, &run_id)?);
-    match map.get("search") {
-        None | Some(Value::Null | Value::Bool(false)) => {}
-        Some(Value::Bool(true)) => line.push("--search".to_string()),
-        Some(other) => {
-            return Err(format!(
-                "ask_followup: search must be true or false, not {other}"
-            ))
-        }
+    if switch(map, "ask_followup", "search")? {
+        line.push("--search".to_string());
     }
     line.extend(["--".to_string(), question.to_string()]);
     let created = shared.host.create_follow_up(&line)?;
-    let run = shared.runs.launch(
-        &run_id,
-        shared.state_dir.clone(),
-        Start::New(Box::new(created.record)),
-        created.options,
-    )?;
-    let wait_s = args
-        .number("wait_s", 0.0, MAX_WAIT_S, false)?
-        .unwrap_or(0.0);
-    Ok(Started { run, wait_s })
+    launch_new(shared, &run_id, created, wait_s(&args)?)
 }
 
 /// `refresh_run`: an earlier run's research again, as `deepr refresh` creates it —
@@ -96,29 +80,30 @@ pub fn refresh_run(shared: &Shared, map: &JsonObject) -> Result<Result<Started, 
     let run_id = deepr_session::state::new_run_id(&format!("refresh {parent}"));
     let mut line = vec![parent];
     line.extend(later_run_flags(shared, &args, &run_id)?);
-    match map.get("if_changed") {
-        None | Some(Value::Null | Value::Bool(false)) => {}
-        Some(Value::Bool(true)) => line.push("--if-changed".to_string()),
-        Some(other) => {
-            return Err(format!(
-                "refresh_run: if_changed must be true or false, not {other}"
-            ))
-        }
+    if switch(map, "refresh_run", "if_changed")? {
+        line.push("--if-changed".to_string());
     }
     let created = match shared.host.create_refresh(&line)? {
         crate::host::RefreshStart::Unchanged(why) => return Ok(Err(why)),
-        crate::host::RefreshStart::Created(created) => created,
+        crate::host::RefreshStart::Created(created) => *created,
     };
-    let run = shared.runs.launch(
-        &run_id,
-        shared.state_dir.clone(),
-        Start::New(Box::new(created.record)),
-        created.options,
-    )?;
-    let wait_s = args
+    launch_new(shared, &run_id, created, wait_s(&args)?).map(Ok)
+}
+
+/// A boolean argument (absent: false).
+fn switch(map: &JsonObject, tool: &str, key: &str) -> Result<bool, String> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(on)) => Ok(*on),
+        Some(other) => Err(format!("{tool}: {key} must be true or false, not {other}")),
+    }
+}
+
+/// How long the call waits for its run (`wait_s`, 0 by default).
+fn wait_s(args: &Arguments<'_>) -> Result<f64, String> {
+    Ok(args
         .number("wait_s", 0.0, MAX_WAIT_S, false)?
-        .unwrap_or(0.0);
-    Ok(Ok(Started { run, wait_s }))
+        .unwrap_or(0.0))
 }
 
 /// `plan_research`: a plan-only run of this server; its plan is read with
@@ -126,16 +111,7 @@ pub fn refresh_run(shared: &Shared, map: &JsonObject) -> Result<Result<Started, 
 pub fn plan_research(shared: &Shared, map: &JsonObject) -> Result<Started, String> {
     let ResearchCall { run_id, line, .. } = research_call(shared, map, Asked::Plan)?;
     let created = shared.host.create_run(&line)?;
-    let run = shared.runs.launch(
-        &run_id,
-        shared.state_dir.clone(),
-        Start::New(Box::new(created.record)),
-        created.options,
-    )?;
-    Ok(Started {
-        run,
-        wait_s: MAX_WAIT_S,
-    })
+    launch_new(shared, &run_id, created, MAX_WAIT_S)
 }
 
 /// The plan a plan-only run wrote (`plan.toml` beside its report), if it did.

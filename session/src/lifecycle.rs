@@ -68,33 +68,8 @@ pub async fn session(
         budget,
         search_fingerprint,
     } = wire(state_dir, &run, &options, &archive, index, fleet.as_ref())?;
-    // What the sources held when the run began, kept once: a resume, a dry run or a
-    // re-render never rewrites it (a refresh compares against it).
-    if run.first {
-        let seen = crate::lineage::SourcesSeen::new(&search_fingerprint, &corpus_documents);
-        if let Err(why) = seen.write(&run.dir) {
-            run.reporter.say(&format!(
-                "deepr: cannot keep what the sources held ({why}); a later refresh --if-changed will refresh anyway"
-            ));
-        }
-    }
-    let config = ResearchConfig {
-        topic: run.record.topic.clone(),
-        depth: run.record.depth,
-        strategy: run.record.strategy,
-        search_fingerprint,
-        io_concurrency: options.io_concurrency.unwrap_or(run.record.io_concurrency),
-        model_pool: run.record.model_pool,
-        reading: run.record.reading,
-        corpus_files,
-        user_plan: run.record.user_plan.clone(),
-        shape: match &run.record.lineage {
-            Some(lineage) if lineage.relation == crate::record::Relation::Ask => {
-                deepr_stages::research::ReportShape::Answer
-            }
-            _ => deepr_stages::research::ReportShape::Article,
-        },
-    };
+    keep_sources_seen(&run, &search_fingerprint, &corpus_documents);
+    let config = research_config(&run, &options, search_fingerprint, corpus_files);
     if !run.first && plan(&run, &config, &providers, &options).await {
         return Ok(SessionEnd::Planned);
     }
@@ -145,6 +120,51 @@ pub async fn session(
         shortfall,
         executed.efficiency,
     ))
+}
+
+/// What the pipeline is given: the run's record, this session's overrides, what the
+/// search providers search and the corpus files read.
+fn research_config(
+    run: &OpenRun,
+    options: &SessionOptions,
+    search_fingerprint: String,
+    corpus_files: Option<deepr_evidence::report::CorpusFiles>,
+) -> ResearchConfig {
+    ResearchConfig {
+        topic: run.record.topic.clone(),
+        depth: run.record.depth,
+        strategy: run.record.strategy,
+        search_fingerprint,
+        io_concurrency: options.io_concurrency.unwrap_or(run.record.io_concurrency),
+        model_pool: run.record.model_pool,
+        reading: run.record.reading,
+        corpus_files,
+        user_plan: run.record.user_plan.clone(),
+        shape: match &run.record.lineage {
+            Some(lineage) if lineage.relation == crate::record::Relation::Ask => {
+                deepr_stages::research::ReportShape::Answer
+            }
+            _ => deepr_stages::research::ReportShape::Article,
+        },
+    }
+}
+
+/// What the sources held when the run began, kept once: a resume, a dry run or a
+/// re-render never rewrites it (a refresh compares against it).
+fn keep_sources_seen(
+    run: &OpenRun,
+    search_fingerprint: &str,
+    corpus_documents: &[deepr_orchestrator::DocMeta],
+) {
+    if !run.first {
+        return;
+    }
+    let seen = crate::lineage::SourcesSeen::new(search_fingerprint, corpus_documents);
+    if let Err(why) = seen.write(&run.dir) {
+        run.reporter.say(&format!(
+            "deepr: cannot keep what the sources held ({why}); a later refresh --if-changed will refresh anyway"
+        ));
+    }
 }
 
 /// The run's corpus, indexed (unchanged files reused). A corpus that cannot be used is

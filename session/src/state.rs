@@ -57,6 +57,17 @@ pub fn check_run_id(id: &str) -> Result<(), Failure> {
     }
 }
 
+/// The run id `--run-id` chose (checked), else a fresh one for `topic`.
+pub fn chosen_run_id(chosen: Option<&str>, topic: &str) -> Result<String, Failure> {
+    match chosen {
+        Some(id) => {
+            check_run_id(id)?;
+            Ok(id.to_string())
+        }
+        None => Ok(new_run_id(topic)),
+    }
+}
+
 /// A fresh run id: UTC time plus a short random-ish suffix.
 pub fn new_run_id(topic: &str) -> String {
     let now = std::time::SystemTime::now()

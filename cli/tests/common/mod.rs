@@ -212,3 +212,17 @@ pub fn serve(answer: impl Fn(&HttpRequest) -> HttpResponse + Send + Sync + 'stat
     });
     port
 }
+
+/// Model calls run `run_id` has journaled so far in `state`.
+pub fn journaled_calls(state: &Path, run_id: &str) -> usize {
+    std::fs::read_to_string(state.join("runs").join(run_id).join("calls.jsonl"))
+        .map(|journal| journal.lines().count())
+        .unwrap_or(0)
+}
+
+/// SIGKILL `child` once `done` holds (within 60 s), and reap it.
+pub fn kill_when(child: &mut Child, what: &str, done: impl FnMut() -> bool) {
+    fleet::wait_for(what, 60, done);
+    let _ = child.kill(); // SIGKILL
+    let _ = child.wait();
+}
