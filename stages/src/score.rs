@@ -21,13 +21,14 @@ use deepr_orchestrator::{ArchivedText, SentenceEmbedder, TextArchive};
 mod contexts;
 mod lexical_pass;
 mod sources;
+mod spans;
+mod weights;
+use spans::{cited_before, message_span, stands_alone};
+use weights::{exact_bonus, matched_weight, unit_weight, Weights};
 pub(crate) mod stems;
 
-use crate::rerank::round4;
 use crate::types::{Candidate, FetchOut, ScoreOut, ScoredSource, SentenceRef};
-use crate::units::{
-    ends_like_sentence, is_summary_row, is_whole_block, pointer_penalty, states_a_figure,
-};
+use crate::units::{is_whole_block, states_a_figure};
 
 /// 2: sentence relevance weighs question terms by their rarity among the fetched
 /// sentences, and counts the topic's own terms at half weight.
@@ -55,13 +56,6 @@ use crate::units::{
 pub const STAGE_VERSION: u32 = 10;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
-/// Weight of a question term found only in the run of items or rows a unit stands in
-/// or the headings above it.
-const SECTION_TERM_WEIGHT: f64 = 0.5;
-/// Weight factor of a table's total row (its first cell "Total", "All …", "Overall").
-const SUMMARY_ROW_WEIGHT: f64 = 1.5;
-/// Weight factor of a sentence from an archived or superseded document.
-const STALE_WEIGHT: f64 = 0.3;
 /// Weight of a topic term that is not a term of the subquestion.
 const TOPIC_TERM_WEIGHT: f64 = 0.5;
 /// Candidate sentences the heuristic extractor reads per subquestion (a model reads
@@ -71,11 +65,6 @@ pub use crate::rerank::{MEANING_WEIGHT, RERANK_POOL};
 /// Most units a model reading documents is handed per subquestion: every unit of the
 /// found documents, bounded (extract shows those its token budget allows).
 pub const MAX_DOCUMENT_UNITS: usize = 3_000;
-const MIN_SENTENCE_CHARS: usize = 30;
-const MAX_SENTENCE_CHARS: usize = 600;
-/// Longest chat message quoted whole ([`deepr_orchestrator::Outline::units`]); a longer
-/// one is read sentence by sentence, as prose.
-const MAX_MESSAGE_CHARS: usize = 900;
 
 /// What earlier steps decided that score must respect: the sentences earlier rounds
 /// cited (never offered again) and the documents' scope (an off-topic one gives no
@@ -272,48 +261,6 @@ pub enum Reader {
     Documents,
 }
 
-/// How much the question's terms weigh, and the bonus of a unit that states a figure.
-struct Weights<'w> {
-    terms: &'w BTreeMap<String, f64>,
-    total: f64,
-    figure_bonus: f64,
-    /// Whether list items and table rows that state a figure are candidates without a
-    /// question term (a brief that asks for specifics, read by the heuristic).
-    rows_with_figures: bool,
-    /// The question's exact terms ([`deepr_evidence::terms::exact_terms`]): a unit
-    /// holding one ranks first.
-    exact: &'w [Vec<String>],
-    /// Whether a unit sharing no word with the question is a candidate all the same,
-    /// at weight 0 ([`Reader::Documents`]).
-    every_unit: bool,
-}
-
-/// Weight a unit gains for holding one of the question's exact terms: more than any
-/// share of the question's words gives, so it ranks first.
-const EXACT_BONUS: f64 = 1.0;
-
-/// The question's term weights a unit matches: its own terms in full, terms found only
-/// in its context (`section_terms`: its run and headings) at [`SECTION_TERM_WEIGHT`].
-fn matched_weight(
-    weights: &Weights<'_>,
-    terms: &BTreeSet<String>,
-    section_terms: &BTreeSet<String>,
-) -> f64 {
-    weights
-        .terms
-        .iter()
-        .map(|(t, w)| {
-            if terms.contains(t) {
-                *w
-            } else if section_terms.contains(t) {
-                SECTION_TERM_WEIGHT * w
-            } else {
-                0.0
-            }
-        })
-        .sum()
-}
-
 /// The candidate units of one source's text with their weights: sentences and
 /// fragments of a usable length that match the question, not cited before.
 fn units_of(
@@ -411,104 +358,6 @@ fn units_of(
         ));
     }
     out
-}
-
-/// Whether `body` can be a unit: long enough, not too long (a chat message may be
-/// longer), ending like a sentence unless it is a whole block, and not a line that
-/// introduces what follows ("… using the pragma:"), which says nothing alone.
-fn stands_alone(body: &str, block_unit: bool, message: bool) -> bool {
-    let longest = if message {
-        MAX_MESSAGE_CHARS
-    } else {
-        MAX_SENTENCE_CHARS
-    };
-    (MIN_SENTENCE_CHARS..=longest).contains(&body.chars().count())
-        && (ends_like_sentence(body) || block_unit)
-        && !body.trim_end().ends_with(':')
-}
-
-/// Whether an earlier round cited any of sentences `first..=last` of `reference`'s
-/// document, alone or inside a span.
-fn cited_before(
-    exclude: &BTreeSet<SentenceRef>,
-    reference: &SentenceRef,
-    first: u32,
-    last: u32,
-) -> bool {
-    exclude.iter().any(|e| {
-        e.content_sha256 == reference.content_sha256
-            && (first..=last)
-                .any(|i| (e.sentence..=e.sentence_end.unwrap_or(e.sentence)).contains(&i))
-    })
-}
-
-/// [`EXACT_BONUS`] when `quoted` holds one of the question's exact terms.
-fn exact_bonus(quoted: &str, weights: &Weights<'_>) -> f64 {
-    if deepr_evidence::terms::holds_exact(quoted, weights.exact) {
-        EXACT_BONUS
-    } else {
-        0.0
-    }
-}
-
-/// The whole message a sentence stands in when its block is one unit (a chat
-/// message, [`deepr_orchestrator::Outline::units`]): `None` outside any unit,
-/// `Some(None)` for a message's later sentences (its first stands for it),
-/// `Some(Some((first, last, text)))` for its first.
-fn message_span<'t>(
-    text: &'t ArchivedText,
-    outline: &deepr_orchestrator::Outline,
-    sentence: &deepr_evidence::Sentence,
-) -> Option<Option<(u32, u32, &'t str)>> {
-    let (start, end) = outline.unit_at(sentence.start)?;
-    // A long message is read as prose, sentence by sentence.
-    let whole = text.text.get(start..end)?;
-    if whole.chars().count() > MAX_MESSAGE_CHARS {
-        return None;
-    }
-    if sentence.start != start {
-        return Some(None);
-    }
-    let last = text
-        .sentences
-        .iter()
-        .take_while(|s| s.end <= end)
-        .last()
-        .map_or(sentence.index, |s| s.index);
-    Some(Some((sentence.index, last.max(sentence.index), whole)))
-}
-
-/// A unit's weight: the share of the question it matches plus its figure bonus, times
-/// its source's score, less for a pointer or byline, an old version's or a draft's
-/// unit, more for a table's total row. `quoted` is all the candidate quotes: a sentence
-/// leaning on the one before it is weighed with it (it states that one's figure, and
-/// is a pointer when that one speaks of its document).
-fn unit_weight(matched: f64, quoted: &str, source: &ScoredSource, weights: &Weights<'_>) -> f64 {
-    let outline = &source.doc.outline;
-    let share = matched / weights.total.max(f64::MIN_POSITIVE);
-    // A small bonus for stating a figure: a word that is a number ("4096", "1,000",
-    // "3.5", "$212.4M"), not the grounding rule's wider reading ("8KB", "v3").
-    let informative = if states_a_figure(quoted) {
-        weights.figure_bonus
-    } else {
-        0.0
-    };
-    // A document that says a newer one replaces it (archived, superseded), or a draft
-    // whose figures may not be final, is still read, but its sentences come after the
-    // current versions'.
-    let stale = if outline.is_stale() || outline.is_draft() {
-        STALE_WEIGHT
-    } else {
-        1.0
-    };
-    // A table's total row ("Division: Total · …") states what its other rows add up to:
-    // it comes before them.
-    let summary = if is_summary_row(quoted) {
-        SUMMARY_ROW_WEIGHT
-    } else {
-        1.0
-    };
-    round4((share + informative) * (0.5 + source.score) * pointer_penalty(quoted) * stale * summary)
 }
 
 /// The score node's key: its version and limits, and the re-ranking model when there

@@ -32,6 +32,7 @@ mod forms;
 mod paragraphs;
 #[cfg(test)]
 use paragraphs::join;
+mod page_tree;
 mod raw;
 mod streams;
 

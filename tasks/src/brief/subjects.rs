@@ -120,9 +120,9 @@ pub fn listed_subjects(subject: &str) -> Vec<String> {
     let mut items = if opens_clause(before) {
         vec![before.trim().to_string()]
     } else {
-        super::list_items(before)
+        super::lists::list_items(before)
     };
-    items.extend(after.into_iter().flat_map(super::list_items));
+    items.extend(after.into_iter().flat_map(super::lists::list_items));
     items.retain(|item| !content_terms(item).is_empty());
     if items.len() < 2 || items.iter().skip(1).any(|i| is_name(i)) {
         return Vec::new();

@@ -21,6 +21,7 @@ use pdf_extract::xref::XrefEntry;
 use pdf_extract::{Dictionary, Document as Pdf, Object, ObjectId, ObjectStream, Stream};
 
 use super::decode::{chain, decode, Chain};
+use super::page_tree::settle_inherited;
 use super::raw::RENAMED_OBJECT_STREAM;
 use crate::{grouped, human_bytes, Limits, ReadError};
 
@@ -415,40 +416,6 @@ fn reread_lengths(pdf: &mut Pdf, prepared: &[u8]) {
         if let (Some(bytes), Some(Object::Stream(stream))) = (bytes, pdf.objects.get_mut(&id)) {
             stream.set_content(bytes.to_vec());
         }
-    }
-}
-
-/// The entries a page inherits from the page tree (`Resources`, `MediaBox`) set on the
-/// page itself, and its `Parent` dropped: pdf-extract looks them up by calling itself
-/// up the `Parent` chain, which a chain that loops would run until the stack overflowed.
-fn settle_inherited(pdf: &mut Pdf, page: ObjectId) {
-    let mut found: Vec<(&[u8], Object)> = Vec::new();
-    for key in [&b"Resources"[..], b"MediaBox"] {
-        if let Some(value) = inherited(pdf, page, key) {
-            found.push((key, value));
-        }
-    }
-    if let Ok(Object::Dictionary(dict)) = pdf.get_object_mut(page) {
-        for (key, value) in found {
-            dict.set(key, value);
-        }
-        dict.remove(b"Parent");
-    }
-}
-
-/// Entry `key` of page `page` or of the nearest node above it that has it.
-fn inherited(pdf: &Pdf, page: ObjectId, key: &[u8]) -> Option<Object> {
-    let mut seen = BTreeSet::new();
-    let mut node = pdf.get_dictionary(page).ok()?;
-    loop {
-        if let Ok(value) = node.get(key) {
-            return Some(value.clone());
-        }
-        let parent = node.get(b"Parent").and_then(Object::as_reference).ok()?;
-        if !seen.insert(parent) {
-            return None;
-        }
-        node = pdf.get_dictionary(parent).ok()?;
     }
 }
 
