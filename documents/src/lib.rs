@@ -17,9 +17,11 @@
 //!
 //! This crate does no I/O: callers hand it bytes.
 
+mod builder;
 pub mod dates;
 mod formats;
 pub mod model;
+mod stated_date;
 #[cfg(any(test, feature = "writers"))]
 pub mod writers;
 
@@ -29,10 +31,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+pub use builder::Builder;
 pub use dates::{content_date, find_iso_date, metadata_date, path_status, text_status};
 pub use model::{
-    fold, grouped, human_bytes, labelled_row, BlockMark, Builder, DocStatus, Document, Limits,
-    Place,
+    fold, grouped, human_bytes, labelled_row, BlockMark, DocStatus, Document, Limits, Place,
 };
 
 /// Version of every reader's output (text, marks, title, date, status). Bump it
