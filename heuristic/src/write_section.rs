@@ -30,7 +30,9 @@ impl Heuristic for WriteSection {
     /// 4: a list item's number is left out of the prose ("3. The PRAGMA …"); a heading
     /// is never cut inside brackets or quotes.
     /// 5: a heading asked as an aspect of a clause is named after both.
-    const VERSION: u32 = 5;
+    /// 6: a heading that loses a number its quotes lack keeps a subject that reads as
+    /// one ("SQLite database file header record", not "The byte at offset of the …").
+    const VERSION: u32 = 6;
 
     fn answer(input: &Input) -> Answer {
         let shown = shown_claims(&input.claims);
@@ -96,24 +98,70 @@ impl Heuristic for WriteSection {
         let mut heading = heading_for(input.subquestions.first().map(String::as_str).unwrap_or(""));
         if check_heading(&heading, &quotes).is_err() {
             // A number or quoted term the quotes do not hold: leave those words out.
-            let kept: Vec<&str> = heading
-                .split_whitespace()
-                .filter(|w| {
-                    !w.chars()
-                        .any(|c| c.is_ascii_digit() || "\"“”«»`".contains(c))
-                        && deepr_evidence::prose::code_terms(w).is_empty()
-                })
-                .collect();
-            heading = if kept.is_empty() {
-                "Findings".into()
-            } else {
-                kept.join(" ")
-            };
+            heading = without_unheld_terms(&heading);
         }
         Answer {
             heading,
             paragraphs,
         }
+    }
+}
+
+/// A heading without the numbers and quoted terms its section's quotes do not hold.
+/// Each part ("subject: aspect") keeps its longest run of words between the words left
+/// out, without joining words at its ends, so what is left still reads as a subject:
+/// "The byte at offset 18 of the SQLite database file header record" → "SQLite database
+/// file header record". A part with nothing left is dropped.
+fn without_unheld_terms(heading: &str) -> String {
+    const JOINING: [&str; 15] = [
+        "of", "the", "a", "an", "at", "in", "on", "for", "to", "and", "or", "with", "by", "from",
+        "about",
+    ];
+    let left_out = |w: &str| {
+        w.chars().any(|c| c.is_ascii_digit() || "\"“”«»`".contains(c))
+            || !deepr_evidence::prose::code_terms(w).is_empty()
+    };
+    let parts: Vec<String> = heading
+        .split(": ")
+        .filter_map(|part| {
+            // A document heading's own number ("1.3.3.") is no word of its subject.
+            let words: Vec<&str> = part
+                .split_whitespace()
+                .skip_while(|w| w.chars().all(|c| c.is_ascii_digit() || c == '.'))
+                .collect();
+            if !words.iter().any(|w| left_out(w)) {
+                return (!words.is_empty()).then(|| words.join(" "));
+            }
+            let mut runs: Vec<Vec<&str>> = vec![Vec::new()];
+            for word in words {
+                match runs.last_mut() {
+                    Some(run) if !left_out(word) => run.push(word),
+                    _ => runs.push(Vec::new()),
+                }
+            }
+            let mut best: Vec<&str> = Vec::new();
+            for mut run in runs {
+                while run.first().is_some_and(|w| JOINING.contains(&w.to_lowercase().as_str())) {
+                    run.remove(0);
+                }
+                while run.last().is_some_and(|w| JOINING.contains(&w.to_lowercase().as_str())) {
+                    run.pop();
+                }
+                if run.len() > best.len() {
+                    best = run;
+                }
+            }
+            let joined = best.join(" ");
+            let mut chars = joined.chars();
+            chars
+                .next()
+                .map(|first| first.to_uppercase().chain(chars).collect())
+        })
+        .collect();
+    if parts.is_empty() {
+        "Findings".into()
+    } else {
+        parts.join(": ")
     }
 }
 
@@ -459,6 +507,23 @@ mod tests {
         ] {
             assert_eq!(heading_for(question), heading);
             assert_eq!(heading_problem(&heading_for(question)), None);
+        }
+    }
+
+    #[test]
+    fn a_heading_loses_what_its_quotes_do_not_hold_and_still_names_a_subject() {
+        for (heading, kept) in [
+            (
+                "The byte at offset 18 of the SQLite database file header record: File format version numbers",
+                "SQLite database file header record: File format version numbers",
+            ),
+            ("Q1 2026 revenue and margin", "Revenue and margin"),
+            ("2026: Headcount", "Headcount"),
+            ("Revenue in 2026: The Board Deck", "Revenue: The Board Deck"),
+            ("The 18th byte: 1.3. The Database File", "Byte: The Database File"),
+            ("42", "Findings"),
+        ] {
+            assert_eq!(without_unheld_terms(heading), kept, "{heading}");
         }
     }
 }
