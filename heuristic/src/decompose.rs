@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use deepr_evidence::terms::{content_terms, is_stop_word, words};
-use deepr_tasks::brief::{part_subjects, subject_question};
+use deepr_tasks::brief::{part_subjects, subject_question, topic_clauses};
 use deepr_tasks::decompose::{Answer, Decompose, Input};
 
 use crate::Heuristic;
@@ -341,31 +341,6 @@ fn merged_parts(subjects: &[deepr_tasks::brief::PartSubjects], room: usize) -> V
         }
     }
     merged
-}
-
-/// Split a topic into clauses at question marks, semicolons and ", and" joins.
-pub fn topic_clauses(topic: &str) -> Vec<String> {
-    let mut clauses = Vec::new();
-    for part in topic.split(['?', ';', '\n']) {
-        for piece in part.split(", and ").flat_map(|p| {
-            p.split(" and what ").enumerate().map(|(i, s)| {
-                if i > 0 {
-                    format!("what {s}")
-                } else {
-                    s.to_string()
-                }
-            })
-        }) {
-            let piece = piece.trim().trim_matches(',').trim();
-            if !content_terms(piece).is_empty() {
-                clauses.push(piece.to_string());
-            }
-        }
-    }
-    if clauses.is_empty() && !topic.trim().is_empty() {
-        clauses.push(topic.trim().to_string());
-    }
-    clauses
 }
 
 fn as_question(clause: &str) -> String {

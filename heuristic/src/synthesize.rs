@@ -18,9 +18,9 @@ use deepr_evidence::terms::content_terms;
 use deepr_tasks::one_line;
 use deepr_tasks::synthesize::{Answer, AnswerPoint, Claim, Input, Synthesize};
 
-use crate::decompose::topic_clauses;
 use crate::text::with_final_stop;
 use crate::Heuristic;
+use deepr_tasks::brief::topic_clauses;
 
 /// Sentences in the summary the offline writer writes.
 pub const SUMMARY_SENTENCES: usize = 4;

@@ -118,7 +118,8 @@ fn without_unheld_terms(heading: &str) -> String {
         "about",
     ];
     let left_out = |w: &str| {
-        w.chars().any(|c| c.is_ascii_digit() || "\"“”«»`".contains(c))
+        w.chars()
+            .any(|c| c.is_ascii_digit() || "\"“”«»`".contains(c))
             || !deepr_evidence::prose::code_terms(w).is_empty()
     };
     let parts: Vec<String> = heading
@@ -141,10 +142,16 @@ fn without_unheld_terms(heading: &str) -> String {
             }
             let mut best: Vec<&str> = Vec::new();
             for mut run in runs {
-                while run.first().is_some_and(|w| JOINING.contains(&w.to_lowercase().as_str())) {
+                while run
+                    .first()
+                    .is_some_and(|w| JOINING.contains(&w.to_lowercase().as_str()))
+                {
                     run.remove(0);
                 }
-                while run.last().is_some_and(|w| JOINING.contains(&w.to_lowercase().as_str())) {
+                while run
+                    .last()
+                    .is_some_and(|w| JOINING.contains(&w.to_lowercase().as_str()))
+                {
                     run.pop();
                 }
                 if run.len() > best.len() {

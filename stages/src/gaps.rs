@@ -1,7 +1,9 @@
 //! What the reader must be told the sources lack ("What the sources do not settle"):
 //! the names the brief or question gives — competitors, products, places — that no
-//! document the run read mentions; the sections whose supported claims rest on one
-//! source only; and the sections that rest only on archived or superseded documents.
+//! document the run read mentions; the words a part of the brief or a clause of the
+//! question asks about that no document read uses (half a question the sources cannot
+//! answer); the sections whose supported claims rest on one source only; and the
+//! sections that rest only on archived or superseded documents.
 //! A pure function of the report, the run's sources and their archived texts.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -13,7 +15,8 @@ use deepr_orchestrator::TextArchive;
 use crate::research::ResearchResult;
 
 /// The gaps of a report, one sentence each, in this order: names no document
-/// mentions, sections on one source, sections on stale documents only.
+/// mentions, asked words no document uses, sections on one source, sections on stale
+/// documents only.
 pub fn reader_gaps(
     report: &Report,
     result: &ResearchResult,
@@ -41,8 +44,72 @@ pub fn reader_gaps(
             if names.len() == 1 { "it" } else { "them" }
         ));
     }
+    if !texts.is_empty() {
+        gaps.extend(unanswered_asks(&brief, &report.topic, &unmentioned, &texts));
+    }
     gaps.extend(section_gaps(report));
     gaps
+}
+
+/// At most this many unused words are named per part.
+const MAX_WORDS_NAMED: usize = 3;
+
+/// Per clause of a question: the words it asks about that no document read uses, by
+/// their stems ("truncated" is met by a text that says "truncates"). A brief's parts are
+/// left to the sections' own gaps: written in a reader's words ("what scares you",
+/// "is it loyal"), their words are no sign of what the documents lack. Names already
+/// reported as unmentioned, numbers and short words are left to the other checks.
+fn unanswered_asks(
+    brief: &deepr_tasks::brief::Brief,
+    topic: &str,
+    unmentioned: &[&String],
+    texts: &[BTreeSet<String>],
+) -> Vec<String> {
+    if brief.has_parts() {
+        return Vec::new();
+    }
+    let used: BTreeSet<String> = texts
+        .iter()
+        .flatten()
+        .map(|w| deepr_evidence::terms::stem(w))
+        .collect();
+    let named: BTreeSet<String> = unmentioned
+        .iter()
+        .flat_map(|n| deepr_evidence::terms::content_terms(n))
+        .collect();
+    let question = brief.parts.first().map(String::as_str).unwrap_or(topic);
+    deepr_tasks::brief::topic_clauses(question)
+        .iter()
+        .filter_map(|clause| {
+            let mut missing: Vec<String> = Vec::new();
+            for word in words(clause) {
+                // Adverbs and -ing forms say how the asker speaks ("accidentally",
+                // "getting"), seldom what is asked.
+                let asked = !is_stop_word(&word)
+                    && word.chars().count() >= 4
+                    && word.chars().all(char::is_alphabetic)
+                    && !word.ends_with("ly")
+                    && !word.ends_with("ing");
+                let stem = deepr_evidence::terms::stem(&word);
+                if asked && !used.contains(&stem) && !named.contains(&stem) && !missing.contains(&word)
+                {
+                    missing.push(word);
+                }
+            }
+            if missing.is_empty() {
+                return None;
+            }
+            missing.truncate(MAX_WORDS_NAMED);
+            let quoted: Vec<String> = missing.iter().map(|w| format!("“{w}”")).collect();
+            let quoted: Vec<&str> = quoted.iter().map(String::as_str).collect();
+            Some(format!(
+                "“{}” asks about {}, {} no document read uses: that part of the question may go unanswered here.",
+                clause.trim().trim_end_matches('?'),
+                join_names(&quoted),
+                if quoted.len() == 1 { "a word" } else { "words" }
+            ))
+        })
+        .collect()
 }
 
 /// A name worth checking: not a stop word alone ("Please", "Write" at a sentence's
@@ -155,5 +222,38 @@ mod tests {
         assert!(is_checkable_name("Series D"));
         assert!(is_checkable_name("Corvid Logistics"));
         assert_eq!(join_names(&["A", "B", "C"]), "A, B and C");
+    }
+
+    fn used(text: &str) -> Vec<BTreeSet<String>> {
+        vec![words(text).into_iter().collect()]
+    }
+
+    #[test]
+    fn a_clause_asking_about_words_no_document_uses_is_a_gap() {
+        let topic = "When is the rollback journal deleted, and when is it truncated?";
+        let brief = deepr_tasks::brief::parse_brief(topic);
+        let read = used("The rollback journal is deleted when the transaction commits.");
+        let gaps = unanswered_asks(&brief, topic, &[], &read);
+        assert_eq!(gaps.len(), 1, "{gaps:?}");
+        assert!(gaps[0].contains("“truncated”"), "{gaps:?}");
+        assert!(gaps[0].contains("when is it truncated"), "{gaps:?}");
+        // Stems meet: a text that truncates answers "truncated".
+        let read = used("The rollback journal is deleted, or in TRUNCATE mode it truncates.");
+        assert!(unanswered_asks(&brief, topic, &[], &read).is_empty());
+        // How the asker speaks is not what is asked.
+        let topic = "I accidentally deleted a row. Why am I getting this error?";
+        let brief = deepr_tasks::brief::parse_brief(topic);
+        let read = used("A deleted row is gone; the error means a row was deleted.");
+        assert!(unanswered_asks(&brief, topic, &[], &read).is_empty());
+    }
+
+    #[test]
+    fn a_brief_is_judged_by_its_sections_not_its_words() {
+        let topic = "Write a brief on Acme Robotics covering: (1) its funding history, \
+                     (2) its product roadmap, and (3) how it compares with Globex.";
+        let brief = deepr_tasks::brief::parse_brief(topic);
+        assert!(brief.has_parts(), "{brief:?}");
+        let read = used("Acme Robotics raised funding in 2024.");
+        assert!(unanswered_asks(&brief, topic, &[], &read).is_empty());
     }
 }

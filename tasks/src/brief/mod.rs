@@ -376,3 +376,28 @@ fn is_instruction(sentence: &str) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+/// Split a topic into clauses at question marks, semicolons and ", and" joins.
+pub fn topic_clauses(topic: &str) -> Vec<String> {
+    let mut clauses = Vec::new();
+    for part in topic.split(['?', ';', '\n']) {
+        for piece in part.split(", and ").flat_map(|p| {
+            p.split(" and what ").enumerate().map(|(i, s)| {
+                if i > 0 {
+                    format!("what {s}")
+                } else {
+                    s.to_string()
+                }
+            })
+        }) {
+            let piece = piece.trim().trim_matches(',').trim();
+            if !deepr_evidence::terms::content_terms(piece).is_empty() {
+                clauses.push(piece.to_string());
+            }
+        }
+    }
+    if clauses.is_empty() && !topic.trim().is_empty() {
+        clauses.push(topic.trim().to_string());
+    }
+    clauses
+}
