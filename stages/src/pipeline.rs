@@ -8,6 +8,8 @@
 //! (deepen's follow-ups become round r+1, bounded by depth)
 //! phase "write":   per section (a top-level subquestion and its follow-ups):
 //!                  write/{s} → synthesize (the summary, over the sections' claims)
+//!                  and, beside the writers, the depth's last round's conflict → deepen
+//!                  (that round deepens no further; the summary waits for its conflicts)
 //! ```
 //! Each phase is one petgraph DAG run by the executor; fan-out sizes come from the
 //! previous phase's outputs, so they are only known once it finished. Every node's key
@@ -90,9 +92,17 @@ pub async fn run_research(
     let mut origin = node_id::DECOMPOSE.to_string();
     let mut earlier_extracts: Vec<String> = Vec::new();
     let mut round = 0u32;
+    let mut last_round = None;
     while !round_subqs.is_empty() {
-        let dag = round_dag(&cx, round, &round_subqs, &origin, &earlier_extracts)?;
+        // The depth's last round deepens no further: its joins (conflict, deepen) run
+        // beside the writers, which need neither (only the summary reads conflicts).
+        let last = round >= cx.depth.plan().extra_rounds;
+        let dag = round_dag(&cx, round, &round_subqs, &origin, &earlier_extracts, !last)?;
         run_phase(executor, dag, &mut done).await?;
+        if last {
+            last_round = Some((round, round_subqs));
+            break;
+        }
         let deepen_id = node_id::join(round, "deepen");
         let deepened: DeepenOut = done_output(&done, &deepen_id)?;
         earlier_extracts.extend(
@@ -105,22 +115,25 @@ pub async fn run_research(
         round += 1;
     }
 
-    // ---- phase: write
-    let write = write_dag(&cx, &done)?;
+    // ---- phase: write (with the last round's joins beside the writers)
+    let last_round = last_round.as_ref().map(|(r, subqs)| (*r, subqs.as_slice()));
+    let write = write_dag(&cx, &done, last_round)?;
     run_phase(executor, write, &mut done).await?;
     Ok(collect(&done))
 }
 
 /// One round: per subquestion subquery → retrieve → fetch, the round's triage (a
 /// model run), per subquestion score → extract, then the round's joins judge →
-/// conflict → deepen. `origin`: the node that wrote the round's
-/// subquestions; `earlier_extracts`: the extract nodes of the rounds before.
+/// conflict → deepen (conflict and deepen only `with_joins`: the last round's run in
+/// the write phase). `origin`: the node that wrote the round's subquestions;
+/// `earlier_extracts`: the extract nodes of the rounds before.
 fn round_dag(
     cx: &PipelineContext,
     round: u32,
     subquestions: &[Subq],
     origin: &str,
     earlier_extracts: &[String],
+    with_joins: bool,
 ) -> Result<Dag, ResearchError> {
     let mut dag = Dag::new();
     let mut fetch_ids = Vec::new();
@@ -156,22 +169,38 @@ fn round_dag(
         &mut dag,
         crate::judge::node(cx, round, &extract_ids, &score_ids),
     )?;
-    add(
-        &mut dag,
-        crate::conflict::node(cx, round, &extract_ids, &score_ids),
-    )?;
-    add(
-        &mut dag,
-        crate::deepen::node(cx, round, &extract_ids, subquestions),
-    )?;
+    if with_joins {
+        for join in round_joins(cx, round, subquestions) {
+            add(&mut dag, join)?;
+        }
+    }
     Ok(dag)
 }
 
+/// A round's joins after its judge: conflict (its judged claims against each other),
+/// then deepen (its follow-ups, which read the conflicts).
+fn round_joins(cx: &PipelineContext, round: u32, subquestions: &[Subq]) -> [Node; 2] {
+    let step = |name: &str| -> Vec<String> {
+        subquestions
+            .iter()
+            .map(|s| node_id::step(round, &s.id, name))
+            .collect()
+    };
+    let (extract_ids, score_ids) = (step("extract"), step("score"));
+    [
+        crate::conflict::node(cx, round, &extract_ids, &score_ids),
+        crate::deepen::node(cx, round, &extract_ids, subquestions),
+    ]
+}
+
 /// The article: one section per top-level subquestion with usable claims, each in its
-/// share of the depth's words, then the summary over them.
+/// share of the depth's words, then the summary over them. `last_round`: the round
+/// (and its subquestions) whose joins run here, beside the writers; the summary reads
+/// its conflicts after the earlier rounds'.
 fn write_dag(
     cx: &PipelineContext,
     done: &BTreeMap<String, DoneNode>,
+    last_round: Option<(u32, &[Subq])>,
 ) -> Result<Dag, ResearchError> {
     let gathered = collect(done);
     let deps: Vec<String> = done
@@ -191,6 +220,13 @@ fn write_dag(
         .collect();
     let words = crate::write::section_words(cx.depth, sections.len());
     let mut dag = Dag::new();
+    let mut late_conflicts = Vec::new();
+    if let Some((round, subquestions)) = last_round {
+        for join in round_joins(cx, round, subquestions) {
+            add(&mut dag, join)?;
+        }
+        late_conflicts.push(node_id::join(round, "conflict"));
+    }
     let mut section_ids = Vec::new();
     for section in sections {
         section_ids.push(node_id::section(&section[0].id));
@@ -199,7 +235,13 @@ fn write_dag(
             crate::write::node(cx, section, &claims, words, &deps),
         )?;
     }
-    let summary = crate::synthesize::node(cx, &claims, gathered.conflicts, &section_ids, &deps);
+    let summary = crate::synthesize::node(
+        cx,
+        &claims,
+        (gathered.conflicts, &late_conflicts),
+        &section_ids,
+        &deps,
+    );
     add(&mut dag, summary)?;
     Ok(dag)
 }

@@ -174,11 +174,12 @@ fn grounded_summary(
 }
 
 /// The summary, over the written `sections` (their node ids) and the run's claims and
-/// conflicts; `deps`: every round's deepen node.
+/// conflicts: those already found, then those of the conflict nodes named (the last
+/// round's, run beside the writers); `deps`: the deepen nodes that ran before.
 pub fn node(
     cx: &crate::node::PipelineContext,
     claims: &std::sync::Arc<Vec<(ClaimDraft, Verdict)>>,
-    conflicts: Vec<Conflict>,
+    (conflicts, conflict_nodes): (Vec<Conflict>, &[String]),
     sections: &[String],
     deps: &[String],
 ) -> crate::node::Node {
@@ -191,6 +192,8 @@ pub fn node(
     );
     let mut all = deps.to_vec();
     all.extend(sections.iter().cloned());
+    all.extend(conflict_nodes.iter().cloned());
+    let late = conflict_nodes.to_vec();
     let llm = crate::model_call::prompt_key(
         &cx.providers.prompts.synthesize,
         cx.providers.strong_models(),
@@ -204,6 +207,10 @@ pub fn node(
             let mut written_sections = Vec::new();
             for id in &ids {
                 written_sections.push(read::<SectionOut>(&ctx.inputs, id)?);
+            }
+            let mut conflicts = conflicts;
+            for id in &late {
+                conflicts.extend(read::<crate::types::ConflictOut>(&ctx.inputs, id)?.conflicts);
             }
             let written = Written {
                 topic: &t,
