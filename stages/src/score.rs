@@ -28,7 +28,7 @@ use weights::{exact_bonus, matched_weight, unit_weight, Weights};
 pub(crate) mod stems;
 
 use crate::types::{Candidate, FetchOut, ScoreOut, ScoredSource, SentenceRef};
-use crate::units::{is_whole_block, states_a_figure};
+use crate::units::{is_front_matter, is_whole_block, states_a_figure, title_block_end};
 
 /// 2: sentence relevance weighs question terms by their rarity among the fetched
 /// sentences, and counts the topic's own terms at half weight.
@@ -53,7 +53,9 @@ use crate::units::{is_whole_block, states_a_figure};
 /// snake_case name's parts are words ("active_member_farms").
 /// 10: documents judged off-topic by triage give no candidate; a chat message is one
 /// unit; quoted replies and signatures are none.
-pub const STAGE_VERSION: u32 = 10;
+/// 11: the lines under a document's title that name it — organisation, date, place,
+/// no amount, no final stop — are no unit ("… - Board meeting, 20 October 2026").
+pub const STAGE_VERSION: u32 = 11;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
 /// Weight of a topic term that is not a term of the subquestion.
@@ -280,6 +282,7 @@ fn units_of(
         sentence_terms,
     );
     let outline = &source.doc.outline;
+    let title_end = title_block_end(&text.text, outline);
     for sentence in text.sentences.iter() {
         let Some(body) = sentence.text(&text.text) else {
             continue;
@@ -303,6 +306,11 @@ fn units_of(
             || is_whole_block(&text.text, sentence.start, sentence.end)
                 && !outline.is_heading_at(sentence.start);
         if !stands_alone(body, block_unit, message.is_some()) {
+            continue;
+        }
+        // The lines under a document's title that name it (organisation, date, place)
+        // state nothing.
+        if block_unit && message.is_none() && sentence.start < title_end && is_front_matter(body) {
             continue;
         }
         // A sentence that leans on the one before it is quoted with it.

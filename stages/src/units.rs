@@ -21,6 +21,75 @@ pub(crate) fn states_a_figure(text: &str) -> bool {
     })
 }
 
+/// Bytes past a document's opening headings that its title block may span.
+const TITLE_BLOCK_BYTES: usize = 600;
+
+/// Where a document's title block ends (0 when the document opens with no heading):
+/// the lines under its opening headings (a title, a subtitle), up to the next heading.
+pub(crate) fn title_block_end(text: &str, outline: &deepr_orchestrator::Outline) -> usize {
+    let mut headings = outline
+        .headings
+        .iter()
+        .map(|&(at, level)| (at as usize, level));
+    let Some((first, level)) = headings.next() else {
+        return 0;
+    };
+    let opens = text
+        .get(..first)
+        .is_some_and(|before| before.trim().is_empty());
+    if level == 0 || !opens {
+        return 0;
+    }
+    let block_end = |at: usize| {
+        at + text
+            .get(at..)
+            .and_then(|rest| rest.split("\n\n").next())
+            .map_or(0, str::len)
+    };
+    let mut opened = block_end(first);
+    for (at, level) in headings {
+        let next_block = text
+            .get(opened..at)
+            .is_some_and(|gap| gap.trim().is_empty());
+        if level > 0 && next_block {
+            opened = block_end(at); // a subtitle, or the title's second line
+            continue;
+        }
+        return at.min(opened + TITLE_BLOCK_BYTES);
+    }
+    (opened + TITLE_BLOCK_BYTES).min(text.len())
+}
+
+/// Whether a unit of a document's title block is front matter: a line with no final
+/// stop — no marked list item, no table row — that states no amount. Such a line names
+/// the organisation, the document, its date and place ("Quillfeather Software Ltd -
+/// Board meeting, 20 October 2026, Bristol"): it says what the document is, not what
+/// it states.
+pub(crate) fn is_front_matter(body: &str) -> bool {
+    let marker = body.starts_with(['-', '*', '•', '·']) || item_number(body).is_some();
+    !ends_like_sentence(body) && !marker && !body.contains(" · ") && !states_an_amount(body)
+}
+
+/// Whether a text states an amount: a currency sign or a percent beside a digit, or a
+/// number of three digits or more that is no year ("3,412 robots"; not "20 October
+/// 2026" or "10:00").
+fn states_an_amount(text: &str) -> bool {
+    let beside_digit = text.char_indices().any(|(i, c)| {
+        matches!(c, '$' | '£' | '€' | '¥' | '%')
+            && (text[..i].ends_with(|d: char| d.is_ascii_digit())
+                || text[i + c.len_utf8()..].starts_with(|d: char| d.is_ascii_digit()))
+    });
+    beside_digit
+        || words(text).iter().any(|w| {
+            let digits = w.chars().filter(char::is_ascii_digit).count();
+            let year = w.len() == 4 && (w.starts_with("19") || w.starts_with("20"));
+            w.chars()
+                .all(|c| c.is_ascii_digit() || c == ',' || c == '.')
+                && digits >= 3
+                && !year
+        })
+}
+
 /// Sentences that point elsewhere ("see section 3 above") say little on their own, and
 /// neither do a document's byline and handling lines ("Prepared by …", "Confidential").
 pub(crate) fn pointer_penalty(text: &str) -> f64 {
@@ -217,6 +286,43 @@ mod tests {
         for none in ["Pages of 8KB each", "Release v3 ships", "Built on sqlite3"] {
             assert!(!states_a_figure(none), "{none}");
         }
+    }
+
+    #[test]
+    fn a_title_blocks_lines_that_name_the_document_are_front_matter() {
+        let text = "# Board Pack: Q2 FY27\n\nQuillfeather Software Ltd - Board meeting, 20 October 2026, Bristol\n\n\
+                    Prepared by the executive team\n\nARR £41.7M, up 29%\n\n- Renewal at risk\n\n\
+                    Held on 17 September 2026 at 10:00.\n\n# Headlines\n\nHeld on 1 May 2026 at 10:00";
+        let outline = deepr_orchestrator::Outline {
+            headings: vec![(0, 1), (text.find("# Headlines").unwrap() as u32, 1)],
+            ..Default::default()
+        };
+        let end = title_block_end(text, &outline);
+        assert_eq!(end, text.find("# Headlines").unwrap());
+        for line in [
+            "Quillfeather Software Ltd - Board meeting, 20 October 2026, Bristol",
+            "Prepared by the executive team",
+        ] {
+            assert!(is_front_matter(line), "{line}");
+        }
+        // An amount, a marked item, a sentence: what the document states.
+        for line in [
+            "ARR £41.7M, up 29%",
+            "- Renewal at risk",
+            "Held on 17 September 2026 at 10:00.",
+            "Deployed fleet: 3,412 robots",
+        ] {
+            assert!(!is_front_matter(line), "{line}");
+        }
+        // A document that opens with prose has no title block.
+        let outline = deepr_orchestrator::Outline {
+            headings: vec![(30, 1)],
+            ..Default::default()
+        };
+        assert_eq!(
+            title_block_end("Some opening prose goes here.\n\n# Later", &outline),
+            0
+        );
     }
 
     #[test]
