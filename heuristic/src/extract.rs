@@ -11,8 +11,11 @@ use deepr_tasks::extract::{Answer, AnswerClaim, Candidate, Extract, Input};
 use crate::text::jaccard;
 use crate::Heuristic;
 
-/// Candidates below this share of the best candidate's weight are not chosen.
+/// Candidates below this share of the reference candidate's weight are not chosen.
 const RELEVANCE_FLOOR: f64 = 0.5;
+/// The reference is the best candidate when few claims are asked for, else the
+/// `ceil(max_claims / FLOOR_RANK_SHARE)`-th best.
+const FLOOR_RANK_SHARE: usize = 4;
 
 impl Heuristic for Extract {
     /// 2: the relevance floor. 3: numbers compare canonically ("1,000" = "1000").
@@ -24,7 +27,10 @@ impl Heuristic for Extract {
     /// the floor is taken from the candidates it may quote.
     /// 8: a list item is stated after its list's lead-in; a near-twin of a chosen
     /// sentence that states other figures (another document) is no repetition.
-    const VERSION: u32 = 8;
+    /// 9: asked for many claims, the floor is taken from the candidate a quarter of
+    /// the way down them, not from the best alone (one outlier row no longer leaves a
+    /// section three claims).
+    const VERSION: u32 = 9;
 
     fn answer(input: &Input) -> Answer {
         let candidates = &input.candidates;
@@ -39,11 +45,18 @@ impl Heuristic for Extract {
         let current_exists = candidates.iter().any(|c| !c.source.is_stale());
         // A relevance floor: a candidate far below the best one it may quote says little
         // about the subquestion, however diverse it would make the answer.
-        let best_weight = candidates
+        let mut weights: Vec<f64> = candidates
             .iter()
             .filter(|c| !(current_exists && c.source.is_stale()))
             .map(|c| c.weight)
-            .fold(0.0, f64::max);
+            .collect();
+        weights.sort_by(|a, b| b.total_cmp(a));
+        let reference = input.max_claims.div_ceil(FLOOR_RANK_SHARE).max(1);
+        let best_weight = weights
+            .get(reference - 1)
+            .or(weights.last())
+            .copied()
+            .unwrap_or(0.0);
         let floor = RELEVANCE_FLOOR * best_weight;
         // Chosen candidates in claims: a short fragment (a table row, a list item) joins an
         // earlier short claim of the same document, up to three quotes, so the rows of
@@ -236,6 +249,40 @@ fn row_values(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_outlier_does_not_set_the_floor_when_many_claims_are_asked() {
+        let candidate = |id: &str, text: &str, weight: f64| Candidate {
+            id: id.into(),
+            text: text.into(),
+            weight,
+            doc: id.into(),
+            title: String::new(),
+            source: Default::default(),
+        };
+        let candidates = vec![
+            candidate("c1", "Plan: Professional · Price per technician: £49", 3.0),
+            candidate("c2", "Revenue for the half was £20.9M, up 22.9%.", 1.4),
+            candidate("c3", "ARR reached £41.7M, up 29% year on year.", 1.3),
+            candidate("c4", "Net new ARR in the quarter was £2.2M.", 1.0),
+        ];
+        let chosen = |max_claims: usize| -> Vec<String> {
+            let input = Input {
+                subquestion: "q".into(),
+                max_claims,
+                candidates: candidates.clone(),
+            };
+            Extract::answer(&input)
+                .claims
+                .iter()
+                .flat_map(|c| c.sentence_ids.clone())
+                .collect()
+        };
+        // Eight claims asked: the floor is half the second best's weight (0.7).
+        assert_eq!(chosen(8).len(), 4, "{:?}", chosen(8));
+        // Four asked: half the best's (1.5), as before — only the outlier stands.
+        assert_eq!(chosen(4), ["c1"]);
+    }
 
     #[test]
     fn prefers_diverse_sentences() {
