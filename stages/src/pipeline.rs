@@ -203,11 +203,17 @@ fn write_dag(
     last_round: Option<(u32, &[Subq])>,
 ) -> Result<Dag, ResearchError> {
     let gathered = collect(done);
-    let deps: Vec<String> = done
+    // What the writers read was gathered from every round: their keys chain each
+    // round's deepen node, and the last round's judge when its deepen runs beside them
+    // (else a changed last round would restore stale sections).
+    let mut deps: Vec<String> = done
         .keys()
         .filter(|id| id.ends_with("/deepen"))
         .cloned()
         .collect();
+    if let Some((round, _)) = last_round {
+        deps.push(node_id::join(round, "judge"));
+    }
     let planned = crate::write::sections(&gathered.subquestions);
     let claims = Arc::new(crate::write::at_home(gathered.claims, &planned));
     let sections: Vec<Vec<Subq>> = planned
