@@ -20,7 +20,9 @@ use crate::terms::{content_terms, numbers};
 /// the keys of the nodes that ground prose, so a changed rule never restores stale text.
 /// 2: straight quotes inside code literals (`r"\""`) are not quotation; code spans and
 /// identifiers (`Py_Initialize`, `getattr()`) must occur in the quotes.
-pub const VERSION: u32 = 2;
+/// 3: a whole number's leading zeros do not count: a sentence's "1 March 2014" stands on
+/// a quote's "2014-03-01".
+pub const VERSION: u32 = 3;
 
 /// Content words a sentence must share with its quotes (or all it has, if fewer).
 pub const SHARED_WORDS_FLOOR: usize = 2;

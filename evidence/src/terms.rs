@@ -369,7 +369,7 @@ pub fn content_terms(text: &str) -> Vec<String> {
 /// Numbers mentioned in the text, in one canonical form so that the same number
 /// written two ways compares equal: thousands separators dropped ("1,000" and "1000"
 /// are both `1000`), decimals and versions kept ("3.5", "3.7.0"), dates as their parts
-/// ("2024-01-05" is `2024`, `01`, `05`).
+/// ("2024-01-05" is `2024`, `1`, `5`), whole numbers without leading zeros.
 pub fn numbers(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for word in words(text) {
@@ -400,8 +400,17 @@ pub fn numbers(text: &str) -> Vec<String> {
 }
 
 /// "1,000" → "1000": commas dropped when every group after the first has 3 digits
-/// (a thousands separator); any other comma is kept as written.
+/// (a thousands separator); any other comma is kept as written. A whole number loses
+/// its leading zeros ("01" of "2014-03-01" is the 1 of "1 March 2014").
 fn canonical_number(number: &str) -> String {
+    if number.len() > 1 && number.starts_with('0') && number.chars().all(|c| c.is_ascii_digit()) {
+        let trimmed = number.trim_start_matches('0');
+        return if trimmed.is_empty() {
+            "0".into()
+        } else {
+            trimmed.into()
+        };
+    }
     let mut groups = number.split(',');
     let first_ok = groups
         .next()
@@ -442,8 +451,19 @@ mod tests {
         );
         assert_eq!(
             numbers("pairs 1,2 and 3.7.0 on 2024-01-05"),
-            ["1,2", "3.7.0", "2024", "01", "05"]
+            ["1,2", "3.7.0", "2024", "1", "5"]
         );
+        // An ISO date's parts are the day and month a spelled date states.
+        let sorted = |text: &str| {
+            let mut n = numbers(text);
+            n.sort();
+            n
+        };
+        assert_eq!(
+            sorted("joined on 2014-03-01"),
+            sorted("joined on 1 March 2014, 3")
+        );
+        assert_eq!(numbers("00 and 007 and 0.5"), ["0", "7", "0.5"]);
         assert_eq!(
             numbers("8KB pages, 100ms waits, v3.7.0, the 2nd try"),
             ["8", "100", "3.7.0", "2"]
