@@ -17,7 +17,9 @@ use crate::write::MAX_SENTENCE_CHARS;
 
 /// 2: the summary is written over the sections' claims and grounded sentence by
 /// sentence.
-pub const STAGE_VERSION: u32 = 2;
+/// 3: the claims it reads keep a later section's claim that states a new figure off an
+/// earlier section's sentence (`write::at_home`).
+pub const STAGE_VERSION: u32 = 3;
 pub use deepr_tasks::synthesize::MAX_POINTS;
 
 /// The id dropped summary sentences are listed under.

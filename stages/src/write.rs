@@ -5,7 +5,7 @@
 //! ([`deepr_tasks::write_section::ground`]); an unusable answer is repaired once and
 //! then the fallback writes the section, which the report says.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use deepr_evidence::report::{DroppedSentence, Paragraph, ProseSentence, Verdict};
 use deepr_orchestrator::{LedgerEntry, TextArchive, Tier};
@@ -18,7 +18,8 @@ use crate::types::{ClaimDraft, SectionOut, Subq};
 /// 2: a section's words are bounded by its evidence too ([`evidence_words`]), and the
 /// summary's share is kept out of the sections'.
 /// 3: a claim restating an earlier section's is not handed to a writer ([`at_home`]).
-pub const STAGE_VERSION: u32 = 3;
+/// 4: ... unless it states a figure the earlier section's claims did not.
+pub const STAGE_VERSION: u32 = 4;
 /// Longest sentence kept, in characters (a quote may span two sentences, and the
 /// offline writer may write a quote as it is); a longer one is dropped, never cut.
 pub const MAX_SENTENCE_CHARS: usize = 1500;
@@ -58,10 +59,13 @@ pub fn sections(subquestions: &[Subq]) -> Vec<Vec<Subq>> {
 
 /// Every fact once: a claim's home is the first section, in plan order, whose usable
 /// claims cite its sentences. A later section's claim that cites only sentences an
-/// earlier section's claims already cite restates them, and is handed to neither that
-/// section's writer nor the summary's. (The offline reader's partition never lets two
-/// sections quote one sentence; a model reads each subquestion's own documents, so two
-/// sections may well extract one fact.)
+/// earlier section's claims already cite, and states no figure those claims did not,
+/// restates them, and is handed to neither that section's writer nor the summary's. A
+/// claim that reads another figure off the same sentence (a competitor table's row
+/// cited for funding first, then for fleet size and price) is a fact of its own and
+/// stays. (The offline reader's partition never lets two sections quote one sentence;
+/// a model reads each subquestion's own documents, so two sections may well extract
+/// one fact.)
 pub fn at_home(
     claims: Vec<(ClaimDraft, Verdict)>,
     sections: &[Vec<Subq>],
@@ -79,23 +83,38 @@ pub fn at_home(
             && a.sentence <= b.sentence_end.unwrap_or(b.sentence)
             && b.sentence <= a.sentence_end.unwrap_or(a.sentence)
     };
-    let mut cited: Vec<(usize, &crate::types::SentenceRef)> = Vec::new();
+    // Each cited sentence with its section and the figures the claim citing it states.
+    let mut cited: Vec<(usize, &crate::types::SentenceRef, BTreeSet<String>)> = Vec::new();
     let mut restated = vec![false; claims.len()];
     for i in order {
         let (claim, verdict) = &claims[i];
         let (Some(section), true) = (place(claim), usable(*verdict)) else {
             continue;
         };
-        let elsewhere = |r: &crate::types::SentenceRef| {
-            cited
+        let figures: BTreeSet<String> = deepr_evidence::terms::numbers(&claim.text)
+            .into_iter()
+            .collect();
+        let mut stated_there: BTreeSet<&String> = BTreeSet::new();
+        let mut all_elsewhere = !claim.citations.is_empty();
+        for r in &claim.citations {
+            let earlier: Vec<&BTreeSet<String>> = cited
                 .iter()
-                .any(|(home, other)| *home != section && overlaps(other, r))
-        };
-        if !claim.citations.is_empty() && claim.citations.iter().all(elsewhere) {
+                .filter(|(home, other, _)| *home != section && overlaps(other, r))
+                .map(|(_, _, stated)| stated)
+                .collect();
+            all_elsewhere &= !earlier.is_empty();
+            stated_there.extend(earlier.into_iter().flatten());
+        }
+        if all_elsewhere && figures.iter().all(|f| stated_there.contains(f)) {
             restated[i] = true;
             continue;
         }
-        cited.extend(claim.citations.iter().map(|r| (section, r)));
+        cited.extend(
+            claim
+                .citations
+                .iter()
+                .map(|r| (section, r, figures.clone())),
+        );
     }
     claims
         .into_iter()
@@ -470,6 +489,31 @@ mod tests {
         // q2-c1 restates q1-c1 (section 1 comes first in plan order); q2-c2 adds b1;
         // a follow-up in q1's own section may cite it again.
         assert_eq!(kept, ["q1-c1", "q2-c2", "q3-c1", "q2-c3"]);
+    }
+
+    #[test]
+    fn a_claim_reading_another_figure_off_an_earlier_sections_sentence_is_its_own_fact() {
+        let sections = vec![vec![subq("q1", None)], vec![subq("q2", None)]];
+        let stating = |id: &str, subquestion: &str, text: &str| {
+            let (mut draft, verdict) = claim(id, subquestion, &[("row", 7)]);
+            draft.text = text.into();
+            (draft, verdict)
+        };
+        let claims = vec![
+            stating("q1-c1", "q1", "Swiftlane has raised $140M."),
+            stating(
+                "q2-c1",
+                "q2",
+                "Swiftlane runs 5,200 robots at $1,480 a month.",
+            ),
+            stating("q2-c2", "q2", "Swiftlane raised $140M in all."),
+        ];
+        let kept: Vec<String> = at_home(claims, &sections)
+            .into_iter()
+            .map(|(c, _)| c.id)
+            .collect();
+        // The fleet and the price are new; the funding is stated already.
+        assert_eq!(kept, ["q1-c1", "q2-c1"]);
     }
 
     #[test]
