@@ -404,6 +404,7 @@ mod tests {
         let input = Input {
             topic: "t".into(),
             instructions: Vec::new(),
+            documents: Vec::new(),
             subquestions: vec!["How does SQLite guarantee atomic commits?".into()],
             claims: vec![
                 claim(

@@ -225,6 +225,19 @@ fn write_dag(
         })
         .collect();
     let words = crate::write::section_words(cx.depth, sections.len());
+    let documents: Arc<crate::write::DocumentNames> = Arc::new(
+        gathered
+            .sources
+            .values()
+            .map(|s| {
+                let doc = &s.doc;
+                (
+                    doc.content_sha256.clone(),
+                    (doc.title.clone(), doc.date.clone()),
+                )
+            })
+            .collect(),
+    );
     let mut dag = Dag::new();
     let mut late_conflicts = Vec::new();
     if let Some((round, subquestions)) = last_round {
@@ -238,7 +251,7 @@ fn write_dag(
         section_ids.push(node_id::section(&section[0].id));
         add(
             &mut dag,
-            crate::write::node(cx, section, &claims, words, &deps),
+            crate::write::node(cx, section, (&claims, &documents), words, &deps),
         )?;
     }
     let summary = crate::synthesize::node(

@@ -6,6 +6,7 @@
 //! then the fallback writes the section, which the report says.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use deepr_evidence::report::{DroppedSentence, Paragraph, ProseSentence, Verdict};
 use deepr_orchestrator::{LedgerEntry, TextArchive, Tier};
@@ -217,12 +218,21 @@ pub fn evidence_words(share: usize, claims: usize) -> usize {
     share.min(WORDS_PER_CLAIM * claims).max(MIN_SECTION_WORDS)
 }
 
-/// What a section is written for: the article's topic and its share of words.
+/// What a section is written for: the article's topic, its share of words, and the
+/// title and date of each document the run read (by content hash), for the writer to
+/// name the documents its quotes come from.
 #[derive(Clone, Copy)]
 pub struct Brief<'a> {
     pub topic: &'a str,
     pub words: usize,
+    pub documents: &'a DocumentNames,
 }
+
+/// Each document's title and date, by content hash.
+pub type DocumentNames = BTreeMap<String, (String, Option<String>)>;
+
+/// The run's claims with their verdicts, as every writer reads them.
+pub type Judged = Vec<(ClaimDraft, Verdict)>;
 
 /// The section's usable claims as the writer sees them, each with its quotes (cut
 /// from the archive, or as written by a free-quote extractor) and documents numbered
@@ -232,6 +242,15 @@ fn shown_claims_of(
     claims: &[(ClaimDraft, Verdict)],
     archive: &dyn TextArchive,
 ) -> Vec<task::Claim> {
+    shown_with_documents(ids, claims, archive).0
+}
+
+/// [`shown_claims_of`], with the content hashes of `d1`, `d2`, … in order.
+fn shown_with_documents<'c>(
+    ids: &[String],
+    claims: &'c [(ClaimDraft, Verdict)],
+    archive: &dyn TextArchive,
+) -> (Vec<task::Claim>, Vec<&'c str>) {
     let mut documents: Vec<&str> = Vec::new();
     let mut shown = Vec::new();
     for (claim, verdict) in claims {
@@ -276,7 +295,7 @@ fn shown_claims_of(
             quotes,
         });
     }
-    shown
+    (shown, documents)
 }
 
 pub async fn run(
@@ -297,16 +316,29 @@ pub async fn run(
         dropped: vec![],
         degraded: None,
     };
-    let shown = shown_claims_of(&ids, claims, archive);
+    let (shown, cited) = shown_with_documents(&ids, claims, archive);
     if shown.is_empty() {
         return (out, vec![]);
     }
+    let documents = cited
+        .iter()
+        .enumerate()
+        .filter_map(|(i, sha)| {
+            let (title, date) = brief.documents.get(*sha)?;
+            Some(task::Document {
+                id: format!("d{}", i + 1),
+                title: title.clone(),
+                date: date.clone(),
+            })
+        })
+        .collect();
     let input = Input {
         topic: brief.topic.to_string(),
         subquestions: section.iter().map(|s| s.text.clone()).collect(),
         words: evidence_words(brief.words, shown.len()),
         claims: shown,
         instructions: deepr_tasks::brief::parse_brief(brief.topic).instructions,
+        documents,
     };
     let result = call_task(
         models,
@@ -398,12 +430,13 @@ pub fn listed(
 pub fn node(
     cx: &crate::node::PipelineContext,
     section: Vec<Subq>,
-    claims: &std::sync::Arc<Vec<(ClaimDraft, Verdict)>>,
+    (claims, documents): (&Arc<Judged>, &Arc<DocumentNames>),
     words: usize,
     deps: &[String],
 ) -> crate::node::Node {
     use crate::node::{finish, spec};
     let (p, t, cl) = (cx.providers.clone(), cx.topic.clone(), claims.clone());
+    let names = documents.clone();
     let llm = crate::model_call::prompt_key(
         &cx.providers.prompts.write_section,
         cx.providers.strong_models(),
@@ -420,7 +453,11 @@ pub fn node(
         return (node, deps.to_vec());
     }
     let node = spec(id, "write", key, move |ctx| async move {
-        let brief = Brief { topic: &t, words };
+        let brief = Brief {
+            topic: &t,
+            words,
+            documents: &names,
+        };
         let (out, calls) = run(
             &ctx.node_id,
             &p.prompts.write_section,

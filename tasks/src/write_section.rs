@@ -45,6 +45,17 @@ pub struct Claim {
     pub quotes: Vec<Quote>,
 }
 
+/// A document the section's quotes come from, as the writer may name it: its
+/// prompt-local ID (`d1`), its title and its date (both from the document, untrusted).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Document {
+    pub id: String,
+    pub title: String,
+    #[serde(default)]
+    pub date: Option<String>,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Input {
@@ -59,6 +70,10 @@ pub struct Input {
     /// The brief's writing instructions (untrusted; they never relax the rules).
     #[serde(default)]
     pub instructions: Vec<String>,
+    /// The documents the quotes come from, by their `d1`, `d2` IDs: a brief that asks
+    /// for the document behind each figure is answered by naming it.
+    #[serde(default)]
+    pub documents: Vec<Document>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -204,10 +219,24 @@ impl ModelTask for WriteSection {
             .map(|s| quoted(s))
             .collect::<Vec<_>>()
             .join(" / ");
+        let documents = if input.documents.is_empty() {
+            "(none given)".to_string()
+        } else {
+            input
+                .documents
+                .iter()
+                .map(|d| match &d.date {
+                    Some(date) => format!("{}: {} ({})", d.id, quoted(&d.title), quoted(date)),
+                    None => format!("{}: {}", d.id, quoted(&d.title)),
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
         vec![
             ("topic", input.topic.clone()),
             ("subquestion", subquestion),
             ("claims", claims),
+            ("documents", documents),
             ("words", input.words.to_string()),
             (
                 "instructions",
@@ -280,6 +309,11 @@ mod tests {
             ],
             words: 300,
             instructions: Vec::new(),
+            documents: vec![Document {
+                id: "d1".into(),
+                title: "Atomic Commit In SQLite".into(),
+                date: Some("2024-05-01".into()),
+            }],
         }
     }
 
