@@ -22,7 +22,9 @@ use crate::terms::{content_terms, numbers};
 /// identifiers (`Py_Initialize`, `getattr()`) must occur in the quotes.
 /// 3: a whole number's leading zeros do not count: a sentence's "1 March 2014" stands on
 /// a quote's "2014-03-01".
-pub const VERSION: u32 = 3;
+/// 4: the numbers of the cited documents' titles and dates count as held (a sentence
+/// may name its source).
+pub const VERSION: u32 = 4;
 
 /// Content words a sentence must share with its quotes (or all it has, if fewer).
 pub const SHARED_WORDS_FLOOR: usize = 2;
@@ -33,6 +35,10 @@ pub struct CitedClaim {
     pub verdict: Verdict,
     /// The verbatim quotes of the claim's citations.
     pub quotes: Vec<String>,
+    /// The titles and dates of the documents it cites, as the report lists them: a
+    /// sentence may name its source ("the Material Contracts Register - as at 30
+    /// September 2026"), so their numbers count as held; their words do not.
+    pub sources: Vec<String>,
 }
 
 /// Why a sentence does not stand on its quotes.
@@ -122,6 +128,7 @@ pub fn check_sentence(
         return Err(Ungrounded::NoCitation);
     }
     let mut quotes: Vec<String> = Vec::new();
+    let mut sources: Vec<String> = Vec::new();
     for id in claim_ids {
         let claim = lookup(id).ok_or_else(|| Ungrounded::UnknownClaim(id.clone()))?;
         if claim.verdict == Verdict::Unsupported {
@@ -131,9 +138,13 @@ pub fn check_sentence(
             return Err(Ungrounded::NoQuote(id.clone()));
         }
         quotes.extend(claim.quotes);
+        sources.extend(claim.sources);
     }
     let evidence = quotes.join("\n");
-    let evidence_numbers: BTreeSet<String> = numbers(&evidence).into_iter().collect();
+    let evidence_numbers: BTreeSet<String> = numbers(&evidence)
+        .into_iter()
+        .chain(numbers(&sources.join("\n")))
+        .collect();
     if let Some(n) = numbers(text)
         .into_iter()
         .find(|n| !evidence_numbers.contains(n))
@@ -164,6 +175,7 @@ mod tests {
                 CitedClaim {
                     verdict: Verdict::Supported,
                     quotes: vec!["The default page size is 4096 bytes; at most 1,000 pages are cached by the \"page cache\".".into()],
+                    sources: vec!["Pager Notes 2024-05-01".into()],
                 },
             ),
             (
@@ -171,9 +183,17 @@ mod tests {
                 CitedClaim {
                     verdict: Verdict::Unsupported,
                     quotes: vec!["The page size is 1024 bytes.".into()],
+                    sources: Vec::new(),
                 },
             ),
-            ("c3", CitedClaim { verdict: Verdict::Partial, quotes: vec![] }),
+            (
+                "c3",
+                CitedClaim {
+                    verdict: Verdict::Partial,
+                    quotes: vec![],
+                    sources: Vec::new(),
+                },
+            ),
         ])
     }
 
@@ -195,6 +215,23 @@ mod tests {
         assert_eq!(
             check("The \"Page Cache\" holds at most 1,000 pages.", &["c1"]),
             Ok(())
+        );
+    }
+
+    #[test]
+    fn a_sentence_may_name_its_source_with_the_numbers_of_its_title_and_date() {
+        // c1 cites "Pager Notes 2024-05-01": its date's numbers count, its words do not.
+        assert_eq!(
+            check(
+                "The Pager Notes of 1 May 2024 set pages to 4096 bytes by default.",
+                &["c1"]
+            ),
+            Ok(())
+        );
+        // A year neither its quotes nor its sources hold is still invented.
+        assert_eq!(
+            check("Pages default to 4096 bytes since 2023.", &["c1"]),
+            Err(Ungrounded::Number("2023".into()))
         );
     }
 
@@ -239,6 +276,7 @@ mod tests {
             Some(CitedClaim {
                 verdict: Verdict::Supported,
                 quotes: vec![quote.to_string()],
+                sources: Vec::new(),
             })
         }
     }

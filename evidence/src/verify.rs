@@ -222,10 +222,24 @@ pub fn check_prose(
         .collect();
     let claims: BTreeMap<&str, &crate::report::Claim> =
         report.claims.iter().map(|c| (c.id.as_str(), c)).collect();
+    // A sentence may name the documents its claims cite: their titles and dates.
+    let names: BTreeMap<&str, String> = report
+        .sources
+        .iter()
+        .map(|s| {
+            let date = s.date.as_deref().unwrap_or("");
+            (s.id.as_str(), format!("{} {date}", s.title))
+        })
+        .collect();
     if let Err(why) = crate::prose::check_sentence(&sentence.text, &sentence.claims, |id| {
         claims.get(id).map(|c| crate::prose::CitedClaim {
             verdict: c.verdict,
             quotes: c.citations.iter().map(|q| q.quote.clone()).collect(),
+            sources: c
+                .citations
+                .iter()
+                .filter_map(|q| names.get(q.source.as_str()).cloned())
+                .collect(),
         })
     }) {
         return RowVerdict::Failed(format!("sentence {:?} {why}", short(&sentence.text)));

@@ -128,6 +128,7 @@ fn summary_of(claims: &[(usize, &Claim)], order: Vec<usize>, sections: usize) ->
             Some(CitedClaim {
                 verdict: claim.verdict,
                 quotes: claim.quotes.clone(),
+                sources: Vec::new(),
             })
         };
         let text = one_line(&claim.text);

@@ -35,7 +35,7 @@ impl Heuristic for WriteSection {
     const VERSION: u32 = 6;
 
     fn answer(input: &Input) -> Answer {
-        let shown = shown_claims(&input.claims);
+        let shown = shown_claims(&input.claims, &input.documents);
         // Documents in order of first appearance; each claim goes with its first quote's.
         let mut documents: Vec<&str> = Vec::new();
         for claim in &input.claims {

@@ -352,7 +352,7 @@ pub async fn run(
     )
     .await;
     let (cleaned, long) = clean_sentences(&result.value.paragraphs);
-    let grounded = task::ground(&shown_claims(&input.claims), &cleaned);
+    let grounded = task::ground(&shown_claims(&input.claims, &input.documents), &cleaned);
     out.heading = clean_model_text(&result.value.heading, task::MAX_HEADING_CHARS);
     out.paragraphs = to_paragraphs(grounded.paragraphs);
     out.dropped = long.iter().map(|t| too_long(&out.section, t)).collect();
@@ -390,7 +390,7 @@ pub fn listed(
             .collect(),
     }];
     let (cleaned, long) = clean_sentences(&listed);
-    let grounded = task::ground(&shown_claims(&shown), &cleaned);
+    let grounded = task::ground(&shown_claims(&shown, &[]), &cleaned);
     let section_id = ids.first().cloned().unwrap_or_default();
     let mut dropped: Vec<DroppedSentence> = long.iter().map(|t| too_long(&section_id, t)).collect();
     dropped.extend(

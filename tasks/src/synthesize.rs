@@ -143,6 +143,7 @@ pub fn ground(input: &Input, answer: &Answer) -> write_section::Grounded {
                 CitedClaim {
                     verdict: c.verdict,
                     quotes: c.quotes.clone(),
+                    sources: Vec::new(),
                 },
             )
         })

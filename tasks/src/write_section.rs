@@ -117,8 +117,16 @@ impl Grounded {
     }
 }
 
-/// The claims a writer was shown, by ID, as the grounding check reads them.
-pub fn shown_claims(claims: &[Claim]) -> BTreeMap<String, CitedClaim> {
+/// The claims a writer was shown, by ID, as the grounding check reads them: each with
+/// its quotes and the titles and dates of the documents they come from (a sentence may
+/// name its source).
+pub fn shown_claims(claims: &[Claim], documents: &[Document]) -> BTreeMap<String, CitedClaim> {
+    let name = |id: &str| {
+        documents.iter().find(|d| d.id == id).map(|d| {
+            let date = d.date.as_deref().unwrap_or("");
+            format!("{} {date}", d.title)
+        })
+    };
     claims
         .iter()
         .map(|c| {
@@ -127,6 +135,7 @@ pub fn shown_claims(claims: &[Claim]) -> BTreeMap<String, CitedClaim> {
                 CitedClaim {
                     verdict: c.verdict,
                     quotes: c.quotes.iter().map(|q| q.text.clone()).collect(),
+                    sources: c.quotes.iter().filter_map(|q| name(&q.document)).collect(),
                 },
             )
         })
@@ -273,7 +282,11 @@ impl ModelTask for WriteSection {
                 "every paragraph needs sentences, at most {MAX_SENTENCES} in all (got {sentences})"
             ));
         }
-        ground(&shown_claims(&input.claims), &answer.paragraphs).some_stand("sentence")
+        ground(
+            &shown_claims(&input.claims, &input.documents),
+            &answer.paragraphs,
+        )
+        .some_stand("sentence")
     }
 }
 
@@ -341,7 +354,10 @@ mod tests {
         };
         let input = input();
         assert_eq!(WriteSection::validate(&input, &answer), Ok(()));
-        let grounded = ground(&shown_claims(&input.claims), &answer.paragraphs);
+        let grounded = ground(
+            &shown_claims(&input.claims, &input.documents),
+            &answer.paragraphs,
+        );
         assert_eq!(
             grounded.paragraphs,
             vec![vec![answer.paragraphs[0].sentences[0].clone()]]
