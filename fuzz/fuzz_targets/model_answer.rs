@@ -93,10 +93,15 @@ fuzz_target!(|data: &[u8]| {
             .collect(),
         words: 300,
         instructions: vec!["Keep it short.".into()],
+        documents: vec![write_section::Document {
+            id: "d1".into(),
+            title: "Pager notes 2024".into(),
+            date: Some("2024-05-01".into()),
+        }],
     };
     if let Ok(answer) = parse_answer::<write_section::WriteSection>(&section_input, text) {
         let grounded =
-            write_section::ground(&write_section::shown_claims(&section_input.claims), &answer.paragraphs);
+            write_section::ground(&write_section::shown_claims(&section_input.claims, &section_input.documents), &answer.paragraphs);
         assert!(!grounded.paragraphs.is_empty());
         for sentence in grounded.paragraphs.iter().flatten() {
             assert!(sentence.claim_ids.iter().all(|id| SHOWN.contains(&id.as_str())));
