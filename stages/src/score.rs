@@ -284,41 +284,14 @@ fn units_of(
     let outline = &source.doc.outline;
     let title_end = title_block_end(&text.text, outline);
     for sentence in text.sentences.iter() {
-        let Some(body) = sentence.text(&text.text) else {
+        let Some(Unit {
+            body,
+            block_unit,
+            first,
+            last,
+        }) = unit_at(text, outline, sentence, title_end)
+        else {
             continue;
-        };
-        // What repeats an earlier message (a quoted reply, a signature) is no evidence.
-        if outline.is_quoted_at(sentence.start) {
-            continue;
-        }
-        // A chat message is one unit: its first sentence stands for all of it.
-        let message = message_span(text, outline, sentence);
-        if message == Some(None) {
-            continue;
-        }
-        let body = match message.flatten() {
-            Some((_, _, whole)) => whole,
-            None => body,
-        };
-        // A list item or a table row is a unit of its own even without a final
-        // period: a whole block that is not a heading.
-        let block_unit = message.is_some()
-            || is_whole_block(&text.text, sentence.start, sentence.end)
-                && !outline.is_heading_at(sentence.start);
-        if !stands_alone(body, block_unit, message.is_some()) {
-            continue;
-        }
-        // The lines under a document's title that name it (organisation, date, place)
-        // state nothing.
-        if block_unit && message.is_none() && sentence.start < title_end && is_front_matter(body) {
-            continue;
-        }
-        // A sentence that leans on the one before it is quoted with it.
-        let (first, last) = match message.flatten() {
-            Some((first, last, _)) => (first, last),
-            None => {
-                deepr_evidence::context_span(&text.text, &text.sentences, sentence.index as usize)
-            }
         };
         let sentence_end = (last != first).then_some(last);
         let reference = SentenceRef {
@@ -366,6 +339,64 @@ fn units_of(
         ));
     }
     out
+}
+
+/// A sentence as a candidate unit: its text (a chat message's whole text), whether it
+/// is a whole block, and the sentences it is quoted with.
+struct Unit<'t> {
+    body: &'t str,
+    block_unit: bool,
+    first: u32,
+    last: u32,
+}
+
+/// The unit `sentence` of `text` stands for, or `None` when it is none: a quoted reply
+/// or signature, a chat message's later sentence, too short or too long, a line that
+/// introduces what follows, or a line of the title block that only names the document.
+fn unit_at<'t>(
+    text: &'t ArchivedText,
+    outline: &deepr_orchestrator::Outline,
+    sentence: &deepr_evidence::Sentence,
+    title_end: usize,
+) -> Option<Unit<'t>> {
+    let body = sentence.text(&text.text)?;
+    // What repeats an earlier message (a quoted reply, a signature) is no evidence.
+    if outline.is_quoted_at(sentence.start) {
+        return None;
+    }
+    // A chat message is one unit: its first sentence stands for all of it.
+    let message = message_span(text, outline, sentence);
+    if message == Some(None) {
+        return None;
+    }
+    let body = match message.flatten() {
+        Some((_, _, whole)) => whole,
+        None => body,
+    };
+    // A list item or a table row is a unit of its own even without a final period: a
+    // whole block that is not a heading.
+    let block_unit = message.is_some()
+        || is_whole_block(&text.text, sentence.start, sentence.end)
+            && !outline.is_heading_at(sentence.start);
+    if !stands_alone(body, block_unit, message.is_some()) {
+        return None;
+    }
+    // The lines under a document's title that name it (organisation, date, place)
+    // state nothing.
+    if block_unit && message.is_none() && sentence.start < title_end && is_front_matter(body) {
+        return None;
+    }
+    // A sentence that leans on the one before it is quoted with it.
+    let (first, last) = match message.flatten() {
+        Some((first, last, _)) => (first, last),
+        None => deepr_evidence::context_span(&text.text, &text.sentences, sentence.index as usize),
+    };
+    Some(Unit {
+        body,
+        block_unit,
+        first,
+        last,
+    })
 }
 
 /// The score node's key: its version and limits, and the re-ranking model when there
