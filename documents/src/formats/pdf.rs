@@ -381,6 +381,9 @@ fn pdf_date(value: &str) -> Option<String> {
 mod limits_tests;
 
 #[cfg(test)]
+mod modern_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::writers::{blocks, write_pdf, write_pdf_typeset, Meta, Typeset};

@@ -1,16 +1,15 @@
 //! The PDF reader's limits on hostile files, each generated here: content, object and
 //! cross-reference streams that inflate to far more than the limits, pages past the
-//! document's limit, forms that draw themselves, a page tree that loops — and files
-//! lopdf writes with object streams, cross-reference streams and encryption, which read
-//! as they always did.
+//! document's limit, forms that draw themselves, a page tree that loops. Files lopdf
+//! writes with object streams, cross-reference streams and encryption are in
+//! `modern_tests.rs`.
 
 use super::*;
-use crate::writers::{
-    assemble_pdf, blocks, deflate_bomb, one_page_pdf, stream_object, write_pdf, Meta,
-};
+use crate::writers::{assemble_pdf, deflate_bomb, one_page_pdf, stream_object};
 
-const FACT: &[u8] = b"BT /F1 12 Tf 72 720 Td (The Harbor Street yard has 24 trailer bays.) Tj ET\n";
-const MB: u64 = 1024 * 1024;
+pub(super) const FACT: &[u8] =
+    b"BT /F1 12 Tf 72 720 Td (The Harbor Street yard has 24 trailer bays.) Tj ET\n";
+pub(super) const MB: u64 = 1024 * 1024;
 
 /// A PDF of `pages`, each a content stream's dictionary entries and data.
 fn pages_pdf(pages: &[(&str, Vec<u8>)]) -> Vec<u8> {
@@ -181,165 +180,6 @@ fn a_cross_reference_stream_past_the_part_limit_or_with_rows_past_its_data_is_re
     );
 }
 
-/// `bytes` saved again by lopdf with object streams and a cross-reference stream, the
-/// first page's content stream `/Length` made an object (which lopdf then puts in an
-/// object stream, as pdfTeX does).
-fn modern(bytes: &[u8]) -> Vec<u8> {
-    let mut pdf = Pdf::load_mem(bytes).unwrap();
-    let page = *pdf.get_pages().get(&1).unwrap();
-    let content = pdf.get_page_contents(page)[0];
-    let length = match pdf.get_object(content).unwrap() {
-        Object::Stream(stream) => stream.content.len() as i64,
-        _ => unreachable!(),
-    };
-    let length_id = pdf.add_object(Object::Integer(length));
-    if let Ok(Object::Stream(stream)) = pdf.get_object_mut(content) {
-        stream.dict.set("Length", Object::Reference(length_id));
-    }
-    let mut out = Vec::new();
-    pdf.save_modern(&mut out).unwrap();
-    out
-}
-
-/// A value written as PDF source (what an encryption dictionary holds).
-fn source(object: &Object) -> String {
-    match object {
-        Object::Name(name) => format!("/{}", String::from_utf8_lossy(name)),
-        Object::Integer(n) => n.to_string(),
-        Object::Boolean(b) => b.to_string(),
-        Object::String(bytes, _) => format!(
-            "<{}>",
-            bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
-        ),
-        Object::Array(items) => format!(
-            "[{}]",
-            items.iter().map(source).collect::<Vec<_>>().join(" ")
-        ),
-        Object::Dictionary(dict) => format!(
-            "<<{}>>",
-            dict.iter()
-                .map(|(k, v)| format!(" /{} {}", String::from_utf8_lossy(k), source(v)))
-                .collect::<String>()
-        ),
-        other => panic!("no source for {other:?}"),
-    }
-}
-
-/// A PDF encrypted (RC4, 128 bits) for the empty password whose font (object 7) sits in
-/// an object stream (object 5) that goes on with `spaces` spaces, found through a
-/// cross-reference stream (object 6): the file lopdf loads by decrypting every object
-/// and then inflating each container the cross-reference stream names.
-fn encrypted_with_object_stream(spaces: u64) -> Vec<u8> {
-    let file_id = b"deepr-test-file1".to_vec();
-    let mut holder = Pdf::with_version("1.5");
-    let id = Object::String(file_id.clone(), pdf_extract::StringFormat::Hexadecimal);
-    holder
-        .trailer
-        .set("ID", Object::Array(vec![id.clone(), id]));
-    let version = pdf_extract::encryption::EncryptionVersion::V2 {
-        document: &holder,
-        owner_password: "owner",
-        user_password: "",
-        key_length: 128,
-        permissions: pdf_extract::Permissions::all(),
-    };
-    let state = pdf_extract::EncryptionState::try_from(version).unwrap();
-    let sealed = |n: u32, dict: &str, data: Vec<u8>| {
-        let mut stream = Object::Stream(pdf_extract::Stream::new(
-            pdf_extract::Dictionary::new(),
-            data,
-        ));
-        pdf_extract::encryption::encrypt_object(&state, (n, 0), &mut stream).unwrap();
-        let Object::Stream(stream) = stream else {
-            unreachable!()
-        };
-        stream_object(dict, &stream.content)
-    };
-    let held = [
-        &b"7 0 "[..],
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-    ]
-    .concat();
-    let mut objects = vec![
-        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> >> /Contents 4 0 R >>".to_vec(),
-        sealed(4, "", FACT.to_vec()),
-        sealed(5, "/Type /ObjStm /N 1 /First 4 /Filter /FlateDecode", deflate_bomb(&held, spaces)),
-    ];
-    let mut out = b"%PDF-1.5\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, object) in objects.drain(..).enumerate() {
-        offsets.push(out.len());
-        out.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
-        out.extend_from_slice(&object);
-        out.extend_from_slice(b"\nendobj\n");
-    }
-    let encrypt_at = out.len();
-    let encrypt = source(&Object::Dictionary(state.encode().unwrap()));
-    out.extend_from_slice(format!("8 0 obj\n{encrypt}\nendobj\n").as_bytes());
-    let xref_at = out.len();
-    let mut rows = vec![[0u8, 0, 0, 0, 0, 255, 255]];
-    for offset in offsets.iter().copied().chain([xref_at]) {
-        let o = u32::try_from(offset).unwrap().to_be_bytes();
-        rows.push([1, o[0], o[1], o[2], o[3], 0, 0]);
-    }
-    rows.push([2, 0, 0, 0, 5, 0, 0]);
-    let e = u32::try_from(encrypt_at).unwrap().to_be_bytes();
-    rows.push([1, e[0], e[1], e[2], e[3], 0, 0]);
-    let hex: String = file_id.iter().map(|b| format!("{b:02x}")).collect();
-    out.extend_from_slice(b"6 0 obj\n");
-    out.extend_from_slice(&stream_object(
-        &format!("/Type /XRef /Size 9 /W [1 4 2] /Root 1 0 R /Encrypt 8 0 R /ID [<{hex}> <{hex}>]"),
-        &rows.concat(),
-    ));
-    out.extend_from_slice(format!("\nendobj\nstartxref\n{xref_at}\n%%EOF\n").as_bytes());
-    out
-}
-
-#[test]
-fn object_streams_cross_reference_streams_and_encryption_read_as_before() {
-    let meta = Meta {
-        title: "Yard memo".into(),
-        modified: "2026-04-14T09:30:00Z".into(),
-        ..Meta::default()
-    };
-    let pages = [
-        blocks("# Harbor Street\n\nThe yard has 24 trailer bays."),
-        blocks("## Doors\n\nSix doors take refrigerated trailers."),
-    ];
-    let plain = write_pdf(&meta, &pages).unwrap();
-    let expected = read(&plain, &Limits::default()).unwrap();
-    let with_streams = modern(&plain);
-    assert!(contains(&with_streams, b"/ObjStm") && contains(&with_streams, b"/XRef"));
-    // The content's length sits in an object stream: lopdf could not place it while
-    // loading, and the reader takes the content afterwards.
-    let doc = read(&with_streams, &Limits::default()).unwrap();
-    assert_eq!(
-        (doc.text.as_str(), doc.title.as_str()),
-        (expected.text.as_str(), "Yard memo")
-    );
-    assert!(doc.gaps.is_empty(), "{:?}", doc.gaps);
-    // Encrypted, with the font in an object stream: stock lopdf and pdf-extract read
-    // it, and so does the reader.
-    let encrypted = encrypted_with_object_stream(1000);
-    let stock = pdf_extract::extract_text_from_mem(&encrypted).unwrap();
-    assert!(stock.contains("24 trailer bays"), "{stock}");
-    let doc = read(&encrypted, &Limits::default()).unwrap();
-    assert!(doc.text.contains("24 trailer bays"), "{}", doc.text);
-    assert!(doc.gaps.is_empty(), "{:?}", doc.gaps);
-}
-
-#[test]
-fn an_encrypted_object_stream_that_inflates_past_the_part_limit_is_cut_too() {
-    let doc = read(&encrypted_with_object_stream(64 * MB), &Limits::tight()).unwrap();
-    assert!(doc.text.contains("24 trailer bays"), "{}", doc.text);
-    assert_eq!(
-        doc.gaps,
-        ["object stream 5 inflates past 4 MB: the objects past there were not read"]
-    );
-}
-
 /// One page drawing form `X1` (object 6, `form`), which holds `more` forms after it.
 fn with_forms(form: Vec<u8>, more: Vec<Vec<u8>>) -> Vec<u8> {
     let content = [FACT, b"/X1 Do\n"].concat();
@@ -454,6 +294,102 @@ fn pages_past_the_text_limit_are_read_in_part() {
         doc.gaps,
         ["pages 1–4 of 5: its text reached 200 bytes, the most one document may hold"]
     );
+}
+
+/// A value written as PDF source (what an encryption dictionary holds).
+fn source(object: &Object) -> String {
+    match object {
+        Object::Name(name) => format!("/{}", String::from_utf8_lossy(name)),
+        Object::Integer(n) => n.to_string(),
+        Object::Boolean(b) => b.to_string(),
+        Object::String(bytes, _) => format!(
+            "<{}>",
+            bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        ),
+        Object::Array(items) => format!(
+            "[{}]",
+            items.iter().map(source).collect::<Vec<_>>().join(" ")
+        ),
+        Object::Dictionary(dict) => format!(
+            "<<{}>>",
+            dict.iter()
+                .map(|(k, v)| format!(" /{} {}", String::from_utf8_lossy(k), source(v)))
+                .collect::<String>()
+        ),
+        other => panic!("no source for {other:?}"),
+    }
+}
+
+/// A PDF encrypted (RC4, 128 bits) for the empty password whose font (object 7) sits in
+/// an object stream (object 5) that goes on with `spaces` spaces, found through a
+/// cross-reference stream (object 6): the file lopdf loads by decrypting every object
+/// and then inflating each container the cross-reference stream names.
+pub(super) fn encrypted_with_object_stream(spaces: u64) -> Vec<u8> {
+    let file_id = b"deepr-test-file1".to_vec();
+    let mut holder = Pdf::with_version("1.5");
+    let id = Object::String(file_id.clone(), pdf_extract::StringFormat::Hexadecimal);
+    holder
+        .trailer
+        .set("ID", Object::Array(vec![id.clone(), id]));
+    let version = pdf_extract::encryption::EncryptionVersion::V2 {
+        document: &holder,
+        owner_password: "owner",
+        user_password: "",
+        key_length: 128,
+        permissions: pdf_extract::Permissions::all(),
+    };
+    let state = pdf_extract::EncryptionState::try_from(version).unwrap();
+    let sealed = |n: u32, dict: &str, data: Vec<u8>| {
+        let mut stream = Object::Stream(pdf_extract::Stream::new(
+            pdf_extract::Dictionary::new(),
+            data,
+        ));
+        pdf_extract::encryption::encrypt_object(&state, (n, 0), &mut stream).unwrap();
+        let Object::Stream(stream) = stream else {
+            unreachable!()
+        };
+        stream_object(dict, &stream.content)
+    };
+    let held = [
+        &b"7 0 "[..],
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+    ]
+    .concat();
+    let mut objects = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 7 0 R >> >> /Contents 4 0 R >>".to_vec(),
+        sealed(4, "", FACT.to_vec()),
+        sealed(5, "/Type /ObjStm /N 1 /First 4 /Filter /FlateDecode", deflate_bomb(&held, spaces)),
+    ];
+    let mut out = b"%PDF-1.5\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, object) in objects.drain(..).enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
+        out.extend_from_slice(&object);
+        out.extend_from_slice(b"\nendobj\n");
+    }
+    let encrypt_at = out.len();
+    let encrypt = source(&Object::Dictionary(state.encode().unwrap()));
+    out.extend_from_slice(format!("8 0 obj\n{encrypt}\nendobj\n").as_bytes());
+    let xref_at = out.len();
+    let mut rows = vec![[0u8, 0, 0, 0, 0, 255, 255]];
+    for offset in offsets.iter().copied().chain([xref_at]) {
+        let o = u32::try_from(offset).unwrap().to_be_bytes();
+        rows.push([1, o[0], o[1], o[2], o[3], 0, 0]);
+    }
+    rows.push([2, 0, 0, 0, 5, 0, 0]);
+    let e = u32::try_from(encrypt_at).unwrap().to_be_bytes();
+    rows.push([1, e[0], e[1], e[2], e[3], 0, 0]);
+    let hex: String = file_id.iter().map(|b| format!("{b:02x}")).collect();
+    out.extend_from_slice(b"6 0 obj\n");
+    out.extend_from_slice(&stream_object(
+        &format!("/Type /XRef /Size 9 /W [1 4 2] /Root 1 0 R /Encrypt 8 0 R /ID [<{hex}> <{hex}>]"),
+        &rows.concat(),
+    ));
+    out.extend_from_slice(format!("\nendobj\nstartxref\n{xref_at}\n%%EOF\n").as_bytes());
+    out
 }
 
 /// Peak memory (`VmHWM`, kB) of this process.
