@@ -41,6 +41,13 @@ pub struct CitedClaim {
     pub sources: Vec<String>,
 }
 
+/// A cited document as a sentence may name it ([`CitedClaim::sources`]): its title and
+/// its date. One form for the gate and for `deepr verify`, so that both hold the same
+/// numbers.
+pub fn source_name(title: &str, date: Option<&str>) -> String {
+    format!("{title} {}", date.unwrap_or(""))
+}
+
 /// Why a sentence does not stand on its quotes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ungrounded {

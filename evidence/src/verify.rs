@@ -227,8 +227,8 @@ pub fn check_prose(
         .sources
         .iter()
         .map(|s| {
-            let date = s.date.as_deref().unwrap_or("");
-            (s.id.as_str(), format!("{} {date}", s.title))
+            let name = crate::prose::source_name(&s.title, s.date.as_deref());
+            (s.id.as_str(), name)
         })
         .collect();
     if let Err(why) = crate::prose::check_sentence(&sentence.text, &sentence.claims, |id| {

@@ -122,10 +122,10 @@ impl Grounded {
 /// name its source).
 pub fn shown_claims(claims: &[Claim], documents: &[Document]) -> BTreeMap<String, CitedClaim> {
     let name = |id: &str| {
-        documents.iter().find(|d| d.id == id).map(|d| {
-            let date = d.date.as_deref().unwrap_or("");
-            format!("{} {date}", d.title)
-        })
+        documents
+            .iter()
+            .find(|d| d.id == id)
+            .map(|d| deepr_evidence::prose::source_name(&d.title, d.date.as_deref()))
     };
     claims
         .iter()
