@@ -3,64 +3,21 @@
 //! are an error, so a typo never silently does nothing. API keys come only from the
 //! environment and are never printed (`deepr config show` redacts them).
 
-use std::path::{Path, PathBuf};
+use deepr_session::ExitStatus;
+use std::path::Path;
 
 pub use deepr_settings::FileConfig;
 
-use crate::{usage, Failure};
+use crate::Failure;
 
-/// The config file in use: `--config PATH`, else `$XDG_CONFIG_HOME/deepr/deepr.toml`
-/// (or `~/.config/deepr/deepr.toml`) if it exists.
-pub fn path(flag: Option<&Path>) -> Option<PathBuf> {
-    if let Some(path) = flag {
-        return Some(path.to_path_buf());
-    }
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .map(|h| PathBuf::from(h).join(".config"))
-        })?;
-    let default = base.join("deepr").join("deepr.toml");
-    default.exists().then_some(default)
-}
-
-pub fn load(flag: Option<&Path>) -> Result<FileConfig, Failure> {
-    let Some(path) = path(flag) else {
-        return Ok(FileConfig::default());
-    };
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        usage(format!(
-            "cannot read config file {}: {e}; check the --config path",
-            path.display()
-        ))
-    })?;
-    deepr_settings::parse(&text).map_err(|first| {
-        usage(format!(
-            "config file {} is invalid: {first}",
-            path.display()
-        ))
-    })
-}
-
-/// Environment variables deepr reads.
-pub const ENV_VARS: &[&str] = &[
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_BASE_URL",
-    "DEEPR_STATE_DIR",
-    "DEEPR_DB",
-];
+pub use deepr_session::request::{config_path as path, load_config as load, ENV_VARS};
 
 fn is_secret(name: &str) -> bool {
     name.ends_with("_KEY")
 }
 
 /// `deepr config show`: the resolved settings, secrets redacted.
-pub fn show(flag: Option<&Path>, state_dir: Option<&Path>) -> Result<u8, Failure> {
+pub fn show(flag: Option<&Path>, state_dir: Option<&Path>) -> Result<ExitStatus, Failure> {
     let file = load(flag)?;
     outln!(
         "# config file: {}",
@@ -102,5 +59,5 @@ pub fn show(flag: Option<&Path>, state_dir: Option<&Path>) -> Result<u8, Failure
     };
     let text = toml::to_string_pretty(&resolved).map_err(|e| Failure::Run(e.into()))?;
     out!("{text}");
-    Ok(0)
+    Ok(ExitStatus::Success)
 }

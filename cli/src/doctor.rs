@@ -2,6 +2,7 @@
 //! reachable right now. Keyless providers count as usable without probing.
 
 use deepr_orchestrator::SentenceEmbedder as _;
+use deepr_session::ExitStatus;
 use std::time::Duration;
 
 use deepr_orchestrator::SearchProvider;
@@ -15,7 +16,7 @@ pub struct DoctorArgs {
     #[arg(long)]
     pub probe: bool,
     #[command(flatten)]
-    pub urls: crate::SourceUrlArgs,
+    pub urls: crate::SourceUrls,
     /// Read this corpus folder as a run would and list every file it cannot read,
     /// with the reason, before any run.
     #[arg(long, value_name = "DIR")]
@@ -25,7 +26,7 @@ pub struct DoctorArgs {
     pub follow_links: bool,
 }
 
-pub fn execute(globals: &Globals, args: &DoctorArgs) -> Result<u8, Failure> {
+pub fn execute(globals: &Globals, args: &DoctorArgs) -> Result<ExitStatus, Failure> {
     if let Some(corpus) = &args.corpus {
         return corpus_files(globals, corpus, args.follow_links);
     }
@@ -101,7 +102,11 @@ pub fn execute(globals: &Globals, args: &DoctorArgs) -> Result<u8, Failure> {
         Err(Failure::Usage(why)) => outln!("re-ranker: unusable: {why}"),
         Err(Failure::Run(why)) => outln!("re-ranker: unusable: {why:#}"),
     }
-    Ok(if usable > 0 { 0 } else { 1 })
+    Ok(if usable > 0 {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failed
+    })
 }
 
 /// `doctor --corpus DIR`: index the folder as a run would (the index is kept for the
@@ -111,7 +116,7 @@ fn corpus_files(
     globals: &Globals,
     corpus: &std::path::Path,
     follow_links: bool,
-) -> Result<u8, Failure> {
+) -> Result<ExitStatus, Failure> {
     let state_dir = crate::state::resolve(globals.state_dir.as_deref())?;
     crate::state::prepare(&state_dir)?;
     let archive =
@@ -142,5 +147,8 @@ fn corpus_files(
     for (path, what) in &report.partial {
         outln!("read in part: {path} — {what}");
     }
-    Ok(u8::from(!report.skipped.is_empty()))
+    Ok(match report.skipped.is_empty() {
+        true => ExitStatus::Success,
+        false => ExitStatus::Failed,
+    })
 }

@@ -1,6 +1,7 @@
 //! `deepr runs export RUN_ID --out FILE`: a report, its sidecar and the archived text
 //! of every cited source in one bundle (`deepr verify` checks it with no state dir).
 
+use deepr_session::ExitStatus;
 use std::path::Path;
 
 use deepr_checkpoints::FileArchive;
@@ -8,7 +9,12 @@ use deepr_checkpoints::FileArchive;
 use crate::{usage, Failure};
 
 /// `deepr runs export RUN_ID --out FILE`.
-pub fn export(state_dir: &Path, run_dir: &Path, run_id: &str, out: &Path) -> Result<u8, Failure> {
+pub fn export(
+    state_dir: &Path,
+    run_dir: &Path,
+    run_id: &str,
+    out: &Path,
+) -> Result<ExitStatus, Failure> {
     let file = crate::record::read_run_file(run_dir).ok_or_else(|| {
         usage(format!(
             "run {run_id} has no run.json; it was stopped before it started"
@@ -22,7 +28,7 @@ pub fn export(state_dir: &Path, run_dir: &Path, run_id: &str, out: &Path) -> Res
         out.display(),
         bytes.len()
     );
-    Ok(0)
+    Ok(ExitStatus::Success)
 }
 
 /// Write an export bundle, creating its folder.

@@ -1,9 +1,7 @@
 //! The `deepr` binary: parses the command line, wires real providers to the pipeline,
 //! and maps outcomes to exit codes. All research logic lives in the library crates.
 //!
-//! Exit codes: 0 ok, 1 run failed, 2 usage error, 3 unverified, 4 stopped by a budget
-//! with an incomplete report, 5 a provider stayed unavailable (incomplete report), 6 a
-//! provider refused the credentials, 130/143 interrupted.
+//! Exit codes: one map, `deepr_session::ExitStatus` (listed by `deepr --help`).
 
 #[macro_use]
 extern crate deepr_session;
@@ -20,7 +18,6 @@ mod refresh;
 mod resume;
 mod run;
 mod runs;
-mod settings;
 mod verify;
 mod verify_prose;
 mod verify_quotes;
@@ -29,8 +26,9 @@ use std::path::PathBuf;
 
 // The session library's modules, under the names the commands use.
 use deepr_session as session;
+pub use deepr_session::request::Globals;
 pub use deepr_session::{memory, progress, record, reports, signals, state, util, wiring};
-pub use deepr_session::{usage, Failure};
+pub use deepr_session::{usage, ExitStatus, Failure};
 use std::process::ExitCode;
 
 pub use args::*;
@@ -39,7 +37,7 @@ use clap::{Parser, Subcommand};
 
 /// deepr — checkpointed deep research with verbatim quotes.
 #[derive(Parser, Debug)]
-#[command(name = "deepr", version, about, long_about = None, after_help = EXIT_CODES)]
+#[command(name = "deepr", version, about, long_about = None, after_help = ExitStatus::help())]
 struct Cli {
     /// Where runs, archived texts and indexes live (default: $DEEPR_STATE_DIR, else the XDG state dir).
     #[arg(long, global = true, value_name = "DIR")]
@@ -63,8 +61,6 @@ struct Cli {
     command: Command,
 }
 
-const EXIT_CODES: &str = "Exit codes: 0 ok, 1 run failed, 2 usage error, 3 unverified, 4 stopped by a budget (incomplete report), 5 a provider stayed unavailable (incomplete report), 6 a provider refused the credentials, 130/143 interrupted.";
-
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Research a topic and write a report (markdown + JSON sidecar).
@@ -73,10 +69,10 @@ enum Command {
     Resume(ResumeArgs),
     /// Ask a follow-up question on an earlier run, answered from the documents it read
     /// (no fetch again): a short report of its own, resumable, linked to that run.
-    Ask(ask::AskArgs),
+    Ask(deepr_session::request::FollowUpRequest),
     /// Run an earlier run's research again over its sources as they are now: a new
     /// report with "What changed since …"; --if-changed skips it when nothing changed.
-    Refresh(refresh::RefreshArgs),
+    Refresh(deepr_session::request::RefreshRequest),
     /// List, inspect, export or remove runs in the state dir.
     #[command(subcommand)]
     Runs(RunsCommand),
@@ -109,9 +105,11 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
-            let code = if error.use_stderr() { 2 } else { 0 };
             let _ = error.print();
-            return ExitCode::from(code);
+            return match error.use_stderr() {
+                true => ExitStatus::Usage.into(),
+                false => ExitStatus::Success.into(),
+            };
         }
     };
     let globals = cli_globals(&cli);
@@ -130,33 +128,22 @@ fn main() -> ExitCode {
         Command::Completions { shell } => {
             let mut command = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut command, "deepr", &mut std::io::stdout());
-            Ok(0)
+            Ok(ExitStatus::Success)
         }
         Command::Config(ConfigCommand::Show) => {
             config::show(globals.config.as_deref(), globals.state_dir.as_deref())
         }
     };
     match outcome {
-        Ok(code) => ExitCode::from(code),
-        Err(Failure::Usage(message)) => {
-            errln!("error: {message}");
-            ExitCode::from(2)
-        }
-        Err(Failure::Run(error)) => {
-            errln!("error: {error:#}");
-            ExitCode::from(1)
+        Ok(status) => status.into(),
+        Err(failure) => {
+            match &failure {
+                Failure::Usage(message) => errln!("error: {message}"),
+                Failure::Run(error) => errln!("error: {error:#}"),
+            }
+            ExitStatus::from(&failure).into()
         }
     }
-}
-
-/// Flags every command shares.
-pub struct Globals {
-    pub state_dir: Option<PathBuf>,
-    pub quiet: bool,
-    pub json: bool,
-    pub config: Option<PathBuf>,
-    /// `--db` as given (see `fleet::db_url` for the environment and config file).
-    pub db: Option<String>,
 }
 
 fn cli_globals(cli: &Cli) -> Globals {

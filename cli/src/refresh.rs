@@ -1,46 +1,19 @@
-//! `deepr refresh RUN_ID`: an earlier run's research again, over its sources as they
-//! are now, as a run of its own linked to it. It asks the earlier run's subquestions
-//! (its plan, with the queries it searched first), so an unchanged document gives the
-//! same prompts and every such model call is answered by the response cache: the
-//! cost grows with what changed. Its report adds "What changed since …"
-//! (`deepr_stages::changes`). `--if-changed` first compares what the sources hold
-//! with what they held for the earlier run and, when nothing changed, exits 0
-//! without a run or a report (for a nightly cron job or systemd timer).
+//! `deepr refresh RUN_ID`: an earlier run's research again over its sources as they
+//! are now, created by the session library ([`deepr_session::request::prepare_refresh`]);
+//! with `--if-changed` and no source changed, it says so and exits 0.
 
-use std::path::{Path, PathBuf};
+use deepr_session::request::{prepare_refresh, RefreshRequest, Refreshed};
+use deepr_session::ExitStatus;
 
-use deepr_session::lineage::{Lineage, Relation, SourcesSeen, PARENT_REPORT, PARENT_SOURCES};
-use deepr_stages::research::PlannedQuestion;
+use crate::{Failure, Globals};
 
-use crate::record::{now_secs, read_run_file, run_dir, RunRecord};
-use crate::settings::{check_budget_values, check_corpus, prepare_out};
-use crate::{state, usage, BudgetArgs, Failure, Globals};
-
-#[derive(clap::Args, Debug)]
-pub struct RefreshArgs {
-    /// The earlier run (see `deepr runs list`).
-    pub parent: String,
-    /// Exit 0 without a new run or report when no source changed since the earlier
-    /// run (a corpus compared file by file; web sources are always refreshed).
-    #[arg(long)]
-    pub if_changed: bool,
-    /// Report path (default: beside the earlier report, named after the new run).
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
-    /// Choose the refresh's run id (letters, digits, '-', '_', '.'; must not exist yet).
-    #[arg(long = "run-id", value_name = "ID")]
-    pub new_id: Option<String>,
-    #[command(flatten)]
-    pub budget: BudgetArgs,
-}
-
-pub fn execute(globals: &Globals, args: &RefreshArgs) -> Result<u8, Failure> {
-    let new_run = match prepare(globals, args)? {
+pub fn execute(globals: &Globals, args: &RefreshRequest) -> Result<ExitStatus, Failure> {
+    let new_run = match prepare_refresh(globals, args)? {
         Refreshed::Unchanged(why) => {
             if !globals.quiet {
                 outln!("{why}");
             }
-            return Ok(0);
+            return Ok(ExitStatus::Success);
         }
         Refreshed::Ready(new_run) => *new_run,
     };
@@ -49,194 +22,5 @@ pub fn execute(globals: &Globals, args: &RefreshArgs) -> Result<u8, Failure> {
         crate::session::Start::New(Box::new(new_run.record)),
         new_run.options,
     )?;
-    Ok(crate::run::exit_code(&end))
-}
-
-/// What a refresh asked for comes to.
-pub enum Refreshed {
-    /// `--if-changed`, and no source changed: why nothing was created.
-    Unchanged(String),
-    /// The refresh run, created, ready for its first session.
-    Ready(Box<crate::run::NewRun>),
-}
-
-/// Checks the refresh and creates it in the state dir without running it (`deepr
-/// refresh`, and the MCP server's `refresh_run`).
-pub fn prepare(globals: &Globals, args: &RefreshArgs) -> Result<Refreshed, Failure> {
-    if crate::fleet::db_url(globals)?.is_some() {
-        return Err(usage(
-            "refresh runs on this machine, where its earlier run's report is: drop --db (or unset DEEPR_DB)",
-        ));
-    }
-    let state_dir = state::resolve(globals.state_dir.as_deref())?;
-    state::check_run_id(&args.parent)?;
-    let parent_dir = run_dir(&state_dir, &args.parent);
-    let parent = read_run_file(&parent_dir)
-        .ok_or_else(|| {
-            usage(format!(
-                "no run {:?} in {}; see `deepr runs list`",
-                args.parent,
-                state_dir.display()
-            ))
-        })?
-        .record;
-    if let Some(lineage) = parent
-        .lineage
-        .as_ref()
-        .filter(|l| l.relation == Relation::Ask)
-    {
-        return Err(usage(format!(
-            "run {} is a follow-up of run {}; refresh that run, then ask again",
-            parent.run_id, lineage.parent
-        )));
-    }
-    let parent_report = parent.out.with_extension("json");
-    let report_bytes = std::fs::read(&parent_report).map_err(|e| {
-        usage(format!(
-            "run {} has no report at {} ({e}); resume it first (deepr resume {0})",
-            parent.run_id,
-            parent_report.display()
-        ))
-    })?;
-    // Another run may have written its report to the same path since.
-    let written_by = serde_json::from_slice::<serde_json::Value>(&report_bytes)
-        .ok()
-        .and_then(|report| report["run_id"].as_str().map(String::from));
-    if written_by.as_deref() != Some(parent.run_id.as_str()) {
-        return Err(usage(format!(
-            "{} is no longer run {}'s report (another run wrote it since); re-render that run first (deepr resume {1})",
-            parent_report.display(),
-            parent.run_id
-        )));
-    }
-    let max_time = check_budget_values(&args.budget)?;
-    if let Some(corpus) = parent.corpus.as_deref() {
-        check_corpus(corpus)?;
-    }
-    let seen_then = SourcesSeen::read(&parent_dir);
-    if args.if_changed {
-        // Night after night: against the newest finished refresh, so one change is
-        // refreshed once.
-        let latest = latest_refresh(&state_dir, &parent.run_id)
-            .and_then(|dir| SourcesSeen::read(&dir))
-            .or_else(|| seen_then.clone());
-        if let Some(unchanged) = unchanged_since(&state_dir, &parent, latest.as_ref())? {
-            return Ok(Refreshed::Unchanged(unchanged));
-        }
-    }
-    let record = refreshed(&state_dir, &parent, args)?;
-    prepare_out(&record.out)?;
-    state::prepare(&state_dir)?;
-    crate::run::make_run_dir(&state_dir, &record.run_id)?;
-    let dir = run_dir(&state_dir, &record.run_id);
-    let keep = |name: &str, bytes: &[u8]| {
-        crate::util::write_atomically(&dir.join(name), bytes).map_err(Failure::Run)
-    };
-    keep(PARENT_REPORT, &report_bytes)?;
-    if let Some(seen) = &seen_then {
-        keep(
-            PARENT_SOURCES,
-            &serde_json::to_vec(seen).map_err(|e| Failure::Run(e.into()))?,
-        )?;
-    }
-    let notices = vec![format!(
-        "deepr: a refresh of run {} ({} subquestions as it planned them); unchanged documents cost nothing again",
-        parent.run_id,
-        record.user_plan.as_ref().map_or(0, Vec::len)
-    )];
-    Ok(Refreshed::Ready(Box::new(crate::run::NewRun {
-        options: crate::run::new_session(globals, &args.budget, max_time, notices),
-        state_dir,
-        record,
-    })))
-}
-
-/// The folder of the newest finished refresh of run `parent`, if any.
-fn latest_refresh(state_dir: &Path, parent: &str) -> Option<PathBuf> {
-    let entries = std::fs::read_dir(state_dir.join("runs")).ok()?;
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let file = read_run_file(&entry.path())?;
-            let lineage = file.record.lineage.as_ref()?;
-            let refreshes = lineage.relation == Relation::Refresh && lineage.parent == parent;
-            (refreshes && file.state == crate::record::RunState::Finished)
-                .then(|| (file.record.created, entry.path()))
-        })
-        .max()
-        .map(|(_, dir)| dir)
-}
-
-/// `Some(what to say)` when the sources hold what they held for `parent`: the corpus
-/// indexed now (unchanged files reused) gives the same search fingerprint. Web
-/// sources, or an earlier run that kept no fingerprint, are never "unchanged".
-fn unchanged_since(
-    state_dir: &Path,
-    parent: &RunRecord,
-    seen_then: Option<&SourcesSeen>,
-) -> Result<Option<String>, Failure> {
-    let Some(then) = seen_then else {
-        return Ok(None);
-    };
-    let web = parent.sources.iter().any(|s| s != "corpus");
-    let Some(corpus) = parent.corpus.as_deref().filter(|_| !web) else {
-        return Ok(None);
-    };
-    let archive = deepr_checkpoints::FileArchive::open(state_dir)
-        .map_err(|e| Failure::Run(anyhow::anyhow!("cannot open the text archive: {e}")))?;
-    let (index, _) =
-        deepr_providers::CorpusIndex::open_with(corpus, state_dir, &archive, parent.follow_links)
-            .map_err(|e| usage(e.to_string()))?;
-    let now = deepr_session::wiring::search_fingerprint(parent, Some(&index));
-    Ok((now == then.fingerprint).then(|| {
-        format!(
-            "deepr: no source of run {} changed since it (or its latest refresh) ran; no new report (refresh without --if-changed to run it again)",
-            parent.run_id
-        )
-    }))
-}
-
-/// The refresh's record: the parent's settings and plan, a new id, a new report path.
-fn refreshed(
-    state_dir: &Path,
-    parent: &RunRecord,
-    args: &RefreshArgs,
-) -> Result<RunRecord, Failure> {
-    let run_id = state::chosen_run_id(args.new_id.as_deref(), &parent.topic)?;
-    let out = match &args.out {
-        Some(out) => std::path::absolute(out).unwrap_or_else(|_| out.clone()),
-        None => {
-            let stem = parent
-                .out
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or("report");
-            parent.out.with_file_name(format!("{stem}.{run_id}.md"))
-        }
-    };
-    Ok(RunRecord {
-        run_id,
-        out,
-        created: now_secs(),
-        user_plan: Some(parent_plan(state_dir, parent)?),
-        plan_only: None,
-        lineage: Some(Lineage {
-            parent: parent.run_id.clone(),
-            relation: Relation::Refresh,
-            parent_created: parent.created,
-            documents: Vec::new(),
-            note: None,
-        }),
-        ..parent.clone()
-    })
-}
-
-/// The subquestions the parent researched first, with the queries searched for each
-/// (its planner's or its query step's), read from its checkpoints.
-fn parent_plan(state_dir: &Path, parent: &RunRecord) -> Result<Vec<PlannedQuestion>, Failure> {
-    let planned = deepr_session::lineage::first_plan(state_dir, &parent.run_id)?;
-    Ok(planned
-        .into_iter()
-        .map(|(question, queries)| PlannedQuestion { question, queries })
-        .collect())
+    Ok(crate::run::exit_status(&end))
 }

@@ -5,10 +5,11 @@
 use crate::record::run_dir;
 use crate::session::{self, SessionOptions, Start};
 use crate::{state, usage, Failure, Globals, ResumeArgs};
+use deepr_session::ExitStatus;
 
-pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
+pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<ExitStatus, Failure> {
     state::check_run_id(&args.run_id)?;
-    let max_time = crate::settings::check_budget_values(&args.budget)?;
+    let max_time = deepr_session::request::check_budget(&args.budget)?;
     if let Some(url) = crate::fleet::db_url(globals)? {
         return crate::fleet::resume(&url, &args.run_id, &args.budget, max_time, globals.quiet);
     }
@@ -23,7 +24,7 @@ pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
     }
     let concurrency = args
         .concurrency
-        .map(crate::settings::check_concurrency)
+        .map(deepr_session::request::check_concurrency)
         .transpose()?;
     let options = SessionOptions {
         quiet: globals.quiet,
@@ -32,7 +33,7 @@ pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
         retry_degraded: args.retry_degraded,
         io_concurrency: args
             .io_concurrency
-            .map(crate::settings::check_io_concurrency)
+            .map(deepr_session::request::check_io_concurrency)
             .transpose()?,
         max_tokens: args.budget.max_tokens,
         max_cost: args.budget.max_cost,
@@ -43,5 +44,5 @@ pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<u8, Failure> {
         events: None,
     };
     let end = session::execute(&state_dir, Start::Resume(args.run_id.clone()), options)?;
-    Ok(crate::run::exit_code(&end))
+    Ok(crate::run::exit_status(&end))
 }

@@ -1,5 +1,6 @@
 //! `deepr runs list|show|rm`: the runs in the state dir.
 
+use deepr_session::ExitStatus;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -24,7 +25,7 @@ fn shown_state(dir: &std::path::Path, file: &RunFile) -> String {
     }
 }
 
-pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> {
+pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<ExitStatus, Failure> {
     if let Some(url) = crate::fleet::db_url(globals)? {
         return crate::fleet::runs::execute(&url, command, globals.quiet);
     }
@@ -32,14 +33,14 @@ pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<u8, Failure> 
     match command {
         RunsCommand::List => {
             list(&state_dir);
-            Ok(0)
+            Ok(ExitStatus::Success)
         }
         RunsCommand::Follow { .. } => Err(usage(
             "`runs follow` follows a fleet run: pass --db postgres://… or set DEEPR_DB",
         )),
         RunsCommand::Search { query } => {
             crate::memory::print_found(&crate::memory::search(&state_dir, query), query);
-            Ok(0)
+            Ok(ExitStatus::Success)
         }
         RunsCommand::Show { run_id } => show(&state_dir, run_id),
         RunsCommand::Export { run_id, out } => {
@@ -94,7 +95,7 @@ fn list(state_dir: &Path) {
 }
 
 /// `runs show RUN_ID`: its record, state, model calls by stage and finished steps.
-fn show(state_dir: &Path, run_id: &str) -> Result<u8, Failure> {
+fn show(state_dir: &Path, run_id: &str) -> Result<ExitStatus, Failure> {
     let dir = existing(state_dir, run_id)?;
     let file = read_run_file(&dir).ok_or_else(|| {
         usage(format!(
@@ -104,7 +105,7 @@ fn show(state_dir: &Path, run_id: &str) -> Result<u8, Failure> {
     show_record(&dir, run_id, &file);
     show_calls(&dir);
     show_steps(&dir, run_id)?;
-    Ok(0)
+    Ok(ExitStatus::Success)
 }
 
 fn show_record(dir: &Path, run_id: &str, file: &RunFile) {
@@ -207,7 +208,7 @@ fn show_steps(dir: &Path, run_id: &str) -> Result<(), Failure> {
 }
 
 /// `runs rm RUN_ID`, refused while another process executes the run.
-fn remove(state_dir: &Path, run_id: &str, quiet: bool) -> Result<u8, Failure> {
+fn remove(state_dir: &Path, run_id: &str, quiet: bool) -> Result<ExitStatus, Failure> {
     let dir = existing(state_dir, run_id)?;
     {
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -224,7 +225,7 @@ fn remove(state_dir: &Path, run_id: &str, quiet: bool) -> Result<u8, Failure> {
     if !quiet {
         errln!("deepr: removed run {run_id} (its report and the shared caches stay)");
     }
-    Ok(0)
+    Ok(ExitStatus::Success)
 }
 
 fn existing(state_dir: &std::path::Path, run_id: &str) -> Result<std::path::PathBuf, Failure> {

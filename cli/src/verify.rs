@@ -8,6 +8,7 @@
 //! needed. Outcomes: PASS (exit 0), FAIL (1), UNVERIFIED (3: nothing could be checked —
 //! that output never says PASS), bad usage (2).
 
+use deepr_session::ExitStatus;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -42,7 +43,7 @@ fn parse_max_live(value: Option<&str>) -> Result<usize, Failure> {
     }
 }
 
-pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
+pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<ExitStatus, Failure> {
     let max_live = parse_max_live(args.max_live.as_deref())?;
     let state_dir = state::resolve(globals.state_dir.as_deref()).ok();
     let live = match args.live {
@@ -63,7 +64,7 @@ pub fn execute(globals: &Globals, args: &VerifyArgs) -> Result<u8, Failure> {
     for line in &gate.lines {
         outln!("{line}");
     }
-    Ok(gate.code)
+    Ok(gate.status())
 }
 
 /// A report checked: every citation row and prose sentence with its verdict.
@@ -344,9 +345,19 @@ fn print_rows(
 
 /// The gate's verdict: its exit code, outcome and the lines that say it.
 pub struct Gate {
-    pub code: u8,
     pub outcome: GateOutcome,
     pub lines: Vec<String>,
+}
+
+impl Gate {
+    /// The command's exit status for the gate's outcome.
+    pub fn status(&self) -> ExitStatus {
+        match self.outcome {
+            GateOutcome::Pass => ExitStatus::Success,
+            GateOutcome::Fail => ExitStatus::Failed,
+            GateOutcome::Unverified => ExitStatus::Unverified,
+        }
+    }
 }
 
 /// The gate: PASS (0), FAIL (1) or UNVERIFIED (3), said in one line. Prose alone is
@@ -411,7 +422,6 @@ fn gate(
             };
             lines.push(format!("PASS: {found} of {total} quotes found in their sources{unchecked_note}{prose_note}"));
             Gate {
-                code: 0,
                 outcome: GateOutcome::Pass,
                 lines,
             }
@@ -425,7 +435,6 @@ fn gate(
                 [failed, prose_failed].concat().join(", ")
             ));
             Gate {
-                code: 1,
                 outcome: GateOutcome::Fail,
                 lines,
             }
@@ -435,7 +444,6 @@ fn gate(
                 "UNVERIFIED: none of {total} citations could be checked"
             ));
             Gate {
-                code: 3,
                 outcome: GateOutcome::Unverified,
                 lines,
             }

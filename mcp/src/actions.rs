@@ -1,23 +1,26 @@
 //! The tools that start, follow and stop runs: `research`, `resume_run`, `run_status`,
 //! `cancel_run`. A run started here is an ordinary run in the state dir, created by
-//! the same checks as `deepr run` (its arguments become that command line), so it
-//! spends what the CLI spends and any front end can resume it.
+//! the session library's request as `deepr run` creates it (the call's arguments fill
+//! a [`RunRequest`]), so it spends what the CLI spends and any front end can resume it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
 use deepr_checkpoints::CallJournal;
 use deepr_session::record::{process_alive, read_owner, read_run_file, run_dir, RunState};
+use deepr_session::request::{Budget, NewRun, RunRequest};
 use deepr_session::{SessionOptions, Start};
 use rmcp::model::JsonObject;
 use serde_json::{json, Value};
 
 use crate::active::ActiveRun;
 use crate::shared::Shared;
-use crate::tools::{depths, formats, strategies, Arguments, MAX_WAIT_S};
+use crate::tools::{Arguments, MAX_WAIT_S};
 use deepr_session::Failure;
+use deepr_stages::research::ReportFormat;
+use deepr_stages::{Depth, Strategy};
 
 /// A run started or resumed, and how long the call may wait for it.
 pub struct Started {
@@ -32,30 +35,32 @@ fn one_line(failure: Failure) -> String {
     }
 }
 
-/// The budget flags of a call, capped by the server's policy.
-pub(crate) fn budget_flags(shared: &Shared, args: &Arguments<'_>) -> Result<Vec<String>, String> {
+/// A library failure as one line for the agent, named by its tool.
+pub(crate) fn tool_failure(tool: &str) -> impl Fn(Failure) -> String + '_ {
+    move |failure| format!("{tool}: {}", one_line(failure))
+}
+
+/// The budgets of a call, capped by the server's policy.
+pub(crate) fn budget_of(shared: &Shared, args: &Arguments<'_>) -> Result<Budget, String> {
     let (tokens, cost) = shared.policy.budgets(
         args.positive_integer("max_tokens")?,
         args.number("max_cost", 0.0, f64::MAX, true)?,
     )?;
-    let mut flags = vec![
-        "--max-tokens".to_string(),
-        tokens.to_string(),
-        "--max-cost".to_string(),
-        cost.to_string(),
-    ];
-    if let Some(time) = args.string("max_time")? {
+    let max_time = args.string("max_time")?;
+    if let Some(time) = max_time {
         deepr_session::record::parse_duration("max_time", time).map_err(one_line)?;
-        flags.extend(["--max-time".to_string(), time.to_string()]);
     }
-    Ok(flags)
+    Ok(Budget {
+        max_tokens: Some(tokens),
+        max_cost: Some(cost),
+        max_time: max_time.map(String::from),
+    })
 }
 
-/// A `research` call read into the `deepr run` command line it stands for.
+/// A `research` call read into the run's request.
 pub struct ResearchCall {
     pub run_id: String,
-    /// The `deepr run` arguments (without the program and command).
-    pub line: Vec<String>,
+    pub request: RunRequest,
     pub wait_s: f64,
 }
 
@@ -107,9 +112,9 @@ impl Asked {
 }
 
 /// Reads a `research` (or `plan_research`) call: its arguments checked (paths under
-/// the roots, budgets under the caps) and turned into a `deepr run` command line,
-/// parsed by its parser. A `plan` is written beside the run's report and passed as
-/// `--plan`; its topic stands when the call gives none.
+/// the roots, budgets under the caps) and filled into the run's request. A `plan` is
+/// written beside the run's report and read from there as `deepr run --plan` reads
+/// it; its topic stands when the call gives none.
 pub fn research_call(
     shared: &Shared,
     map: &JsonObject,
@@ -143,60 +148,51 @@ pub fn research_call(
             "{tool}: run id {run_id:?} already exists; choose another run_id"
         ));
     }
-    let out = shared
-        .state_dir
-        .join("reports")
-        .join(&run_id)
-        .join("report.md");
-    let mut line: Vec<String> = Vec::new();
-    let mut flag = |name: &str, value: String| line.extend([name.to_string(), value]);
-    if let Some(corpus) = args.string("corpus")? {
-        flag(
-            "--corpus",
-            shared
-                .policy
-                .inside_roots("corpus", corpus)?
-                .display()
-                .to_string(),
-        );
-    }
-    if let Some(sources) = args.string("sources")? {
-        flag("--sources", sources.to_string());
-    }
-    if let Some(depth) = args.choice("depth", &depths())? {
-        flag("--depth", depth.to_string());
-    }
-    if let Some(strategy) = args.choice("strategy", &strategies())? {
-        flag("--strategy", strategy.to_string());
-    }
-    for format in args.choices("formats", &formats())? {
-        flag("--format", format.to_string());
-    }
-    if let Some(text) = plan {
-        flag("--plan", write_plan_argument(tool, text, &out)?);
-    }
-    flag("--run-id", run_id.clone());
-    flag("--out", out.display().to_string());
-    line.extend(budget_flags(shared, &args)?);
-    if asked == Asked::Plan {
-        line.push("--plan-only".to_string());
-    }
-    if let Some(topic) = topic {
-        line.extend(["--".to_string(), topic.to_string()]);
-    }
+    let out = report_path(shared, &run_id);
+    let corpus = match args.string("corpus")? {
+        Some(corpus) => Some(shared.policy.inside_roots("corpus", corpus)?),
+        None => None,
+    };
+    let request = RunRequest {
+        topic: topic.map(String::from),
+        corpus,
+        sources: args.string("sources")?.map(String::from),
+        depth: args.choice("depth", &Depth::ALL, Depth::as_str)?,
+        strategy: args.choice("strategy", &Strategy::ALL, Strategy::as_str)?,
+        formats: args.choices("formats", &ReportFormat::ALL, ReportFormat::as_str)?,
+        plan: match plan {
+            Some(text) => Some(write_plan_argument(tool, text, &out)?),
+            None => None,
+        },
+        run_id: Some(run_id.clone()),
+        out: Some(out),
+        budget: budget_of(shared, &args)?,
+        plan_only: asked == Asked::Plan,
+        ..RunRequest::default()
+    };
     let wait_s = args
         .number("wait_s", 0.0, MAX_WAIT_S, false)?
         .unwrap_or(0.0);
     Ok(ResearchCall {
         run_id,
-        line,
+        request,
         wait_s,
     })
 }
 
+/// Where a run this server creates writes its report: under the state dir's
+/// `reports/RUN_ID/`.
+pub(crate) fn report_path(shared: &Shared, run_id: &str) -> PathBuf {
+    shared
+        .state_dir
+        .join("reports")
+        .join(run_id)
+        .join("report.md")
+}
+
 /// A call's `plan` (TOML, as `plan_research` gave it, maybe edited; checked by the
 /// caller) written beside the run's report for `--plan`: its path.
-fn write_plan_argument(tool: &str, text: &str, out: &Path) -> Result<String, String> {
+fn write_plan_argument(tool: &str, text: &str, out: &Path) -> Result<PathBuf, String> {
     let path = out.with_file_name("reviewed-plan.toml");
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
@@ -204,26 +200,27 @@ fn write_plan_argument(tool: &str, text: &str, out: &Path) -> Result<String, Str
     }
     deepr_checkpoints::write_atomically(&path, text.as_bytes())
         .map_err(|e| format!("{tool}: cannot keep the plan at {} ({e})", path.display()))?;
-    Ok(path.display().to_string())
+    Ok(path)
 }
 
-/// `research`: the call's arguments as a `deepr run` command line, checked and
-/// created like one, then run by a session of this server.
+/// `research`: the call's request, checked and created as `deepr run` creates it,
+/// then run by a session of this server.
 pub fn research(shared: &Shared, map: &JsonObject) -> Result<Started, String> {
     let ResearchCall {
         run_id,
-        line,
+        request,
         wait_s,
     } = research_call(shared, map, Asked::Research)?;
-    let created = shared.host.create_run(&line)?;
+    let created = deepr_session::request::prepare_local(&shared.globals, &request)
+        .map_err(tool_failure("research"))?;
     launch_new(shared, &run_id, created, wait_s)
 }
 
-/// A run the front end created, started by a session of this server.
+/// A run created in the state dir, started by a session of this server.
 pub(crate) fn launch_new(
     shared: &Shared,
     run_id: &str,
-    created: crate::host::CreatedRun,
+    created: NewRun,
     wait_s: f64,
 ) -> Result<Started, String> {
     let run = shared.runs.launch(

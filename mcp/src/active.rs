@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use deepr_session::{Failure, SessionEnd, SessionOptions, Start};
+use deepr_session::{ExitStatus, Failure, SessionEnd, SessionOptions, Start};
 use serde_json::{json, Value};
 
 /// How many runs one server executes at once; more are refused (resume them later).
@@ -85,7 +85,7 @@ impl Ended {
         let resume = format!("resume it with resume_run {{\"run_id\": \"{run_id}\"}}");
         match result {
             Ok(end) => {
-                let exit_code = end.exit_code();
+                let exit_code = ExitStatus::from(&end).code();
                 let (state, detail) = match end {
                     SessionEnd::Finished(..) => ("finished", "the report is written".to_string()),
                     SessionEnd::Incomplete { reason, .. } => {
@@ -111,15 +111,13 @@ impl Ended {
                     detail,
                 }
             }
-            Err(Failure::Usage(message)) => Self {
-                exit_code: 2,
+            Err(failure) => Self {
+                exit_code: ExitStatus::from(&failure).code(),
                 state: "failed",
-                detail: message,
-            },
-            Err(Failure::Run(error)) => Self {
-                exit_code: 1,
-                state: "failed",
-                detail: format!("{error:#}"),
+                detail: match failure {
+                    Failure::Usage(message) => message,
+                    Failure::Run(error) => format!("{error:#}"),
+                },
             },
         }
     }
@@ -205,7 +203,7 @@ impl ActiveRuns {
                 let ended = match result {
                     Ok(result) => Ended::of(result, &id),
                     Err(_) => Ended {
-                        exit_code: 1,
+                        exit_code: ExitStatus::Failed.code(),
                         state: "failed",
                         detail: format!("the session of run {id} panicked; its checkpoints are kept: resume it with resume_run"),
                     },

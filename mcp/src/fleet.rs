@@ -41,10 +41,19 @@ async fn connect(shared: &Shared) -> Result<Fleet, String> {
 pub async fn research(shared: &Shared, map: &JsonObject) -> Result<(String, f64), String> {
     let ResearchCall {
         run_id,
-        line,
+        request,
         wait_s,
     } = research_call(shared, map, crate::actions::Asked::Research)?;
-    let job = shared.host.fleet_job(&line)?;
+    let job = match deepr_session::request::prepare_fleet(&shared.globals, &request)
+        .map_err(crate::actions::tool_failure("research"))?
+    {
+        Some((_, job)) => job,
+        None => {
+            return Err(
+                "research: no fleet database is configured any more; restart deepr mcp".into(),
+            )
+        }
+    };
     let value =
         serde_json::to_value(&job).map_err(|e| format!("research: cannot queue the run ({e})"))?;
     let fleet = connect(shared).await?;

@@ -1,42 +1,24 @@
 //! The tools that start runs other than a fresh research: `plan_research` (the plan
 //! phase alone, its plan returned for review), `ask_followup` (`deepr ask`) and
-//! `refresh_run` (`deepr refresh`). Each is created by the front end as its command
-//! creates it, and run by a session of this server.
+//! `refresh_run` (`deepr refresh`). Each is created by the session library's request
+//! as its command creates it, and run by a session of this server.
 
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use crate::actions::{budget_flags, launch_new, research_call, Asked, ResearchCall, Started};
+use crate::actions::{
+    budget_of, launch_new, report_path, research_call, tool_failure, Asked, ResearchCall, Started,
+};
 use crate::shared::Shared;
 use crate::tools::{Arguments, MAX_WAIT_S};
+use deepr_session::request::{FollowUpRequest, RefreshRequest, Refreshed};
 
-/// The flags every later run takes from a call: its id, its report path under the
-/// state dir, its budgets (capped).
-fn later_run_flags(
-    shared: &Shared,
-    args: &Arguments<'_>,
-    run_id: &str,
-) -> Result<Vec<String>, String> {
-    let out = shared
-        .state_dir
-        .join("reports")
-        .join(run_id)
-        .join("report.md");
-    let mut line = vec![
-        "--run-id".to_string(),
-        run_id.to_string(),
-        "--out".to_string(),
-        out.display().to_string(),
-    ];
-    line.extend(budget_flags(shared, args)?);
-    Ok(line)
-}
-
-/// `ask_followup`: a follow-up question on an earlier run, as `deepr ask` creates it,
-/// run by a session of this server.
+/// `ask_followup`: a follow-up question on an earlier run, created as `deepr ask`
+/// creates it, run by a session of this server.
 pub fn ask_followup(shared: &Shared, map: &JsonObject) -> Result<Started, String> {
+    let tool = "ask_followup";
     let args = Arguments::new(
-        "ask_followup",
+        tool,
         map,
         &[
             "run_id",
@@ -48,24 +30,28 @@ pub fn ask_followup(shared: &Shared, map: &JsonObject) -> Result<Started, String
             "wait_s",
         ],
     )?;
-    let parent = args.run_id()?.to_string();
     let question = args.required("question")?;
     let run_id = deepr_session::state::new_run_id(question);
-    let mut line = vec![parent];
-    line.extend(later_run_flags(shared, &args, &run_id)?);
-    if switch(map, "ask_followup", "search")? {
-        line.push("--search".to_string());
-    }
-    line.extend(["--".to_string(), question.to_string()]);
-    let created = shared.host.create_follow_up(&line)?;
+    let request = FollowUpRequest {
+        parent: args.run_id()?.to_string(),
+        question: question.to_string(),
+        search: switch(map, tool, "search")?,
+        out: Some(report_path(shared, &run_id)),
+        new_id: Some(run_id.clone()),
+        budget: budget_of(shared, &args)?,
+        formats: Vec::new(),
+    };
+    let created = deepr_session::request::prepare_follow_up(&shared.globals, &request)
+        .map_err(tool_failure(tool))?;
     launch_new(shared, &run_id, created, wait_s(&args)?)
 }
 
-/// `refresh_run`: an earlier run's research again, as `deepr refresh` creates it —
-/// `Ok(None)` with why when `if_changed` found no source changed.
+/// `refresh_run`: an earlier run's research again, created as `deepr refresh` creates
+/// it — `Ok(Err(why))` when `if_changed` found no source changed.
 pub fn refresh_run(shared: &Shared, map: &JsonObject) -> Result<Result<Started, String>, String> {
+    let tool = "refresh_run";
     let args = Arguments::new(
-        "refresh_run",
+        tool,
         map,
         &[
             "run_id",
@@ -78,14 +64,18 @@ pub fn refresh_run(shared: &Shared, map: &JsonObject) -> Result<Result<Started, 
     )?;
     let parent = args.run_id()?.to_string();
     let run_id = deepr_session::state::new_run_id(&format!("refresh {parent}"));
-    let mut line = vec![parent];
-    line.extend(later_run_flags(shared, &args, &run_id)?);
-    if switch(map, "refresh_run", "if_changed")? {
-        line.push("--if-changed".to_string());
-    }
-    let created = match shared.host.create_refresh(&line)? {
-        crate::host::RefreshStart::Unchanged(why) => return Ok(Err(why)),
-        crate::host::RefreshStart::Created(created) => *created,
+    let request = RefreshRequest {
+        parent,
+        if_changed: switch(map, tool, "if_changed")?,
+        out: Some(report_path(shared, &run_id)),
+        new_id: Some(run_id.clone()),
+        budget: budget_of(shared, &args)?,
+    };
+    let created = match deepr_session::request::prepare_refresh(&shared.globals, &request)
+        .map_err(tool_failure(tool))?
+    {
+        Refreshed::Unchanged(why) => return Ok(Err(why)),
+        Refreshed::Ready(created) => *created,
     };
     launch_new(shared, &run_id, created, wait_s(&args)?).map(Ok)
 }
@@ -109,8 +99,11 @@ fn wait_s(args: &Arguments<'_>) -> Result<f64, String> {
 /// `plan_research`: a plan-only run of this server; its plan is read with
 /// [`written_plan`] once it ends.
 pub fn plan_research(shared: &Shared, map: &JsonObject) -> Result<Started, String> {
-    let ResearchCall { run_id, line, .. } = research_call(shared, map, Asked::Plan)?;
-    let created = shared.host.create_run(&line)?;
+    let ResearchCall {
+        run_id, request, ..
+    } = research_call(shared, map, Asked::Plan)?;
+    let created = deepr_session::request::prepare_local(&shared.globals, &request)
+        .map_err(tool_failure("plan_research"))?;
     launch_new(shared, &run_id, created, MAX_WAIT_S)
 }
 

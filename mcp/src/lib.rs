@@ -2,8 +2,7 @@
 //! on stdio (protocol on stdout only, logs on stderr) or streamable HTTP on loopback
 //! with a bearer token ([`http`]).
 //!
-//! * [`host`]: what the front end provides (reading a `deepr run` command line, the
-//!   verification gate).
+//! * [`host`]: what the front end provides (the verification gate).
 //! * [`tools`]: the tool list and checked argument reading.
 //! * [`actions`]: research, resume, status, cancel — runs executed by sessions of the
 //!   session library, one thread each ([`active`]).
@@ -54,6 +53,8 @@ pub struct ServeOptions {
     pub bind: Option<String>,
     /// The fleet database's URL: runs are queued for workers.
     pub fleet: Option<String>,
+    /// The config file runs are created with (`--config`; none: the XDG one, if any).
+    pub config: Option<PathBuf>,
 }
 
 /// Serves MCP until the client leaves (stdio) or a signal comes; then stops this
@@ -76,8 +77,16 @@ pub fn serve(options: ServeOptions, host: Arc<dyn host::Host>) -> Result<(), Fai
         None => None,
     };
     deepr_session::state::prepare(&options.state_dir)?;
+    let globals = deepr_session::request::Globals {
+        state_dir: Some(options.state_dir.clone()),
+        quiet: true,
+        json: false,
+        config: options.config,
+        db: options.fleet.clone(),
+    };
     let shared = Arc::new(shared::Shared {
         state_dir: options.state_dir,
+        globals,
         policy,
         runs: active::ActiveRuns::default(),
         fleet: options.fleet,

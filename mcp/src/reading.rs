@@ -9,9 +9,12 @@ use deepr_session::record::{read_run_file, run_dir};
 use rmcp::model::JsonObject;
 use serde_json::{json, Value};
 
-use crate::actions::status_of;
+use crate::actions::{status_of, tool_failure};
 use crate::shared::Shared;
-use crate::tools::{depths, strategies, Arguments};
+use crate::tools::Arguments;
+use deepr_session::request::{self, RunRequest};
+use deepr_stages::research::ReportFormat;
+use deepr_stages::{Depth, Strategy};
 
 /// The reports a resource URI may name.
 const RESOURCE_FILES: &[&str] = &["report.md", "report.json"];
@@ -98,22 +101,33 @@ impl ReportTexts {
     }
 }
 
+/// The views `get_report` gives: the report formats it shows by their `--format`
+/// names (`md`, `bullets`) and the JSON sidecar.
+pub fn report_views() -> Vec<&'static str> {
+    vec![
+        ReportFormat::Md.as_str(),
+        "json",
+        ReportFormat::Bullets.as_str(),
+    ]
+}
+
 /// What `get_report` returns for these texts and the call's `format` and `section`.
 pub fn report_view(
     args: &Arguments<'_>,
     run_id: &str,
     texts: &ReportTexts,
 ) -> Result<Value, String> {
+    let markdown = ReportFormat::Md.as_str();
     let format = args
-        .choice("format", &["markdown", "json", "bullets"])?
-        .unwrap_or("markdown");
+        .choice("format", &report_views(), |view| view)?
+        .unwrap_or(markdown);
     let text = match format {
         "json" => texts.json.clone(),
         "bullets" => deepr_stages::formats::render_bullets(&texts.report("get_report")?),
         _ => texts.markdown.clone(),
     };
     let text = match args.string("section")? {
-        Some(heading) if format == "markdown" => section(&text, heading).ok_or_else(|| {
+        Some(heading) if format == markdown => section(&text, heading).ok_or_else(|| {
             format!(
                 "get_report: run {run_id}'s report has no section {heading:?}; its headings: {}",
                 headings(&text).join(" | ")
@@ -207,18 +221,29 @@ pub fn verify_report(shared: &Shared, map: &JsonObject) -> Result<Value, String>
     shared.host.verify(&path, Some(&shared.state_dir))
 }
 
-/// `estimate_cost`: `deepr run --estimate` with the server's models and prices.
+/// `estimate_cost`: `deepr run --estimate` with the server's models and prices: a
+/// request for the depth and strategy asked, validated as a run's, and its estimate.
 pub fn estimate_cost(shared: &Shared, map: &JsonObject) -> Result<Value, String> {
-    let args = Arguments::new("estimate_cost", map, &["depth", "strategy"])?;
-    let mut line = Vec::new();
-    if let Some(depth) = args.choice("depth", &depths())? {
-        line.extend(["--depth".to_string(), depth.into()]);
-    }
-    if let Some(strategy) = args.choice("strategy", &strategies())? {
-        line.extend(["--strategy".to_string(), strategy.into()]);
-    }
-    line.extend(["--".to_string(), "estimate".into()]);
-    shared.host.estimate(&line)
+    let tool = "estimate_cost";
+    let args = Arguments::new(tool, map, &["depth", "strategy"])?;
+    let request = RunRequest {
+        topic: Some("estimate".into()),
+        depth: args.choice("depth", &Depth::ALL, Depth::as_str)?,
+        strategy: args.choice("strategy", &Strategy::ALL, Strategy::as_str)?,
+        ..RunRequest::default()
+    };
+    let valid = request::validate(&shared.globals, &request).map_err(tool_failure(tool))?;
+    let e = request::estimate(&valid.record).map_err(tool_failure(tool))?;
+    Ok(json!({
+        "summary": e.line,
+        "depth": e.depth.as_str(),
+        "strategy": e.strategy.as_str(),
+        "reading": e.reading.map_or("ranked", |r| r.as_str()),
+        "model": e.model,
+        "calls": [e.calls.0, e.calls.1],
+        "tokens": [e.tokens.0, e.tokens.1],
+        "dollars": e.dollars.map(|(low, high)| [low, high]),
+    }))
 }
 
 /// `search_past_research`: research memory, best ten.

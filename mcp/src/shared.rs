@@ -11,12 +11,15 @@ use crate::policy::Policy;
 
 pub struct Shared {
     pub state_dir: PathBuf,
+    /// What every run this server creates shares: its state dir, its config file, its
+    /// fleet database, quiet (the server owns stdout).
+    pub globals: deepr_session::request::Globals,
     pub policy: Policy,
     pub runs: ActiveRuns,
     /// The fleet database's URL: runs are queued for workers instead of run here.
     pub fleet: Option<String>,
     /// The connection to it, made on first use.
     pub fleet_db: tokio::sync::OnceCell<deepr_fleet::Fleet>,
-    /// The front end: command lines read as `deepr run` reads them, the verify gate.
+    /// The front end: the verify gate.
     pub host: Arc<dyn Host>,
 }

@@ -8,28 +8,28 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool};
 use serde_json::{json, Value};
 
-/// The values `depth` takes: the settings' own list, as the command line's.
+/// The names of a value list (the settings' own: depth, strategy, report formats),
+/// for schemas and errors.
+pub fn names<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Vec<&'static str> {
+    all.iter().map(|v| name(*v)).collect()
+}
+
+/// The values `depth` takes.
 pub fn depths() -> Vec<&'static str> {
-    deepr_stages::Depth::ALL
-        .iter()
-        .map(|d| d.as_str())
-        .collect()
+    names(&deepr_stages::Depth::ALL, deepr_stages::Depth::as_str)
 }
 
 /// The values `strategy` takes.
 pub fn strategies() -> Vec<&'static str> {
-    deepr_stages::Strategy::ALL
-        .iter()
-        .map(|s| s.as_str())
-        .collect()
+    names(&deepr_stages::Strategy::ALL, deepr_stages::Strategy::as_str)
 }
 
 /// The values `formats` takes.
 pub fn formats() -> Vec<&'static str> {
-    deepr_stages::research::ReportFormat::ALL
-        .iter()
-        .map(|f| f.as_str())
-        .collect()
+    names(
+        &deepr_stages::research::ReportFormat::ALL,
+        deepr_stages::research::ReportFormat::as_str,
+    )
 }
 
 /// The longest a call may wait for a run (`wait_s`).
@@ -144,7 +144,7 @@ pub fn all() -> Vec<Tool> {
         tool(
             "get_report",
             "A run's report: markdown (default), the JSON sidecar, or bullets; optionally one section by its heading. Free and instant.",
-            json!({"run_id": run_id_property(), "format": {"type": "string", "enum": ["markdown", "json", "bullets"]}, "section": {"type": "string", "description": "A heading of the markdown report (without the #s); only that section is returned."}}),
+            json!({"run_id": run_id_property(), "format": {"type": "string", "enum": crate::reading::report_views()}, "section": {"type": "string", "description": "A heading of the markdown report (without the #s); only that section is returned."}}),
             &["run_id"],
         ),
         tool("get_sources", "The sources a run's report cites, each with its locator, title, date and the verbatim quotes taken from it. Free and instant.", id_only(), &["run_id"]),
@@ -238,14 +238,23 @@ impl<'a> Arguments<'a> {
     }
 
     /// A string that must be one of `allowed`.
-    pub fn choice(&self, key: &str, allowed: &[&str]) -> Result<Option<&'a str>, String> {
+    /// One of a value list's values, by its name (`name`: the list's own `as_str`).
+    pub fn choice<T: Copy>(
+        &self,
+        key: &str,
+        all: &[T],
+        name: fn(T) -> &'static str,
+    ) -> Result<Option<T>, String> {
         match self.string(key)? {
-            Some(value) if !allowed.contains(&value) => Err(format!(
-                "{}: {key} {value:?} is not one of {}",
-                self.tool,
-                allowed.join(", ")
-            )),
-            other => Ok(other),
+            None => Ok(None),
+            Some(value) => match all.iter().find(|v| name(**v) == value) {
+                Some(found) => Ok(Some(*found)),
+                None => Err(format!(
+                    "{}: {key} {value:?} is not one of {}",
+                    self.tool,
+                    names(all, name).join(", ")
+                )),
+            },
         }
     }
 
@@ -287,18 +296,28 @@ impl<'a> Arguments<'a> {
     }
 
     /// A list of strings, each one of `allowed`.
-    pub fn choices(&self, key: &str, allowed: &[&str]) -> Result<Vec<&'a str>, String> {
+    /// A list of a value list's values, by their names.
+    pub fn choices<T: Copy>(
+        &self,
+        key: &str,
+        all: &[T],
+        name: fn(T) -> &'static str,
+    ) -> Result<Vec<T>, String> {
         match self.map.get(key) {
             None | Some(Value::Null) => Ok(Vec::new()),
             Some(Value::Array(items)) => items
                 .iter()
-                .map(|item| match item.as_str() {
-                    Some(text) if allowed.contains(&text) => Ok(text),
-                    _ => Err(format!(
-                        "{}: {key} holds {item}; each must be one of {}",
-                        self.tool,
-                        allowed.join(", ")
-                    )),
+                .map(|item| {
+                    let found = item
+                        .as_str()
+                        .and_then(|text| all.iter().find(|v| name(**v) == text));
+                    found.copied().ok_or_else(|| {
+                        format!(
+                            "{}: {key} holds {item}; each must be one of {}",
+                            self.tool,
+                            names(all, name).join(", ")
+                        )
+                    })
                 })
                 .collect(),
             Some(other) => Err(format!(
@@ -324,6 +343,8 @@ impl<'a> Arguments<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use deepr_stages::research::ReportFormat;
+    use deepr_stages::Depth;
 
     fn map(value: Value) -> JsonObject {
         match value {
@@ -358,14 +379,19 @@ mod tests {
         assert!(args.required("topic").is_err());
         assert!(args.number("wait_s", 0.0, MAX_WAIT_S, false).is_err());
         assert!(args.positive_integer("max_tokens").is_err());
-        assert!(args.choice("depth", &depths()).is_err());
+        assert!(args.choice("depth", &Depth::ALL, Depth::as_str).is_err());
         assert!(args.run_id().is_err());
-        assert!(args.choices("formats", &formats()).is_err());
+        assert!(args
+            .choices("formats", &ReportFormat::ALL, ReportFormat::as_str)
+            .is_err());
         let fine = map(json!({"topic": "WAL", "wait_s": 2.5, "depth": "quick", "run_id": "a.b-1"}));
         let args = Arguments::new("research", &fine, &known).expect("known keys");
         assert_eq!(args.required("topic"), Ok("WAL"));
         assert_eq!(args.number("wait_s", 0.0, MAX_WAIT_S, false), Ok(Some(2.5)));
-        assert_eq!(args.choice("depth", &depths()), Ok(Some("quick")));
+        assert_eq!(
+            args.choice("depth", &Depth::ALL, Depth::as_str),
+            Ok(Some(Depth::Quick))
+        );
         assert_eq!(args.run_id(), Ok("a.b-1"));
         assert_eq!(args.positive_integer("max_tokens"), Ok(None));
     }

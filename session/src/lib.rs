@@ -5,11 +5,13 @@
 //! the providers ([`wiring`]), says what a resume will restore ([`lifecycle`]), runs
 //! the pipeline under the run's budgets and signals, and settles: it writes the
 //! reports ([`reports`]), remembers the run ([`memory`]) and ends in a [`SessionEnd`]
-//! that carries the [`Report`] it wrote. [`SessionEnd::exit_code`] is the one map from
-//! how a session ended to the command line's exit code.
+//! that carries the [`Report`] it wrote. [`ExitStatus`] is the one map from how a
+//! session ended to the command line's exit code.
 //!
 //! * [`record`]: the run record (every setting needed to continue a run), the fleet's
 //!   job, and the run's state files.
+//! * [`request`]: what a front end asks for a run, merged with the environment and the
+//!   config file, validated once and built into the run's record.
 //! * [`state`]: the state dir and run ids.
 //! * [`progress`]: progress lines and `--json` events.
 //! * [`output`]: the one place deepr writes to stdout and stderr.
@@ -17,6 +19,7 @@
 #[macro_use]
 pub mod output;
 pub mod embedder;
+pub mod exit;
 pub mod lifecycle;
 pub mod lineage;
 pub mod memory;
@@ -27,6 +30,7 @@ pub mod plan_only;
 pub mod progress;
 pub mod record;
 pub mod reports;
+pub mod request;
 pub mod signals;
 pub mod state;
 pub mod util;
@@ -34,6 +38,7 @@ pub mod wiring;
 
 use deepr_evidence::report::Report;
 
+pub use exit::{ExitStatus, Signal};
 pub use lifecycle::{execute, session};
 pub use options::{SessionOptions, Start};
 
@@ -78,8 +83,7 @@ pub enum SessionEnd {
     /// A provider refused the credentials: no report; fix the key and resume.
     AuthRefused { provider: String, message: String },
     /// Interrupted by a signal (or the fleet worker stopping): checkpoints are saved.
-    /// The code is the shell's `128 + signal` (130 for SIGINT, 143 for SIGTERM).
-    Interrupted(u8),
+    Interrupted(Signal),
     /// `--dry-run`: the resume plan was printed and nothing ran.
     Planned,
     /// `--plan-only`: the research plan was written to this file for the user to
@@ -87,32 +91,7 @@ pub enum SessionEnd {
     PlanWritten(std::path::PathBuf),
 }
 
-/// Exit code of a run stopped by a budget, with an incomplete report (resumable).
-pub const EXIT_BUDGET: u8 = 4;
-/// Exit code of a run stopped because a provider stayed unavailable (resumable).
-pub const EXIT_UNAVAILABLE: u8 = 5;
-/// Exit code of a run stopped because a provider refused the credentials (resumable
-/// once the key is fixed).
-pub const EXIT_AUTH: u8 = 6;
-
 impl SessionEnd {
-    /// The command line's exit code for this ending.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            Self::Finished(..) | Self::Planned | Self::PlanWritten(_) => 0,
-            Self::Incomplete {
-                shortfall: Shortfall::Budget,
-                ..
-            } => EXIT_BUDGET,
-            Self::Incomplete {
-                shortfall: Shortfall::Unavailable,
-                ..
-            } => EXIT_UNAVAILABLE,
-            Self::AuthRefused { .. } => EXIT_AUTH,
-            Self::Interrupted(code) => *code,
-        }
-    }
-
     /// The report the session wrote, if it wrote one.
     pub fn report(&self) -> Option<&Report> {
         match self {
@@ -128,13 +107,14 @@ mod tests {
 
     #[test]
     fn each_ending_has_its_exit_code() {
-        assert_eq!(SessionEnd::Planned.exit_code(), 0);
-        assert_eq!(SessionEnd::Interrupted(143).exit_code(), 143);
+        let code = |end: &SessionEnd| ExitStatus::from(end).code();
+        assert_eq!(code(&SessionEnd::Planned), 0);
+        assert_eq!(code(&SessionEnd::Interrupted(Signal::Terminate)), 143);
         let refused = SessionEnd::AuthRefused {
             provider: "openai".into(),
             message: "401".into(),
         };
-        assert_eq!(refused.exit_code(), EXIT_AUTH);
+        assert_eq!(code(&refused), 6);
         assert!(refused.report().is_none());
     }
 }

@@ -17,15 +17,15 @@ use crate::options::SessionOptions;
 use crate::record::{now_secs, RunState};
 use crate::util::{utc_rfc3339, write_atomically};
 use crate::wiring::FleetLink;
-use crate::{Failure, SessionEnd, Shortfall};
+use crate::{Failure, SessionEnd, Shortfall, Signal};
 
 /// What running the pipeline left: its outcome, its spend, when it started and the
-/// signal that stopped it (0: none).
+/// signal that stopped it.
 pub(crate) struct Executed {
     pub(crate) outcome: Result<deepr_stages::ResearchResult, ResearchError>,
     pub(crate) ledger: Arc<UsageLedger>,
     pub(crate) started: Instant,
-    pub(crate) signal: u8,
+    pub(crate) signal: Option<Signal>,
     /// Wall time against the DAG's lower bound, when this session restored no node.
     pub(crate) efficiency: Option<crate::record::Efficiency>,
 }
@@ -88,15 +88,15 @@ pub(crate) fn executor(
     (executor, signalled)
 }
 
-/// The signal that stopped the run (0: none); a stop by the worker's or front end's
-/// flag reads as SIGINT's 130.
+/// The signal that stopped the run, if one did; a stop by the worker's or front end's
+/// flag reads as SIGINT.
 pub(crate) fn signal_of(
     signalled: &AtomicU8,
     stopped_by: Option<&ResearchError>,
     options: &SessionOptions,
     fleet: Option<&FleetLink>,
-) -> u8 {
-    let signal = signalled.load(Ordering::SeqCst);
+) -> Option<Signal> {
+    let signal = Signal::from_code(signalled.load(Ordering::SeqCst));
     let worker_stopped = fleet.is_some_and(|link| link.stop.load(Ordering::SeqCst))
         || options
             .stop
@@ -109,8 +109,8 @@ pub(crate) fn signal_of(
             ..
         })
     );
-    if signal == 0 && worker_stopped && interrupted {
-        130
+    if signal.is_none() && worker_stopped && interrupted {
+        Some(Signal::Interrupt)
     } else {
         signal
     }
@@ -125,7 +125,7 @@ fn stop_on_signals(run_id: &str, signalled: &Arc<AtomicU8>) -> Arc<AtomicBool> {
     let run_id = run_id.to_string();
     crate::signals::on_interrupt(
         move |signal| {
-            code.store(signal, Ordering::SeqCst);
+            code.store(signal.code(), Ordering::SeqCst);
             flag.store(true, Ordering::SeqCst);
             errln!("\ndeepr: stopping — letting running steps finish and checkpoint (press Ctrl-C again to quit at once)");
         },
@@ -176,7 +176,7 @@ pub(crate) enum Settled {
 pub(crate) fn settle(
     run: &OpenRun,
     outcome: Result<deepr_stages::ResearchResult, ResearchError>,
-    signal: u8,
+    signal: Option<Signal>,
 ) -> Result<Settled, Failure> {
     let record = &run.record;
     let (reason, partial) = match outcome {
@@ -195,7 +195,7 @@ pub(crate) fn settle(
             ));
         }
     };
-    if signal != 0 {
+    if let Some(signal) = signal {
         set_state(
             &run.dir,
             record,

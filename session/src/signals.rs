@@ -4,9 +4,14 @@
 
 use tokio::signal::unix::{signal, SignalKind};
 
-/// Call `first(code)` on the first SIGINT/SIGTERM (code 130 / 143), and on any later
-/// one `second(code)` and exit with that code. Needs a running tokio runtime.
-pub fn on_interrupt(first: impl Fn(u8) + Send + 'static, second: impl Fn(u8) + Send + 'static) {
+use crate::Signal;
+
+/// Call `first(signal)` on the first SIGINT/SIGTERM, and on any later one
+/// `second(signal)` and exit with its code (130 / 143). Needs a running tokio runtime.
+pub fn on_interrupt(
+    first: impl Fn(Signal) + Send + 'static,
+    second: impl Fn(Signal) + Send + 'static,
+) {
     let (Ok(mut interrupt), Ok(mut terminate)) = (
         signal(SignalKind::interrupt()),
         signal(SignalKind::terminate()),
@@ -16,16 +21,16 @@ pub fn on_interrupt(first: impl Fn(u8) + Send + 'static, second: impl Fn(u8) + S
     tokio::spawn(async move {
         let mut seen = false;
         loop {
-            let code: u8 = tokio::select! {
-                _ = interrupt.recv() => 130,
-                _ = terminate.recv() => 143,
+            let caught = tokio::select! {
+                _ = interrupt.recv() => Signal::Interrupt,
+                _ = terminate.recv() => Signal::Terminate,
             };
             if seen {
-                second(code);
-                std::process::exit(i32::from(code));
+                second(caught);
+                std::process::exit(i32::from(caught.code()));
             }
             seen = true;
-            first(code);
+            first(caught);
         }
     });
 }

@@ -36,7 +36,9 @@ mod settled;
 
 use deepr_session::record::FleetJob;
 use deepr_session::wiring::FleetLink;
-use deepr_session::{state, usage, Failure, SessionEnd, SessionOptions, Shortfall, Start};
+use deepr_session::{
+    state, usage, ExitStatus, Failure, SessionEnd, SessionOptions, Shortfall, Signal, Start,
+};
 
 use connection::connect;
 use heartbeat::Heartbeat;
@@ -77,7 +79,7 @@ pub fn execute(
     state_dir: &Path,
     args: &WorkerOptions,
     quiet: bool,
-) -> Result<u8, Failure> {
+) -> Result<ExitStatus, Failure> {
     if !(1..=16).contains(&args.concurrency) {
         return Err(usage(format!(
             "--concurrency {} is out of range; use 1–16",
@@ -102,7 +104,7 @@ async fn work(
     state_dir: &Path,
     args: &WorkerOptions,
     quiet: bool,
-) -> Result<u8, Failure> {
+) -> Result<ExitStatus, Failure> {
     let fleet = connect(url).await?;
     let mirror: Arc<dyn ArchiveMirror> =
         Arc::new(PgArchive::start(fleet.options.clone()).map_err(connection::failure)?);
@@ -189,7 +191,10 @@ async fn work(
         }
     }
     while held.join_next().await.is_some() {}
-    Ok(if stop.load(Ordering::SeqCst) { 130 } else { 0 })
+    Ok(match stop.load(Ordering::SeqCst) {
+        true => ExitStatus::Interrupted(Signal::Interrupt),
+        false => ExitStatus::Success,
+    })
 }
 
 /// What every run a worker holds shares.

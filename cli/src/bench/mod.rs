@@ -6,6 +6,7 @@
 //! cells are read back, unfinished ones resume. Outputs in `--out DIR`: `bench.json`
 //! (`deepr.bench.v1`), `bench.md` and `bench.svg`.
 
+use deepr_session::ExitStatus;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -79,7 +80,7 @@ fn topic_set_name(args: &BenchArgs) -> String {
         )
 }
 
-pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
+pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<ExitStatus, Failure> {
     let qa = match &args.qa {
         Some(path) => Some(read_qa(path, args.qa_limit)?),
         None => None,
@@ -107,8 +108,8 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         // In fleet mode the workers' keys count (keys never travel).
         crate::wiring::check_credentials(&spec, args.llm_base_url.as_deref())?;
     }
-    let simulation = crate::settings::simulation(&args.simulation, &file)?;
-    let io_concurrency = crate::settings::check_io_concurrency(
+    let simulation = deepr_session::request::simulation_of(&args.latencies, &file)?;
+    let io_concurrency = deepr_session::request::check_io_concurrency(
         args.io_concurrency
             .or(file.io_concurrency)
             .unwrap_or(deepr_stages::concurrent::DEFAULT_IO_CONCURRENCY),
@@ -165,7 +166,7 @@ pub fn execute(globals: &Globals, args: &BenchArgs) -> Result<u8, Failure> {
         offline,
     )?;
     out!("{table}");
-    Ok(0)
+    Ok(ExitStatus::Success)
 }
 
 /// Every cell run: queued into the fleet with `--db`, else here.
@@ -324,7 +325,10 @@ fn run_cell(
                 written = Some(*report);
                 efficiency = measured;
             }
-            Ok(end) => return Err(format!("stopped with exit code {}", end.exit_code())),
+            Ok(end) => {
+                let code = ExitStatus::from(&end).code();
+                return Err(format!("stopped with exit code {code}"));
+            }
             Err(Failure::Usage(m)) => return Err(m),
             Err(Failure::Run(e)) => return Err(format!("{e:#}")),
         }

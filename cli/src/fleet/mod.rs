@@ -12,6 +12,7 @@
 
 pub mod runs;
 
+use deepr_session::{ExitStatus, Signal};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -22,23 +23,7 @@ use crate::{usage, Failure, Globals};
 
 pub use crate::record::FleetJob;
 
-/// The fleet database URL: `--db`, else `DEEPR_DB`, else `db` in the config file.
-pub fn db_url(globals: &Globals) -> Result<Option<String>, Failure> {
-    let file = crate::config::load(globals.config.as_deref())?;
-    Ok(db_url_in(globals, &file))
-}
-
-/// [`db_url`] with the config file already read: `--db`, else `DEEPR_DB`, else the
-/// file's `db`.
-pub fn db_url_in(globals: &Globals, file: &crate::config::FileConfig) -> Option<String> {
-    if let Some(url) = globals.db.as_ref().filter(|u| !u.is_empty()) {
-        return Some(url.clone());
-    }
-    if let Some(url) = std::env::var("DEEPR_DB").ok().filter(|u| !u.is_empty()) {
-        return Some(url);
-    }
-    file.db.clone()
-}
+pub use deepr_session::request::{db_url, db_url_in};
 
 /// The URL, or a usage error naming how to give one.
 pub fn require_db(globals: &Globals, command: &str) -> Result<String, Failure> {
@@ -70,7 +55,7 @@ pub struct WorkerArgs {
 }
 
 /// `deepr worker --db URL`: serve the fleet (`deepr-worker`).
-pub fn work(globals: &Globals, args: &WorkerArgs) -> Result<u8, Failure> {
+pub fn work(globals: &Globals, args: &WorkerArgs) -> Result<ExitStatus, Failure> {
     let url = require_db(globals, "deepr worker")?;
     let state_dir = crate::state::resolve(globals.state_dir.as_deref())?;
     let options = deepr_worker::WorkerOptions {
@@ -83,7 +68,7 @@ pub fn work(globals: &Globals, args: &WorkerArgs) -> Result<u8, Failure> {
 }
 
 /// `deepr db migrate`.
-pub fn migrate(globals: &Globals) -> Result<u8, Failure> {
+pub fn migrate(globals: &Globals) -> Result<ExitStatus, Failure> {
     let url = require_db(globals, "deepr db migrate")?;
     runtime()?.block_on(async {
         let fleet = Fleet::connect(&url).await.map_err(failure)?;
@@ -94,13 +79,13 @@ pub fn migrate(globals: &Globals) -> Result<u8, Failure> {
                 fleet.shown
             );
         }
-        Ok(0)
+        Ok(ExitStatus::Success)
     })
 }
 
 /// `deepr run --db`: queue the run; with `detach`, print its id and return, else
 /// follow it to its end and write its reports to its `--out`.
-pub fn submit(url: &str, job: FleetJob, detach: bool, quiet: bool) -> Result<u8, Failure> {
+pub fn submit(url: &str, job: FleetJob, detach: bool, quiet: bool) -> Result<ExitStatus, Failure> {
     runtime()?.block_on(async {
         let fleet = connect(url).await?;
         let run_id = job.record.run_id.clone();
@@ -114,7 +99,7 @@ pub fn submit(url: &str, job: FleetJob, detach: bool, quiet: bool) -> Result<u8,
                     fleet.shown
                 );
             }
-            return Ok(0);
+            return Ok(ExitStatus::Success);
         }
         if !quiet {
             errln!("deepr: queued run {run_id} in {} — {}", fleet.shown, job.record.topic);
@@ -128,10 +113,10 @@ pub fn submit(url: &str, job: FleetJob, detach: bool, quiet: bool) -> Result<u8,
 pub fn resume(
     url: &str,
     run_id: &str,
-    budget: &crate::BudgetArgs,
+    budget: &crate::Budget,
     max_time: Option<Duration>,
     quiet: bool,
-) -> Result<u8, Failure> {
+) -> Result<ExitStatus, Failure> {
     runtime()?.block_on(async {
         let fleet = connect(url).await?;
         let row = fleet.run(run_id).await.map_err(failure)?;
@@ -162,7 +147,7 @@ pub async fn follow(
     run_id: &str,
     out: Option<&Path>,
     quiet: bool,
-) -> Result<u8, Failure> {
+) -> Result<ExitStatus, Failure> {
     let mut last_line = String::new();
     let mut last_shown = Instant::now();
     let interrupted = tokio::signal::ctrl_c();
@@ -186,7 +171,12 @@ pub async fn follow(
                         errln!("deepr: wrote {written}");
                     }
                 }
-                return Ok(if row.state == "finished" { 0 } else { 4 });
+                return Ok(match row.state.as_str() {
+                    "finished" => ExitStatus::Success,
+                    // The fleet settles a run incomplete only by its budget (an outage
+                    // is released to another attempt, and parks it in the end).
+                    _ => ExitStatus::Budget,
+                });
             }
             "failed" | "parked" => {
                 return Err(Failure::Run(anyhow::anyhow!(
@@ -199,7 +189,7 @@ pub async fn follow(
         tokio::select! {
             _ = &mut interrupted => {
                 errln!("\ndeepr: detached; run {run_id} goes on in the fleet. Follow it again with: deepr runs follow {run_id} --db URL");
-                return Ok(130);
+                return Ok(ExitStatus::Interrupted(Signal::Interrupt));
             }
             _ = tokio::time::sleep(Duration::from_millis(500)) => {}
         }

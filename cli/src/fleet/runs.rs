@@ -1,5 +1,6 @@
 //! `deepr runs list|show|rm|export|follow --db URL`: the fleet's runs.
 
+use deepr_session::ExitStatus;
 use std::path::Path;
 
 use deepr_fleet::RunRow;
@@ -17,7 +18,7 @@ fn age(seconds: f64) -> String {
     crate::record::age(crate::record::now_secs().saturating_sub(seconds.max(0.0) as u64))
 }
 
-pub fn execute(url: &str, command: &RunsCommand, quiet: bool) -> Result<u8, Failure> {
+pub fn execute(url: &str, command: &RunsCommand, quiet: bool) -> Result<ExitStatus, Failure> {
     super::runtime()?.block_on(async {
         let fleet = connect(url).await?;
         match command {
@@ -40,7 +41,7 @@ pub fn execute(url: &str, command: &RunsCommand, quiet: bool) -> Result<u8, Fail
                         age(row.now - row.submitted)
                     );
                 }
-                Ok(0)
+                Ok(ExitStatus::Success)
             }
             RunsCommand::Show { run_id } => {
                 let row = fleet.run(run_id).await.map_err(failure)?;
@@ -81,14 +82,14 @@ pub fn execute(url: &str, command: &RunsCommand, quiet: bool) -> Result<u8, Fail
                         row.reports.join(", ")
                     }
                 );
-                Ok(0)
+                Ok(ExitStatus::Success)
             }
             RunsCommand::Rm { run_id } => {
                 fleet.remove(run_id).await.map_err(failure)?;
                 if !quiet {
                     errln!("deepr: removed run {run_id} from the fleet database");
                 }
-                Ok(0)
+                Ok(ExitStatus::Success)
             }
             RunsCommand::Export { run_id, out } => export(&fleet, run_id, out).await,
             RunsCommand::Follow { run_id } => super::follow(&fleet, run_id, None, quiet).await,
@@ -101,7 +102,7 @@ pub fn execute(url: &str, command: &RunsCommand, quiet: bool) -> Result<u8, Fail
                     .filter_map(|m| serde_json::from_value(m).ok())
                     .collect();
                 crate::memory::print_found(&crate::memory::search_in(memories, query), query);
-                Ok(0)
+                Ok(ExitStatus::Success)
             }
         }
     })
@@ -109,7 +110,11 @@ pub fn execute(url: &str, command: &RunsCommand, quiet: bool) -> Result<u8, Fail
 
 /// `runs export RUN --db URL --out FILE`: the run's export bundle (report, sidecar and
 /// the archived texts it cites), which `deepr verify FILE` checks anywhere.
-async fn export(fleet: &deepr_fleet::Fleet, run_id: &str, out: &Path) -> Result<u8, Failure> {
+async fn export(
+    fleet: &deepr_fleet::Fleet,
+    run_id: &str,
+    out: &Path,
+) -> Result<ExitStatus, Failure> {
     let reports = fleet.reports(run_id).await.map_err(failure)?;
     let bundle = reports
         .get("bundle")
@@ -125,5 +130,5 @@ async fn export(fleet: &deepr_fleet::Fleet, run_id: &str, out: &Path) -> Result<
         out.display(),
         bundle.len()
     );
-    Ok(0)
+    Ok(ExitStatus::Success)
 }

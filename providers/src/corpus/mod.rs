@@ -171,6 +171,12 @@ fn index_error(what: &str, err: impl std::fmt::Display) -> CorpusError {
     CorpusError::Index(format!("{what}: {err}"))
 }
 
+/// The corpus folder as the index would open it: it exists, is a folder and can be
+/// read; its canonical path. Front ends check a corpus with this before a run starts.
+pub fn check_corpus_folder(corpus_dir: &Path) -> Result<PathBuf, CorpusError> {
+    canonical_corpus_root(corpus_dir)
+}
+
 /// Every corpus document the state dir has indexed: locator (path relative to its
 /// corpus root) → content hashes of its archived texts. Lets `deepr verify` find the
 /// archived text of a markdown footnote that names only its locator.

@@ -1,20 +1,148 @@
-//! Settings of a run: flags, environment and the config file merged into one validated
-//! value ([`Settings`]), checked once before anything is created. Every check gives a
-//! one-line usage error (exit 2) that says what was wrong and what to pass instead.
+//! A run request validated once, before anything is created: the flag, else the
+//! environment, else the config file, else the default, for every value — then the
+//! run's record built from them ([`ValidRun`]). Every check gives a one-line usage
+//! error (exit 2) that says what was wrong and what to pass instead.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use deepr_orchestrator::simulate::{Latency, ModelLatency};
+use deepr_settings::FileConfig;
+use deepr_stages::research::PlannedQuestion;
 use deepr_stages::{Depth, Strategy};
 
-use crate::record::{self, Simulation};
-use crate::{config, state, usage, BudgetArgs, Failure, Globals, RunArgs};
-use deepr_orchestrator::simulate::{Latency, ModelLatency};
+use super::{Budget, Globals, Latencies, RunRequest};
+use crate::record::{self, now_secs, RunRecord, Simulation};
+use crate::{state, usage, Failure};
 
 const MAX_TOPIC_CHARS: usize = 2000;
 
-/// `--io-concurrency` (or `io_concurrency` in the config) must be 1 to 64.
-/// `--concurrency`: parallel steps, 1 to 64 (checked here only).
+/// A request that passed every check: the run's record, and what only starting it
+/// needs (where runs live, the fleet database, the time budget).
+#[derive(Debug)]
+pub struct ValidRun {
+    pub record: RunRecord,
+    pub state_dir: PathBuf,
+    /// Fleet mode: the database the run is queued in (`--db`, `DEEPR_DB` or the config
+    /// file's `db`).
+    pub db: Option<String>,
+    /// `--max-time`, parsed.
+    pub max_time: Option<Duration>,
+}
+
+/// The request, merged with the environment and the config file, checked, and built
+/// into the run's record.
+pub fn validate(globals: &Globals, request: &RunRequest) -> Result<ValidRun, Failure> {
+    let file = super::load_config(globals.config.as_deref())?;
+    let (topic, depth, user_plan) = match &request.plan {
+        Some(path) => planned(path, request)?,
+        None => (
+            check_topic(request.topic.as_deref().unwrap_or_default())?,
+            request.depth.or(file.depth).unwrap_or(Depth::Standard),
+            None,
+        ),
+    };
+    let strategy = request
+        .strategy
+        .or(file.strategy)
+        .unwrap_or(Strategy::Linear);
+    let db = db_url_in(globals, &file);
+    let models = models_of(request, &file, db.is_some())?;
+    let price_as = check_price_as(request, &file)?;
+    let concurrency = check_concurrency(
+        request
+            .concurrency
+            .or(file.concurrency)
+            .unwrap_or(deepr_stages::concurrent::DEFAULT_CONCURRENCY),
+    )?;
+    let io_concurrency = check_io_concurrency(
+        request
+            .io_concurrency
+            .or(file.io_concurrency)
+            .unwrap_or(deepr_stages::concurrent::DEFAULT_IO_CONCURRENCY),
+    )?;
+    check_model_pool(request.model_pool)?;
+    let (sources, source_urls) = sources_of(request)?;
+    check_allow_hosts(&request.allow_hosts)?;
+    let out = out_of(request.out.as_deref(), &topic)?;
+    let state_dir = state::resolve(globals.state_dir.as_deref())?;
+    let run_id = state::chosen_run_id(request.run_id.as_deref(), &topic)?;
+    let simulation = simulation_of(&request.latencies, &file)?;
+    let max_time = check_budget(&request.budget)?;
+    let prompts = request
+        .prompts
+        .clone()
+        .or(file.prompts.clone().map(PathBuf::from));
+    if let Some(dir) = &prompts {
+        crate::wiring::load_prompts(Some(dir))?;
+    }
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut record = RunRecord {
+        schema: record::RECORD_SCHEMA.into(),
+        run_id,
+        brief: record::brief_of(&topic),
+        topic,
+        depth,
+        strategy,
+        corpus: request.corpus.as_deref().map(absolute),
+        sources,
+        source_urls,
+        allow_hosts: request.allow_hosts.clone(),
+        out: absolute(&out),
+        llm_strong: models.strong,
+        llm_cheap: models.cheap,
+        llm_base_url: models.base_url,
+        price_as,
+        limits: file.limits.clone().unwrap_or_default(),
+        prices: file.prices.clone(),
+        concurrency,
+        offline_latency_ms: 0,
+        prompts: prompts.as_deref().map(absolute),
+        created: now_secs(),
+        cache_namespace: String::new(),
+        search_latency_ms: 0,
+        fetch_latency_ms: 0,
+        simulation,
+        io_concurrency,
+        follow_links: request.follow_links,
+        model_pool: request.model_pool,
+        reading: request.reading.or(file.reading).unwrap_or_default(),
+        formats: super::extra_files(&request.formats),
+        embed: None,
+        user_plan,
+        plan_only: None,
+        lineage: None,
+    };
+    // The means, for readers of older records; the distributions are in `simulation`.
+    record.offline_latency_ms = record::mean_ms(&record.model_latency()?.first_token);
+    record.search_latency_ms = record::mean_ms(&record.search_latency()?);
+    record.fetch_latency_ms = record::mean_ms(&record.fetch_latency()?);
+    Ok(ValidRun {
+        record,
+        state_dir,
+        db,
+        max_time,
+    })
+}
+
+/// The fleet database: `--db`, else `DEEPR_DB`, else the config file's `db`.
+pub fn db_url(globals: &Globals) -> Result<Option<String>, Failure> {
+    let file = super::load_config(globals.config.as_deref())?;
+    Ok(db_url_in(globals, &file))
+}
+
+/// [`db_url`] with the config file already read.
+pub fn db_url_in(globals: &Globals, file: &FileConfig) -> Option<String> {
+    if let Some(url) = globals.db.as_ref().filter(|u| !u.is_empty()) {
+        return Some(url.clone());
+    }
+    if let Some(url) = std::env::var("DEEPR_DB").ok().filter(|u| !u.is_empty()) {
+        return Some(url);
+    }
+    file.db.clone()
+}
+
+/// `--concurrency`: parallel steps, 1 to 64.
 pub fn check_concurrency(value: usize) -> Result<usize, Failure> {
     if (1..=64).contains(&value) {
         Ok(value)
@@ -25,6 +153,7 @@ pub fn check_concurrency(value: usize) -> Result<usize, Failure> {
     }
 }
 
+/// `--io-concurrency` (or `io_concurrency` in the config): 1 to 64.
 pub fn check_io_concurrency(value: usize) -> Result<usize, Failure> {
     if (1..=deepr_stages::concurrent::MAX_IO_CONCURRENCY).contains(&value) {
         Ok(value)
@@ -36,139 +165,48 @@ pub fn check_io_concurrency(value: usize) -> Result<usize, Failure> {
     }
 }
 
-pub struct Settings {
-    pub topic: String,
-    /// Fleet mode: the database the run is queued in (`--db`, `DEEPR_DB` or the
-    /// config file's `db`), read with the rest of the settings.
-    pub db: Option<String>,
-    pub depth: Depth,
-    pub strategy: Strategy,
-    /// How a model extractor reads (`--reading`, else the config file's, else ranked).
-    pub reading: deepr_settings::Reading,
-    pub concurrency: usize,
-    pub io_concurrency: usize,
-    pub corpus: Option<PathBuf>,
-    pub sources: Vec<String>,
-    pub source_urls: std::collections::BTreeMap<String, String>,
-    pub out: PathBuf,
-    pub run_id: String,
-    pub state_dir: PathBuf,
-    pub simulation: record::Simulation,
-    pub prompts: Option<PathBuf>,
-    pub max_time: Option<Duration>,
-    pub llm_strong: String,
-    pub llm_cheap: String,
-    pub llm_base_url: Option<String>,
-    pub price_as: Option<String>,
-    pub limits: deepr_providers::llm::LlmLimits,
-    pub prices: std::collections::BTreeMap<String, deepr_providers::prices::Price>,
-    /// `--plan FILE`'s subquestions, researched as written.
-    pub user_plan: Option<Vec<deepr_settings::PlannedQuestion>>,
-}
-
-impl Settings {
-    /// How the run's model extractor reads; `None` for the offline model, which reads
-    /// its ranked share whatever `--reading` says (and triages without a call).
-    pub fn model_reading(&self) -> Option<deepr_settings::Reading> {
-        match deepr_providers::llm_spec::LlmSpec::parse(&self.llm_cheap) {
-            Ok(deepr_providers::llm_spec::LlmSpec::Offline) => None,
-            _ => Some(self.reading),
-        }
+/// `--model-pool`: 1 to 200 candidates.
+fn check_model_pool(value: usize) -> Result<(), Failure> {
+    match (1..=200).contains(&value) {
+        true => Ok(()),
+        false => Err(usage(format!(
+            "--model-pool {value} is out of range; use 1 to 200"
+        ))),
     }
 }
 
-pub fn validate(globals: &Globals, args: &RunArgs) -> Result<Settings, Failure> {
-    let file = config::load(globals.config.as_deref())?;
-    let (topic, depth, user_plan) = match &args.plan {
-        Some(path) => planned(path, args)?,
-        None => (
-            check_topic(args.topic.as_deref().unwrap_or_default())?,
-            depth_of(args.depth, file.depth),
-            None,
-        ),
-    };
-    let strategy = strategy_of(args.strategy, file.strategy);
-    let db = crate::fleet::db_url_in(globals, &file);
-    let models = models_of(args, &file, db.is_some())?;
+/// `--price-as`, else the config file's: a model the price table knows.
+fn check_price_as(request: &RunRequest, file: &FileConfig) -> Result<Option<String>, Failure> {
     let prices = deepr_providers::PriceTable::with_overrides(&file.prices)
         .map_err(|e| usage(format!("config prices: {e}")))?;
-    let price_as = args.price_as.clone().or(file.price_as.clone());
+    let price_as = request.price_as.clone().or(file.price_as.clone());
     if let Some(model) = &price_as {
         if prices.price(model).is_none() {
             let known: Vec<&String> = prices.models.keys().collect();
             return Err(usage(format!("--price-as {model:?} has no price; known: {known:?} (add it under [prices] in deepr.toml)")));
         }
     }
-    let concurrency = check_concurrency(
-        args.concurrency
-            .or(file.concurrency)
-            .unwrap_or(deepr_stages::concurrent::DEFAULT_CONCURRENCY),
-    )?;
-    let io_concurrency = check_io_concurrency(
-        args.io_concurrency
-            .or(file.io_concurrency)
-            .unwrap_or(deepr_stages::concurrent::DEFAULT_IO_CONCURRENCY),
-    )?;
-    let (sources, source_urls) = sources_of(args)?;
-    check_allow_hosts(&args.allow_hosts)?;
-    let out = out_of(args.out.as_deref(), &topic)?;
-    let state_dir = state::resolve(globals.state_dir.as_deref())?;
-    let run_id = state::chosen_run_id(args.run_id.as_deref(), &topic)?;
-    let simulation = crate::settings::simulation(&args.simulation, &file)?;
-    let max_time = check_budget_values(&args.budget)?;
-    let prompts = args
-        .prompts
-        .clone()
-        .or(file.prompts.clone().map(PathBuf::from));
-    if let Some(dir) = &prompts {
-        crate::wiring::load_prompts(Some(dir))?;
-    }
-    Ok(Settings {
-        topic,
-        db,
-        depth,
-        strategy,
-        reading: args.reading.or(file.reading).unwrap_or_default(),
-        concurrency,
-        io_concurrency,
-        corpus: args.corpus.clone(),
-        sources,
-        source_urls,
-        out,
-        run_id,
-        state_dir,
-        simulation,
-        prompts,
-        max_time,
-        llm_strong: models.strong,
-        llm_cheap: models.cheap,
-        llm_base_url: models.base_url,
-        price_as,
-        limits: file.limits.clone().unwrap_or_default(),
-        prices: file.prices.clone(),
-        user_plan,
-    })
+    Ok(price_as)
 }
 
 /// `--plan FILE`: the plan's topic, depth and subquestions. A topic or `--depth` also
 /// given must agree with the plan (which one would win is not for deepr to guess).
 fn planned(
     path: &Path,
-    args: &RunArgs,
-) -> Result<(String, Depth, Option<Vec<deepr_settings::PlannedQuestion>>), Failure> {
+    request: &RunRequest,
+) -> Result<(String, Depth, Option<Vec<PlannedQuestion>>), Failure> {
     let shown = path.display();
     let text = read_plan_file(path)?;
     let plan =
         deepr_settings::parse_plan(&text).map_err(|e| usage(format!("--plan {shown}: {e}")))?;
     let topic = check_topic(&plan.topic).map_err(|e| usage(format!("--plan {shown}: {e}")))?;
-    if let Some(given) = &args.topic {
+    if let Some(given) = &request.topic {
         let same = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
         if same(given) != same(&topic) {
             return Err(usage(format!("the topic given differs from the one in --plan {shown}; drop it (the plan's is researched) or edit the plan's topic")));
         }
     }
-    if let Some(flag) = args.depth {
-        let given = flag;
+    if let Some(given) = request.depth {
         if given != plan.depth {
             return Err(usage(format!(
                 "--depth {} differs from depth = \"{}\" in --plan {shown}; drop --depth or edit the plan",
@@ -203,20 +241,6 @@ fn read_plan_file(path: &Path) -> Result<String, Failure> {
         .map_err(|_| usage(format!("--plan {shown} is not UTF-8 text; a plan is TOML")))
 }
 
-/// Where `--plan-only` writes the plan: `plan.toml` beside the report. An existing
-/// one (maybe edited) is never overwritten.
-pub fn plan_path(out: &Path) -> Result<PathBuf, Failure> {
-    let dir = out.parent().filter(|p| !p.as_os_str().is_empty());
-    let path = dir.map_or_else(|| PathBuf::from("plan.toml"), |d| d.join("plan.toml"));
-    if path.exists() {
-        return Err(usage(format!(
-            "{} exists (maybe an edited plan); run it with --plan {0}, move it, or pass another --out",
-            path.display()
-        )));
-    }
-    Ok(path)
-}
-
 /// The topic, trimmed: not empty, not too long, no control characters.
 pub fn check_topic(topic: &str) -> Result<String, Failure> {
     let topic = topic.trim().to_string();
@@ -234,17 +258,6 @@ pub fn check_topic(topic: &str) -> Result<String, Failure> {
     Ok(topic)
 }
 
-/// `--depth`, else the config file's `depth` (typed when the file was read), else
-/// standard.
-fn depth_of(flag: Option<Depth>, file: Option<Depth>) -> Depth {
-    flag.or(file).unwrap_or(Depth::Standard)
-}
-
-/// `--strategy`, else the config file's `strategy`, else linear.
-fn strategy_of(flag: Option<Strategy>, file: Option<Strategy>) -> Strategy {
-    flag.or(file).unwrap_or(Strategy::Linear)
-}
-
 /// The run's models and the base URL of an OpenAI-compatible server.
 struct Models {
     strong: String,
@@ -254,21 +267,21 @@ struct Models {
 
 /// The strong and cheap models (flags win over the config file; `--llm` sets both),
 /// each parsed and, outside fleet mode, its credentials present.
-fn models_of(args: &RunArgs, file: &config::FileConfig, fleet: bool) -> Result<Models, Failure> {
-    let llm = args
+fn models_of(request: &RunRequest, file: &FileConfig, fleet: bool) -> Result<Models, Failure> {
+    let llm = request
         .llm
         .clone()
         .or(file.llm.clone())
         .unwrap_or_else(|| "offline".into());
     let pick = |flag: &Option<String>, key: &Option<String>| {
         flag.clone()
-            .or(args.llm.clone())
+            .or(request.llm.clone())
             .or(key.clone())
             .unwrap_or_else(|| llm.clone())
     };
-    let strong = pick(&args.llm_strong, &file.llm_strong);
-    let cheap = pick(&args.llm_cheap, &file.llm_cheap);
-    let base_url = args.llm_base_url.clone().or(file.llm_base_url.clone());
+    let strong = pick(&request.llm_strong, &file.llm_strong);
+    let cheap = pick(&request.llm_cheap, &file.llm_cheap);
+    let base_url = request.llm_base_url.clone().or(file.llm_base_url.clone());
     // In fleet mode the workers' keys count, not the submitter's (keys never travel).
     for spec in [&strong, &cheap] {
         let parsed = deepr_providers::LlmSpec::parse(spec).map_err(usage)?;
@@ -296,19 +309,19 @@ fn is_http_url(text: &str) -> bool {
         .unwrap_or(false)
 }
 
+type Sources = (Vec<String>, std::collections::BTreeMap<String, String>);
+
 /// The search sources (default: the corpus when one is given, else Wikipedia, arXiv
 /// and HN) and their configured base URLs, each usable: known, with a base URL where
 /// it has no default, and with its key in the environment.
-fn sources_of(
-    args: &RunArgs,
-) -> Result<(Vec<String>, std::collections::BTreeMap<String, String>), Failure> {
-    let sources: Vec<String> = match &args.sources {
+fn sources_of(request: &RunRequest) -> Result<Sources, Failure> {
+    let sources: Vec<String> = match &request.sources {
         Some(list) => list
             .split(',')
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
             .collect(),
-        None if args.corpus.is_some() => vec!["corpus".to_string()],
+        None if request.corpus.is_some() => vec!["corpus".to_string()],
         None => vec!["wikipedia".into(), "arxiv".into(), "hn".into()],
     };
     if sources.is_empty() {
@@ -317,7 +330,7 @@ fn sources_of(
         ));
     }
     let mut source_urls = std::collections::BTreeMap::new();
-    for (name, flag) in args.source_urls.pairs() {
+    for (name, flag) in request.source_urls.pairs() {
         if let Some(url) = flag {
             if !is_http_url(url) {
                 return Err(usage(format!("--{name}-url {url:?} is not an http(s) URL")));
@@ -326,29 +339,43 @@ fn sources_of(
         }
     }
     for source in &sources {
-        if source == "corpus" {
-            if args.corpus.is_none() {
-                return Err(usage("--sources corpus needs --corpus DIR"));
-            }
-            continue;
-        }
-        let api = deepr_providers::WebApi::parse(source)
-            .ok_or_else(|| usage(format!("source {source:?} is unknown; use corpus, wikipedia, arxiv, hn, searxng, brave, tavily")))?;
-        if api.default_base().is_none() && !source_urls.contains_key(source) {
-            return Err(usage(format!(
-                "{source} needs --{source}-url (your instance's base URL)"
-            )));
-        }
-        if let Some(var) = api.key_var() {
-            if std::env::var(var)
-                .map(|v| v.trim().is_empty())
-                .unwrap_or(true)
-            {
-                return Err(usage(format!("{source} needs {var} in the environment")));
-            }
-        }
+        check_source(source, request.corpus.is_some(), &source_urls)?;
     }
     Ok((sources, source_urls))
+}
+
+/// One source is usable: known, with a base URL where it has no default, with its key
+/// in the environment; `corpus` only with a corpus.
+fn check_source(
+    source: &str,
+    has_corpus: bool,
+    source_urls: &std::collections::BTreeMap<String, String>,
+) -> Result<(), Failure> {
+    if source == "corpus" {
+        return match has_corpus {
+            true => Ok(()),
+            false => Err(usage("--sources corpus needs --corpus DIR")),
+        };
+    }
+    let api = deepr_providers::WebApi::parse(source).ok_or_else(|| {
+        usage(format!(
+            "source {source:?} is unknown; use corpus, wikipedia, arxiv, hn, searxng, brave, tavily"
+        ))
+    })?;
+    if api.default_base().is_none() && !source_urls.contains_key(source) {
+        return Err(usage(format!(
+            "{source} needs --{source}-url (your instance's base URL)"
+        )));
+    }
+    if let Some(var) = api.key_var() {
+        if std::env::var(var)
+            .map(|v| v.trim().is_empty())
+            .unwrap_or(true)
+        {
+            return Err(usage(format!("{source} needs {var} in the environment")));
+        }
+    }
+    Ok(())
 }
 
 /// Every `--allow-host` is `HOST` or `HOST:PORT`.
@@ -385,29 +412,14 @@ pub fn out_of(out: Option<&Path>, topic: &str) -> Result<PathBuf, Failure> {
     Ok(out)
 }
 
+/// The corpus folder exists, is a folder and can be read (the corpus index's own check).
 pub fn check_corpus(corpus: &Path) -> Result<(), Failure> {
-    match std::fs::metadata(corpus) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(usage(format!(
-            "corpus folder {} does not exist; check the --corpus path",
-            corpus.display()
-        ))),
-        Err(e) => Err(usage(format!(
-            "cannot read corpus folder {}: {e}; check its permissions",
-            corpus.display()
-        ))),
-        Ok(m) if !m.is_dir() => Err(usage(format!(
-            "--corpus {} is not a folder; pass the folder that holds the documents",
-            corpus.display()
-        ))),
-        Ok(_) => std::fs::read_dir(corpus).map(|_| ()).map_err(|e| {
-            usage(format!(
-                "cannot read corpus folder {}: {e}; check its permissions",
-                corpus.display()
-            ))
-        }),
-    }
+    deepr_providers::corpus::check_corpus_folder(corpus)
+        .map(|_| ())
+        .map_err(|e| usage(e.to_string()))
 }
 
+/// The folder of `--out`, created.
 pub fn prepare_out(out: &Path) -> Result<(), Failure> {
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| {
@@ -420,9 +432,8 @@ pub fn prepare_out(out: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Budget values must be positive numbers.
-/// Checks the budget flags and returns `--max-time` parsed (run and resume alike).
-pub fn check_budget_values(budget: &BudgetArgs) -> Result<Option<Duration>, Failure> {
+/// The budget values are positive; returns `--max-time` parsed (run and resume alike).
+pub fn check_budget(budget: &Budget) -> Result<Option<Duration>, Failure> {
     if budget.max_tokens == Some(0) {
         return Err(usage(
             "--max-tokens 0 allows nothing; pass a positive number of tokens",
@@ -442,18 +453,15 @@ pub fn check_budget_values(budget: &BudgetArgs) -> Result<Option<Duration>, Fail
         .transpose()
 }
 
-/// The run's simulated latencies: flags (which win) and the config file; every latency
-/// is checked here, once.
-pub fn simulation(
-    args: &crate::SimulationArgs,
-    file: &crate::config::FileConfig,
-) -> Result<Simulation, Failure> {
+/// The run's simulated latencies: the request's (which win) and the config file's;
+/// every latency is checked here, once.
+pub fn simulation_of(asked: &Latencies, file: &FileConfig) -> Result<Simulation, Failure> {
     let pick = |flag: &Option<String>, key: &Option<String>| flag.clone().or(key.clone());
     let simulation = Simulation {
-        offline: pick(&args.offline_latency, &file.offline_latency),
-        search: pick(&args.search_latency, &file.search_latency),
-        fetch: pick(&args.fetch_latency, &file.fetch_latency),
-        seed: args.latency_seed.or(file.latency_seed).unwrap_or(0),
+        offline: pick(&asked.offline_latency, &file.offline_latency),
+        search: pick(&asked.search_latency, &file.search_latency),
+        fetch: pick(&asked.fetch_latency, &file.fetch_latency),
+        seed: asked.latency_seed.or(file.latency_seed).unwrap_or(0),
     };
     if let Some(text) = &simulation.offline {
         ModelLatency::parse(text).map_err(|e| {
