@@ -4,12 +4,13 @@
 //! Exit codes: one map, `deepr_session::ExitStatus` (listed by `deepr --help`).
 
 #[macro_use]
-extern crate deepr_session;
+mod output;
 
 mod args;
 mod ask;
 mod bench;
 mod config;
+mod console;
 mod doctor;
 mod export;
 mod fleet;
@@ -150,6 +151,7 @@ fn cli_globals(cli: &Cli) -> Globals {
     Globals {
         state_dir: cli.state_dir.clone(),
         quiet: cli.quiet,
+        events: Some(console::events(cli.quiet, cli.json)),
         json: cli.json,
         config: cli.config.clone(),
         db: cli.db.clone(),

@@ -33,6 +33,7 @@ pub fn execute(globals: &Globals, args: &McpArgs) -> Result<ExitStatus, Failure>
         bind: args.bind.clone(),
         fleet,
         config: globals.config.clone(),
+        say: crate::console::say(),
     };
     deepr_mcp::serve(options, Arc::new(CliHost)).map(|()| ExitStatus::Success)
 }

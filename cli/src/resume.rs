@@ -27,8 +27,6 @@ pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<ExitStatus, Failu
         .map(deepr_session::request::check_concurrency)
         .transpose()?;
     let options = SessionOptions {
-        quiet: globals.quiet,
-        json: globals.json,
         concurrency,
         retry_degraded: args.retry_degraded,
         io_concurrency: args
@@ -41,7 +39,7 @@ pub fn execute(globals: &Globals, args: &ResumeArgs) -> Result<ExitStatus, Failu
         dry_run: args.dry_run,
         notices: Vec::new(),
         stop: None,
-        events: None,
+        events: globals.events.clone(),
     };
     let end = session::execute(&state_dir, Start::Resume(args.run_id.clone()), options)?;
     Ok(crate::run::exit_status(&end))

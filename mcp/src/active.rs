@@ -184,8 +184,6 @@ impl ActiveRuns {
             ended: Mutex::new(None),
         });
         let listener = Arc::clone(&run);
-        options.quiet = true;
-        options.json = false;
         options.stop = Some(Arc::clone(&run.stop));
         options.events = Some(Arc::new(move |event: &Value| {
             if let Ok(mut live) = listener.live.lock() {

@@ -115,6 +115,7 @@ fn authorized(request: &Request<Incoming>, token: &str) -> bool {
 
 /// Serves until SIGINT/SIGTERM.
 pub async fn serve(handler: DeeprServer, addr: SocketAddr, token: String) -> Result<(), Failure> {
+    let say = Arc::clone(&handler.shared.say);
     let mut config = StreamableHttpServerConfig::default();
     if !addr.ip().is_loopback() {
         // Bound beyond loopback on purpose (--bind): any Host may reach it; the token guards it.
@@ -130,20 +131,23 @@ pub async fn serve(handler: DeeprServer, addr: SocketAddr, token: String) -> Res
         deepr_session::usage(format!("cannot listen on {addr}: {e}; pick another port"))
     })?;
     let bound = listener.local_addr().unwrap_or(addr);
-    errln!("deepr: MCP server on http://{bound}/mcp (bearer token required)");
+    say(&format!(
+        "deepr: MCP server on http://{bound}/mcp (bearer token required)"
+    ));
     let token: Arc<str> = token.into();
     loop {
         let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(e) => {
-                    errln!("deepr: accept failed: {e}");
+                    say(&format!("deepr: accept failed: {e}"));
                     continue;
                 }
             },
             () = deepr_session::signals::first_signal() => return Ok(()),
         };
         let (service, token) = (service.clone(), Arc::clone(&token));
+        let connection_say = Arc::clone(&say);
         tokio::spawn(async move {
             let handle = service_fn(move |request: Request<Incoming>| {
                 let (service, token) = (service.clone(), Arc::clone(&token));
@@ -162,7 +166,7 @@ pub async fn serve(handler: DeeprServer, addr: SocketAddr, token: String) -> Res
                 .serve_connection(TokioIo::new(stream), handle)
                 .await
             {
-                errln!("deepr: HTTP connection from {peer}: {e}");
+                connection_say(&format!("deepr: HTTP connection from {peer}: {e}"));
             }
         });
     }

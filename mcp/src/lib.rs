@@ -14,9 +14,6 @@
 //! A run started here is an ordinary run of the state dir: if the server dies, a new
 //! one (or `deepr resume`) continues it from its checkpoints.
 
-#[macro_use]
-extern crate deepr_session;
-
 mod actions;
 mod active;
 mod fleet;
@@ -55,6 +52,9 @@ pub struct ServeOptions {
     pub fleet: Option<String>,
     /// The config file runs are created with (`--config`; none: the XDG one, if any).
     pub config: Option<PathBuf>,
+    /// Where the server says what it does (the command line: stderr; stdout is the
+    /// protocol's).
+    pub say: deepr_session::options::Say,
 }
 
 /// Serves MCP until the client leaves (stdio) or a signal comes; then stops this
@@ -83,10 +83,12 @@ pub fn serve(options: ServeOptions, host: Arc<dyn host::Host>) -> Result<(), Fai
         json: false,
         config: options.config,
         db: options.fleet.clone(),
+        events: None,
     };
     let shared = Arc::new(shared::Shared {
         state_dir: options.state_dir,
         globals,
+        say: options.say,
         policy,
         runs: active::ActiveRuns::default(),
         fleet: options.fleet,
@@ -115,10 +117,11 @@ pub fn serve(options: ServeOptions, host: Arc<dyn host::Host>) -> Result<(), Fai
 
 /// Serves one client on stdin/stdout until it closes them or a signal comes.
 async fn serve_stdio(handler: server::DeeprServer) -> Result<(), Failure> {
-    errln!(
+    let say = std::sync::Arc::clone(&handler.shared.say);
+    say(&format!(
         "deepr: MCP server on stdio (state dir {})",
         handler.shared.state_dir.display()
-    );
+    ));
     let running = handler
         .serve(rmcp::transport::stdio())
         .await
@@ -126,10 +129,10 @@ async fn serve_stdio(handler: server::DeeprServer) -> Result<(), Failure> {
     tokio::select! {
         ended = running.waiting() => {
             if let Err(e) = ended {
-                errln!("deepr: MCP session ended with an error: {e}");
+                say(&format!("deepr: MCP session ended with an error: {e}"));
             }
         }
-        () = deepr_session::signals::first_signal() => errln!("deepr: stopping the MCP server; running steps checkpoint"),
+        () = deepr_session::signals::first_signal() => say("deepr: stopping the MCP server; running steps checkpoint"),
     }
     Ok(())
 }

@@ -14,6 +14,8 @@ pub struct Shared {
     /// What every run this server creates shares: its state dir, its config file, its
     /// fleet database, quiet (the server owns stdout).
     pub globals: deepr_session::request::Globals,
+    /// Where the server says what it does.
+    pub say: deepr_session::options::Say,
     pub policy: Policy,
     pub runs: ActiveRuns,
     /// The fleet database's URL: runs are queued for workers instead of run here.

@@ -14,10 +14,7 @@
 //!   config file, validated once and built into the run's record.
 //! * [`state`]: the state dir and run ids.
 //! * [`progress`]: progress lines and `--json` events.
-//! * [`output`]: the one place deepr writes to stdout and stderr.
 
-#[macro_use]
-pub mod output;
 pub mod embedder;
 pub mod exit;
 pub mod lifecycle;

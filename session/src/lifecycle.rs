@@ -217,11 +217,7 @@ fn announce(state_dir: &Path, run: &OpenRun, options: &SessionOptions) {
             ));
         }
     }
-    if options.json {
-        run.reporter.event(serde_json::json!({"event": "run", "run_id": record.run_id, "topic": record.topic, "resumed": !run.first}));
-    } else if !options.quiet {
-        errln!("deepr: run {} — {}", record.run_id, record.topic);
-    }
+    run.reporter.event(serde_json::json!({"event": "run", "run_id": record.run_id, "topic": record.topic, "resumed": !run.first}));
 }
 
 /// What indexing the corpus read, read in part and skipped.
@@ -311,13 +307,13 @@ async fn plan(
     };
     let steps = plan.lock().map(|s| s.clone()).unwrap_or_default();
     crate::reports::print_plan(&run.reporter, &steps, ends.as_deref());
-    if options.dry_run && options.quiet {
-        // --dry-run's plan is its output, even with --quiet.
+    if options.dry_run {
+        // --dry-run's plan is its output (a front end shows it even when quiet).
         let restored = steps
             .iter()
             .filter(|s| s.action == PlanAction::Restore)
             .count();
-        outln!("{restored} restored, {} to run", steps.len() - restored);
+        run.reporter.event(serde_json::json!({"event": "dry_run", "restored": restored, "to_run": steps.len() - restored}));
     }
     options.dry_run
 }

@@ -142,27 +142,6 @@ pub fn close_to(state_dir: &Path, topic: &str) -> Option<Memory> {
     })
 }
 
-/// `runs search`'s lines: the best ten past runs, each with an example claim.
-pub fn print_found(found: &[(f64, Memory)], query: &str) {
-    if found.is_empty() {
-        outln!("no past run matches {query:?}");
-        return;
-    }
-    for (score, memory) in found.iter().take(10) {
-        outln!(
-            "{:.2}  {}  {}  {}",
-            score,
-            memory.run_id,
-            day(&memory.date),
-            memory.topic
-        );
-        outln!("      report: {}", memory.report);
-        if let Some((claim, source)) = memory.claims.first() {
-            outln!("      e.g. {claim} ({source})");
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #[test]

@@ -86,10 +86,7 @@ pub(crate) async fn open(
         .append(true)
         .open(dir.join("run.log"))
         .ok();
-    let reporter = Arc::new(match &options.events {
-        Some(sink) => Reporter::to_sink(Arc::clone(sink), log),
-        None => Reporter::new(options.quiet, options.json, log),
-    });
+    let reporter = Arc::new(Reporter::new(options.events.clone(), log));
     if !options.dry_run {
         write_owner(&dir).context("cannot record the run's owner")?;
     }

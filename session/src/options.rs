@@ -10,9 +10,6 @@ use crate::record::RunRecord;
 
 /// How this session runs (what may differ between sessions of one run).
 pub struct SessionOptions {
-    pub quiet: bool,
-    /// `--json`: progress as one JSON object per line on stdout.
-    pub json: bool,
     /// `None`: the run's own setting.
     pub concurrency: Option<usize>,
     /// Overrides the run's `io_concurrency` for this session.
@@ -29,24 +26,27 @@ pub struct SessionOptions {
     /// `None`: Ctrl-C/SIGTERM stop the run. `Some`: the front end owns the signals and
     /// stops the run by setting this flag (it then ends as interrupted, code 130).
     pub stop: Option<Arc<AtomicBool>>,
-    /// Where progress events go instead of stdout (the `--json` events, as values).
+    /// Who hears the session's progress events (the objects `--json` prints); `None`:
+    /// no one.
     pub events: Option<EventSink>,
 }
 
 /// A receiver of a session's progress events (the objects `--json` prints).
 pub type EventSink = Arc<dyn Fn(&serde_json::Value) + Send + Sync>;
 
+/// A line for the user, said where the front end says things (the command line:
+/// stderr). For the library crates that run long (the worker, the MCP server).
+pub type Say = Arc<dyn Fn(&str) + Send + Sync>;
+
 impl SessionOptions {
-    /// A session no one watches (a bench cell, a fleet worker's run): quiet, the run's
-    /// own settings, these budgets.
+    /// A session no one watches (a bench cell, a fleet worker's run): no events, the
+    /// run's own settings, these budgets.
     pub fn unattended(
         max_tokens: Option<u64>,
         max_cost: Option<f64>,
         max_time: Option<Duration>,
     ) -> Self {
         Self {
-            quiet: true,
-            json: false,
             concurrency: None,
             io_concurrency: None,
             retry_degraded: false,

@@ -14,6 +14,7 @@ use deepr_stages::{run_research, ResearchConfig, ResearchError};
 
 use crate::opened::{set_state, set_state_labelled, OpenRun};
 use crate::options::SessionOptions;
+use crate::progress::Resume;
 use crate::record::{now_secs, RunState};
 use crate::util::{utc_rfc3339, write_atomically};
 use crate::wiring::FleetLink;
@@ -45,7 +46,6 @@ pub(crate) async fn execute_pipeline(
     let started = Instant::now();
     let outcome = run_research(config, providers, &executor).await;
     let pipeline_wall = started.elapsed().as_secs_f64();
-    run.reporter.finish();
     let efficiency = write_efficiency(run, config, outcome.as_ref().ok(), pipeline_wall);
     let stopped_by = outcome.as_ref().err();
     let signal = signal_of(&signalled, stopped_by, options, fleet);
@@ -73,7 +73,7 @@ pub(crate) fn executor(
         (Some(link), _) => Arc::clone(&link.stop),
         // So does a front end that passed its own stop flag (the MCP server).
         (None, Some(flag)) => Arc::clone(flag),
-        (None, None) => stop_on_signals(&run.record.run_id, &signalled),
+        (None, None) => stop_on_signals(run, &signalled),
     };
     let executor = Executor {
         store: Arc::clone(&run.store),
@@ -119,17 +119,18 @@ pub(crate) fn signal_of(
 /// First Ctrl-C / SIGTERM: stop starting work (running steps finish and are
 /// checkpointed). Second: exit at once — the store stays consistent because every
 /// checkpoint is one atomic batch. `signalled` keeps the exit code (130 or 143).
-fn stop_on_signals(run_id: &str, signalled: &Arc<AtomicU8>) -> Arc<AtomicBool> {
+fn stop_on_signals(run: &OpenRun, signalled: &Arc<AtomicU8>) -> Arc<AtomicBool> {
     let stop = Arc::new(AtomicBool::new(false));
     let (flag, code) = (Arc::clone(&stop), Arc::clone(signalled));
-    let run_id = run_id.to_string();
+    let (first, second) = (Arc::clone(&run.reporter), Arc::clone(&run.reporter));
+    let run_id = run.record.run_id.clone();
     crate::signals::on_interrupt(
         move |signal| {
             code.store(signal.code(), Ordering::SeqCst);
             flag.store(true, Ordering::SeqCst);
-            errln!("\ndeepr: stopping — letting running steps finish and checkpoint (press Ctrl-C again to quit at once)");
+            first.say("deepr: stopping — letting running steps finish and checkpoint (press Ctrl-C again to quit at once)");
         },
-        move |_| errln!("\ndeepr: stopped at once. resume with: deepr resume {run_id}"),
+        move |_| second.stopped(&run_id, "stopped at once.", Resume::AsItWas),
     );
     stop
 }
@@ -202,9 +203,10 @@ pub(crate) fn settle(
             RunState::Interrupted,
             Some("interrupted".into()),
         );
-        errln!(
-            "deepr: interrupted; checkpoints are saved. resume with: deepr resume {}",
-            record.run_id
+        run.reporter.stopped(
+            &record.run_id,
+            "interrupted; checkpoints are saved.",
+            Resume::AsItWas,
         );
         return Ok(Settled::Ended(SessionEnd::Interrupted(signal)));
     }
@@ -239,9 +241,12 @@ fn refused(run: &OpenRun, provider: &str, message: &str) -> SessionEnd {
         Some(format!("{provider} refused the credentials: {message}")),
         Some("auth"),
     );
-    errln!(
-        "deepr: {provider} refused the credentials in {var} ({message}); finished steps are kept. Fix {var}, then: deepr resume {}",
-        run.record.run_id
+    run.reporter.stopped(
+        &run.record.run_id,
+        &format!(
+            "{provider} refused the credentials in {var} ({message}); finished steps are kept."
+        ),
+        Resume::FixedKey(var),
     );
     SessionEnd::AuthRefused {
         provider: provider.to_string(),
@@ -274,10 +279,15 @@ pub(crate) fn close(
             Some(reason.clone()),
             Some("provider unavailable"),
         );
-        errln!("deepr: {reason} The report is marked incomplete.");
+        run.reporter
+            .say(&format!("deepr: {reason} The report is marked incomplete."));
     } else {
         set_state(&run.dir, record, RunState::Incomplete, Some(reason.clone()));
-        errln!("deepr: {reason} The report is marked incomplete. resume with: deepr resume {} --max-tokens N", record.run_id);
+        run.reporter.stopped(
+            &record.run_id,
+            &format!("{reason} The report is marked incomplete."),
+            Resume::LargerBudget,
+        );
     }
     SessionEnd::Incomplete {
         shortfall,

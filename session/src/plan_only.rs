@@ -30,7 +30,6 @@ pub(crate) async fn write_plan(
 ) -> Result<SessionEnd, Failure> {
     let (executor, signalled) = crate::outcome::executor(run, budget, options, fleet);
     let planned = deepr_stages::plan_research(config, providers, &executor).await;
-    run.reporter.finish();
     let decomposed = match planned {
         Ok(decomposed) => decomposed,
         Err(error) => {

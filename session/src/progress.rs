@@ -1,13 +1,14 @@
-//! Live progress: indicatif bars per stage on a terminal, plain log lines otherwise,
-//! nothing with `--quiet`; every event also goes to the run's log file.
+//! A session's progress as events, for whichever front end listens: every event goes
+//! to the session's [`EventSink`] (the objects `--json` prints; the command line draws
+//! bars or lines from them, the MCP server gathers them) and every message to the run's
+//! log file. The session never writes to a terminal itself.
 //!
 //! First useful output comes early: as soon as a round's claims are judged, each of
-//! its subquestions is shown as a `section` event (`--json`: the subquestion and its
-//! claims with their verdicts) or a line with its supported claims — long before the
-//! report is written.
+//! its subquestions is a `section` event (the subquestion and its claims with their
+//! verdicts) — long before the report is written.
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -15,22 +16,34 @@ use std::time::Instant;
 use deepr_evidence::report::Verdict;
 use deepr_orchestrator::Progress;
 use deepr_stages::types::{DecomposeOut, DeepenOut, ExtractOut, JudgeOut, Subq};
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-pub enum Mode {
-    /// One JSON object per line on stdout (`--json`), for scripts.
-    Json,
-    /// The `--json` events, handed to a front end (the MCP server) instead of stdout.
-    Sink(crate::options::EventSink),
-    Bars,
-    Lines,
-    Quiet,
+use crate::options::EventSink;
+
+/// How a stopped run can go on, for the front end to say in its own words (the
+/// command line: `deepr resume RUN_ID …`; the MCP server: `resume_run`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resume {
+    /// As it was.
+    AsItWas,
+    /// With a larger budget.
+    LargerBudget,
+    /// Once the credentials in this environment variable are fixed.
+    FixedKey(&'static str),
 }
 
+impl Resume {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::AsItWas => "as-it-was",
+            Self::LargerBudget => "larger-budget",
+            Self::FixedKey(_) => "fixed-key",
+        }
+    }
+}
+
+/// Where a session's events go, and its log.
 pub struct Reporter {
-    mode: Mode,
-    multi: MultiProgress,
-    bars: Mutex<BTreeMap<String, ProgressBar>>,
+    sink: Option<EventSink>,
     log: Mutex<Option<std::fs::File>>,
     tokens: AtomicU64,
     started: Instant,
@@ -108,39 +121,11 @@ impl Findings {
 }
 
 impl Reporter {
-    pub fn new(quiet: bool, json: bool, log: Option<std::fs::File>) -> Self {
-        let mode = if json {
-            Mode::Json
-        } else if quiet {
-            Mode::Quiet
-        } else if std::io::stderr().is_terminal()
-            && std::env::var("TERM").map(|t| t != "dumb").unwrap_or(true)
-        {
-            Mode::Bars
-        } else {
-            Mode::Lines
-        };
-        let multi = MultiProgress::with_draw_target(match mode {
-            Mode::Bars => ProgressDrawTarget::stderr(),
-            _ => ProgressDrawTarget::hidden(),
-        });
-        Self::with_mode(mode, multi, log)
-    }
-
-    /// A reporter whose events go to `sink` and whose messages go nowhere else.
-    pub fn to_sink(sink: crate::options::EventSink, log: Option<std::fs::File>) -> Self {
-        Self::with_mode(
-            Mode::Sink(sink),
-            MultiProgress::with_draw_target(ProgressDrawTarget::hidden()),
-            log,
-        )
-    }
-
-    fn with_mode(mode: Mode, multi: MultiProgress, log: Option<std::fs::File>) -> Self {
+    /// A reporter whose events go to `sink` (none: heard by no one) and whose
+    /// messages go to `log` too.
+    pub fn new(sink: Option<EventSink>, log: Option<std::fs::File>) -> Self {
         Self {
-            mode,
-            multi,
-            bars: Mutex::new(BTreeMap::new()),
+            sink,
             log: Mutex::new(log),
             tokens: AtomicU64::new(0),
             started: Instant::now(),
@@ -148,37 +133,33 @@ impl Reporter {
         }
     }
 
-    /// A message for the user (and the log).
+    /// A message for the user (and the log): a `message` event.
     pub fn say(&self, message: &str) {
         self.log_line(message);
-        match self.mode {
-            Mode::Quiet => {}
-            Mode::Bars => {
-                let _ = self.multi.println(message);
-            }
-            Mode::Lines => errln!("{message}"),
-            Mode::Json | Mode::Sink(_) => self.emit(
-                &serde_json::json!({"event": "message", "text": message.trim_start_matches("deepr: ")}),
-            ),
-        }
+        self.emit(
+            &serde_json::json!({"event": "message", "text": message.trim_start_matches("deepr: ")}),
+        );
     }
 
-    /// A structured event (`--json` only).
+    /// The run stopped and resumes: a `stopped` event with what happened and how it
+    /// goes on (the front end names the command).
+    pub fn stopped(&self, run_id: &str, what: &str, resume: Resume) {
+        self.log_line(what);
+        let key = match resume {
+            Resume::FixedKey(var) => Some(var),
+            _ => None,
+        };
+        self.emit(&serde_json::json!({"event": "stopped", "run_id": run_id, "text": what, "resume": resume.as_str(), "key": key}));
+    }
+
+    /// A structured event.
     pub fn event(&self, value: serde_json::Value) {
         self.emit(&value);
     }
 
-    /// An event to stdout (`--json`) or the sink; other modes show none.
     fn emit(&self, value: &serde_json::Value) {
-        match &self.mode {
-            Mode::Json => {
-                use std::io::Write as _;
-                let mut stdout = std::io::stdout().lock();
-                let _ = writeln!(stdout, "{value}");
-                let _ = stdout.flush();
-            }
-            Mode::Sink(sink) => sink(value),
-            _ => {}
+        if let Some(sink) = &self.sink {
+            sink(value);
         }
     }
 
@@ -194,57 +175,12 @@ impl Reporter {
         }
     }
 
-    pub fn finish(&self) {
-        if let Ok(bars) = self.bars.lock() {
-            for bar in bars.values() {
-                bar.finish();
-            }
-        }
-    }
-
-    fn bar(&self, stage: &str) -> Option<ProgressBar> {
-        let mut bars = self.bars.lock().ok()?;
-        Some(
-            bars.entry(stage.to_string())
-                .or_insert_with(|| {
-                    let bar = self.multi.add(ProgressBar::new(0));
-                    let style = ProgressStyle::with_template(
-                        "{prefix:>11} [{bar:24}] {pos}/{len} {elapsed:>4} {msg}",
-                    )
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> ");
-                    bar.set_style(style);
-                    bar.set_prefix(stage.to_string());
-                    bar
-                })
-                .clone(),
-        )
-    }
-}
-
-impl Reporter {
     fn show_section(&self, section: &Section) {
-        let supported: Vec<&str> = section
-            .claims
-            .iter()
-            .filter(|(_, v)| *v == Verdict::Supported)
-            .map(|(text, _)| text.as_str())
-            .collect();
-        match self.mode {
-            Mode::Json | Mode::Sink(_) => self.emit(&serde_json::json!({
-                "event": "section",
-                "subquestion": section.subquestion,
-                "claims": section.claims.iter().map(|(text, verdict)| serde_json::json!({"text": text, "verdict": verdict})).collect::<Vec<_>>(),
-            })),
-            Mode::Quiet => {}
-            _ => {
-                let mut text = format!("deepr: judged — {}", section.subquestion);
-                for claim in supported.iter().take(3) {
-                    text.push_str(&format!("\n  · {claim}"));
-                }
-                self.say(&text);
-            }
-        }
+        self.emit(&serde_json::json!({
+            "event": "section",
+            "subquestion": section.subquestion,
+            "claims": section.claims.iter().map(|(text, verdict)| serde_json::json!({"text": text, "verdict": verdict})).collect::<Vec<_>>(),
+        }));
     }
 }
 
@@ -261,9 +197,6 @@ impl Progress for Reporter {
 
     fn planned(&self, stage: &str, nodes: usize) {
         self.event(serde_json::json!({"event": "planned", "stage": stage, "nodes": nodes}));
-        if let Some(bar) = self.bar(stage) {
-            bar.inc_length(nodes as u64);
-        }
     }
 
     fn started(&self, stage: &str, node_id: &str) {
@@ -273,21 +206,10 @@ impl Progress for Reporter {
     fn finished(&self, stage: &str, node_id: &str, restored: bool, tokens: u64) {
         let total = self.tokens.fetch_add(tokens, Ordering::Relaxed) + tokens;
         let how = if restored { "restored" } else { "done" };
-        let line = format!("{how} {stage} {node_id} ({tokens} tokens, {total} so far)");
-        self.log_line(&line);
-        match self.mode {
-            Mode::Bars => {
-                if let Some(bar) = self.bar(stage) {
-                    bar.inc(1);
-                    bar.set_message(format!("{total} tokens"));
-                }
-            }
-            Mode::Lines => errln!("deepr: {line}"),
-            Mode::Json | Mode::Sink(_) => self.emit(
-                &serde_json::json!({"event": "finished", "stage": stage, "node": node_id, "restored": restored, "tokens": tokens, "tokens_so_far": total}),
-            ),
-            Mode::Quiet => {}
-        }
+        self.log_line(&format!(
+            "{how} {stage} {node_id} ({tokens} tokens, {total} so far)"
+        ));
+        self.emit(&serde_json::json!({"event": "finished", "stage": stage, "node": node_id, "restored": restored, "tokens": tokens, "tokens_so_far": total}));
     }
 }
 

@@ -27,13 +27,11 @@ use deepr_checkpoints::ArchiveMirror;
 use deepr_fleet::{Claim, Fleet, FleetError, PgAnswers, PgArchive, PgCallLog, PgRateGate, PgStore};
 use deepr_orchestrator::CheckpointStore;
 
-#[macro_use]
-extern crate deepr_session;
-
 pub mod connection;
 mod heartbeat;
 mod settled;
 
+use deepr_session::options::Say;
 use deepr_session::record::FleetJob;
 use deepr_session::wiring::FleetLink;
 use deepr_session::{
@@ -61,6 +59,28 @@ pub struct WorkerOptions {
     pub exit_when_idle: bool,
 }
 
+/// How a worker speaks: through the front end's `say` (the command line: stderr),
+/// its news (claims, settled runs) only when not `quiet`, its trouble always.
+#[derive(Clone)]
+pub struct Voice {
+    pub quiet: bool,
+    pub say: Say,
+}
+
+impl Voice {
+    /// Claims and settled runs: not said with `--quiet`.
+    fn news(&self, line: &str) {
+        if !self.quiet {
+            (self.say)(line);
+        }
+    }
+
+    /// Errors (a lost lease, the database away): said even with `--quiet`.
+    fn trouble(&self, line: &str) {
+        (self.say)(line);
+    }
+}
+
 /// Where this worker is, for `runs list` ("host/pid").
 fn worker_name() -> String {
     let host = std::fs::read_to_string("/etc/hostname")
@@ -78,7 +98,7 @@ pub fn execute(
     url: &str,
     state_dir: &Path,
     args: &WorkerOptions,
-    quiet: bool,
+    voice: Voice,
 ) -> Result<ExitStatus, Failure> {
     if !(1..=16).contains(&args.concurrency) {
         return Err(usage(format!(
@@ -96,14 +116,14 @@ pub fn execute(
         return Err(usage("--max-attempts must be 1–1000"));
     }
     state::prepare(state_dir)?;
-    connection::runtime()?.block_on(work(url, state_dir, args, quiet))
+    connection::runtime()?.block_on(work(url, state_dir, args, voice))
 }
 
 async fn work(
     url: &str,
     state_dir: &Path,
     args: &WorkerOptions,
-    quiet: bool,
+    voice: Voice,
 ) -> Result<ExitStatus, Failure> {
     let fleet = connect(url).await?;
     let mirror: Arc<dyn ArchiveMirror> =
@@ -111,25 +131,22 @@ async fn work(
     let name = worker_name();
     let lease = i32::try_from(args.lease).unwrap_or(30);
     let max_attempts = i32::try_from(args.max_attempts).unwrap_or(5);
-    if !quiet {
-        errln!(
-            "deepr worker {name}: serving {} (concurrency {}, lease {} s)",
-            fleet.shown,
-            args.concurrency,
-            args.lease
-        );
-    }
+    voice.news(&format!(
+        "deepr worker {name}: serving {} (concurrency {}, lease {} s)",
+        fleet.shown, args.concurrency, args.lease
+    ));
     let stop = Arc::new(AtomicBool::new(false));
     // First Ctrl-C/SIGTERM: stop claiming, let held runs checkpoint and release them.
     // Second: exit at once (their leases run out and other workers resume them).
     let flag = Arc::clone(&stop);
+    let (first, second) = (voice.clone(), voice.clone());
     deepr_session::signals::on_interrupt(
         move |_| {
             flag.store(true, Ordering::SeqCst);
-            errln!("\ndeepr worker: stopping — held runs checkpoint and go back to the queue (press Ctrl-C again to quit at once)");
+            first.trouble("\ndeepr worker: stopping — held runs checkpoint and go back to the queue (press Ctrl-C again to quit at once)");
         },
-        |_| {
-            errln!("\ndeepr worker: stopped at once; held runs will be resumed by other workers when their leases run out")
+        move |_| {
+            second.trouble("\ndeepr worker: stopped at once; held runs will be resumed by other workers when their leases run out")
         },
     );
     let context = Arc::new(Worker {
@@ -139,7 +156,7 @@ async fn work(
         name: name.clone(),
         lease,
         stop_all: Arc::clone(&stop),
-        quiet,
+        voice: voice.clone(),
     });
     let mut held = tokio::task::JoinSet::new();
     let reconnect = || {
@@ -160,13 +177,10 @@ async fn work(
             match fleet.claim(&name, lease, max_attempts).await {
                 Ok(Some(claim)) => {
                     backoff = reconnect();
-                    if !quiet {
-                        errln!(
-                            "deepr worker {name}: claimed run {} (attempt {})",
-                            claim.run_id,
-                            claim.attempt
-                        );
-                    }
+                    voice.news(&format!(
+                        "deepr worker {name}: claimed run {} (attempt {})",
+                        claim.run_id, claim.attempt
+                    ));
                     held.spawn(execute_claim(Arc::clone(&context), claim));
                     continue;
                 }
@@ -176,10 +190,10 @@ async fn work(
                     // The database went away: start nothing, retry with backoff. Held runs
                     // keep what they checkpointed; their leases run out if this lasts.
                     let delay = backoff.next().unwrap_or(Duration::from_secs(30));
-                    errln!(
+                    voice.trouble(&format!(
                         "deepr worker {name}: {error}; retrying in {:.1} s",
                         delay.as_secs_f64()
-                    );
+                    ));
                     tokio::time::sleep(delay).await;
                     continue;
                 }
@@ -205,7 +219,7 @@ struct Worker {
     name: String,
     lease: i32,
     stop_all: Arc<AtomicBool>,
-    quiet: bool,
+    voice: Voice,
 }
 
 /// Execute one claimed run to a settled state (or back to the queue). The heartbeat
@@ -271,10 +285,12 @@ async fn execute_claim(worker: Arc<Worker>, claim: Claim) {
     drop(beat);
     let name = &worker.name;
     match settled {
-        Ok(what) if !worker.quiet => errln!("deepr worker {name}: run {run_id}: {what}"),
-        Ok(_) => {}
-        // Errors (a lost lease, the database away) are said even with --quiet.
-        Err(error) => errln!("deepr worker {name}: run {run_id}: {error}"),
+        Ok(what) => worker
+            .voice
+            .news(&format!("deepr worker {name}: run {run_id}: {what}")),
+        Err(error) => worker
+            .voice
+            .trouble(&format!("deepr worker {name}: run {run_id}: {error}")),
     }
 }
 

@@ -64,7 +64,11 @@ pub fn work(globals: &Globals, args: &WorkerArgs) -> Result<ExitStatus, Failure>
         max_attempts: args.max_attempts,
         exit_when_idle: args.exit_when_idle,
     };
-    deepr_worker::execute(&url, &state_dir, &options, globals.quiet)
+    let voice = deepr_worker::Voice {
+        quiet: globals.quiet,
+        say: crate::console::say(),
+    };
+    deepr_worker::execute(&url, &state_dir, &options, voice)
 }
 
 /// `deepr db migrate`.

@@ -204,8 +204,6 @@ pub fn session_options(
     notices: Vec<String>,
 ) -> SessionOptions {
     SessionOptions {
-        quiet: globals.quiet,
-        json: globals.json,
         concurrency: None,
         io_concurrency: None,
         retry_degraded: false,
@@ -215,7 +213,7 @@ pub fn session_options(
         dry_run: false,
         notices,
         stop: None,
-        events: None,
+        events: globals.events.clone(),
     }
 }
 

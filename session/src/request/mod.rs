@@ -28,13 +28,17 @@ pub use validate::{
 };
 
 /// What every request shares, whichever command or tool made it: where runs live,
-/// the config file, the fleet database, and how the session speaks.
-#[derive(Clone, Debug, Default)]
+/// the config file, the fleet database, and who hears the sessions.
+#[derive(Clone, Default)]
 pub struct Globals {
     /// `--state-dir` (else `DEEPR_STATE_DIR`, else the XDG state dir).
     pub state_dir: Option<PathBuf>,
+    /// `--quiet` and `--json`: how the command line shows what it hears (the library
+    /// only hands its sessions `events`).
     pub quiet: bool,
     pub json: bool,
+    /// Who hears the sessions' progress events (none: no one).
+    pub events: Option<crate::options::EventSink>,
     /// `--config` (else the XDG config file, if it exists).
     pub config: Option<PathBuf>,
     /// `--db` as given (see [`db_url`] for the environment and config file).

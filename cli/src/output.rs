@@ -1,7 +1,8 @@
-//! The one place deepr writes to its standard streams. Commands and sessions print
-//! through [`outln!`]/[`out!`] (stdout: what a command produces) and [`errln!`]
-//! (stderr: progress, warnings, errors); the workspace lints refuse `println!`
-//! everywhere else. A front end that owns stdout (the MCP server) runs sessions quiet.
+//! The one place deepr writes to its standard streams. Commands print through
+//! [`outln!`]/[`out!`] (stdout: what a command produces) and [`errln!`] (stderr:
+//! progress, warnings, errors); the workspace lints refuse `println!` everywhere else,
+//! and no library crate prints: sessions, the worker and the MCP server speak through
+//! events and callbacks the command line shows (`console.rs`).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::fmt::Arguments;
