@@ -61,7 +61,7 @@ fn executor(c: &mut Criterion) {
                         concurrency: 4,
                         stop: Arc::new(AtomicBool::new(false)),
                         budget: deepr_orchestrator::Budget::unlimited(),
-                        plan: None,
+                        preview: None,
                         retry_degraded: false,
                     };
                     let mut dag = Dag::new();
@@ -153,7 +153,7 @@ fn resume_restore(c: &mut Criterion) {
         concurrency: 5,
         stop: Arc::new(AtomicBool::new(false)),
         budget: deepr_orchestrator::Budget::unlimited(),
-        plan: None,
+        preview: None,
         retry_degraded: false,
     };
     let first = runtime

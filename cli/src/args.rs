@@ -25,8 +25,13 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N")]
     pub qa_limit: Option<usize>,
     /// Comma-separated strategies.
-    #[arg(long, default_value = "linear,per-claim,free-quote,no-judge")]
-    pub strategies: String,
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "linear,per-claim,free-quote,no-judge"
+    )]
+    pub strategies: Vec<deepr_settings::Strategy>,
     /// How a model extractor reads (as `deepr run --reading`); the offline model
     /// always reads ranked.
     #[arg(long, value_name = "ranked|documents", value_parser = deepr_session::request::parse_reading)]

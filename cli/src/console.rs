@@ -1,8 +1,9 @@
 //! What the command line shows of a session: it hears the session's events (the
 //! library never writes to a terminal) and shows them as indicatif bars per stage on a
 //! terminal, plain lines otherwise, one JSON object per line on stdout with `--json`,
-//! or only what must be said with `--quiet` (a stopped run, a dry run's count). The
-//! words that name commands (`deepr resume RUN_ID`) are chosen here.
+//! or only what must be said with `--quiet` (a stopped run, a warning, a dry run's
+//! count). The words that name commands (`deepr resume RUN_ID`) are chosen here; so are
+//! the lines of `runs search`.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -78,6 +79,7 @@ impl Console {
         match kind {
             // Said whatever the mode: the run stopped, and how it goes on.
             "stopped" => errln!("deepr: {}{}", text("text"), resume_hint(event)),
+            "warning" => self.line(&format!("deepr: {}", text("text"))),
             // --dry-run's count is its output, even with --quiet.
             "dry_run" if matches!(self.mode, Mode::Quiet) => {
                 outln!("{} restored, {} to run", event["restored"], event["to_run"])
@@ -178,4 +180,25 @@ fn judged(event: &Value) -> String {
         text.push_str(&format!("\n  · {claim}"));
     }
     text
+}
+
+/// `runs search`'s lines: the best ten past runs, each with an example claim.
+pub fn print_found(found: &[(f64, crate::memory::Memory)], query: &str) {
+    if found.is_empty() {
+        outln!("no past run matches {query:?}");
+        return;
+    }
+    for (score, memory) in found.iter().take(10) {
+        outln!(
+            "{:.2}  {}  {}  {}",
+            score,
+            memory.run_id,
+            crate::memory::day(&memory.date),
+            memory.topic
+        );
+        outln!("      report: {}", memory.report);
+        if let Some((claim, source)) = memory.claims.first() {
+            outln!("      e.g. {claim} ({source})");
+        }
+    }
 }

@@ -39,7 +39,7 @@ pub fn execute(globals: &Globals, command: &RunsCommand) -> Result<ExitStatus, F
             "`runs follow` follows a fleet run: pass --db postgres://… or set DEEPR_DB",
         )),
         RunsCommand::Search { query } => {
-            print_found(&crate::memory::search(&state_dir, query), query);
+            crate::console::print_found(&crate::memory::search(&state_dir, query), query);
             Ok(ExitStatus::Success)
         }
         RunsCommand::Show { run_id } => show(&state_dir, run_id),
@@ -238,26 +238,5 @@ fn existing(state_dir: &std::path::Path, run_id: &str) -> Result<std::path::Path
             "no run {run_id:?} in {}; see `deepr runs list`",
             state_dir.display()
         )))
-    }
-}
-
-/// `runs search`'s lines: the best ten past runs, each with an example claim.
-pub fn print_found(found: &[(f64, crate::memory::Memory)], query: &str) {
-    if found.is_empty() {
-        outln!("no past run matches {query:?}");
-        return;
-    }
-    for (score, memory) in found.iter().take(10) {
-        outln!(
-            "{:.2}  {}  {}  {}",
-            score,
-            memory.run_id,
-            crate::memory::day(&memory.date),
-            memory.topic
-        );
-        outln!("      report: {}", memory.report);
-        if let Some((claim, source)) = memory.claims.first() {
-            outln!("      e.g. {claim} ({source})");
-        }
     }
 }

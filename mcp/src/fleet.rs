@@ -11,9 +11,9 @@ use serde_json::{json, Value};
 
 use crate::actions::{research_call, ResearchCall};
 use crate::actions::{resume_call, ResumeCall};
-use crate::reading::{report_resources, report_view, sources_view, ReportTexts};
 use crate::shared::Shared;
 use crate::tools::Arguments;
+use crate::views::{report_resources, report_view, sources_view, ReportTexts};
 
 /// The states of a fleet run that will not change by themselves.
 const SETTLED: &[&str] = &["finished", "incomplete", "failed", "parked"];

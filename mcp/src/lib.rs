@@ -21,10 +21,10 @@ pub mod host;
 mod http;
 mod later;
 mod policy;
-mod reading;
 mod server;
 mod shared;
 mod tools;
+mod views;
 
 use std::path::PathBuf;
 use std::sync::Arc;

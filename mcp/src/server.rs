@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::actions::{self, Started};
 use crate::shared::Shared;
-use crate::{fleet, later, reading, tools};
+use crate::{fleet, later, tools, views};
 
 /// The handler every connection shares.
 #[derive(Clone)]
@@ -87,13 +87,13 @@ impl DeeprServer {
             }
             "run_status" => actions::status(shared, args),
             "cancel_run" => actions::cancel(shared, args).await,
-            "list_runs" => reading::list_runs(shared, args),
-            "get_report" => reading::get_report(shared, args),
-            "get_sources" => reading::get_sources(shared, args),
-            "search_past_research" => reading::search_past_research(shared, args, None),
+            "list_runs" => views::list_runs(shared, args),
+            "get_report" => views::get_report(shared, args),
+            "get_sources" => views::get_sources(shared, args),
+            "search_past_research" => views::search_past_research(shared, args, None),
             "verify_report" => {
                 let (shared, args) = (Arc::clone(shared), args.clone());
-                tokio::task::spawn_blocking(move || reading::verify_report(&shared, &args))
+                tokio::task::spawn_blocking(move || views::verify_report(&shared, &args))
                     .await
                     .unwrap_or_else(|_| {
                         Err("verify_report: the check failed unexpectedly; try again".into())
@@ -106,7 +106,7 @@ impl DeeprServer {
     /// The tools that read neither runs nor the fleet, and unknown names.
     fn dispatch_common(&self, name: &str, args: &JsonObject) -> Result<Value, String> {
         match name {
-            "estimate_cost" => reading::estimate_cost(&self.shared, args),
+            "estimate_cost" => views::estimate_cost(&self.shared, args),
             other => Err(format!(
                 "unknown tool {other:?}; the tools are {}",
                 tools::all()
@@ -146,12 +146,12 @@ impl DeeprServer {
             "get_report" => fleet::get_report(shared, args).await,
             "get_sources" => fleet::get_sources(shared, args).await,
             "search_past_research" => {
-                reading::search_past_research(shared, args, Some(fleet::memories(shared).await?))
+                views::search_past_research(shared, args, Some(fleet::memories(shared).await?))
             }
             "verify_report" => {
                 let read = tools::Arguments::new("verify_report", args, &["run_id", "path"])?;
                 match read.string("path")? {
-                    Some(_) => reading::verify_report(shared, args),
+                    Some(_) => views::verify_report(shared, args),
                     None => fleet::verify_run(shared, read.run_id()?).await,
                 }
             }
@@ -336,7 +336,7 @@ impl ServerHandler for DeeprServer {
     ) -> Result<ListResourcesResult, McpError> {
         let listed = match self.shared.fleet.is_some() {
             true => fleet::resources(&self.shared).await,
-            false => reading::resources(&self.shared),
+            false => views::resources(&self.shared),
         };
         let resources = listed
             .into_iter()
@@ -351,11 +351,11 @@ impl ServerHandler for DeeprServer {
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let read = match self.shared.fleet.is_some() {
-            true => match reading::resource_name(&request.uri) {
+            true => match views::resource_name(&request.uri) {
                 Ok((run_id, file)) => fleet::read_resource(&self.shared, run_id, file).await,
                 Err(message) => Err(message),
             },
-            false => reading::read_resource(&self.shared, &request.uri),
+            false => views::read_resource(&self.shared, &request.uri),
         };
         match read {
             Ok((text, mime)) => {

@@ -32,6 +32,35 @@ pub fn formats() -> Vec<&'static str> {
     )
 }
 
+/// A value list's names with what each means ("quick: 1–5 subquestions…; …"), from
+/// the list's own help, as `--help` shows it.
+fn described<T: Copy>(
+    all: &[T],
+    name: fn(T) -> &'static str,
+    help: fn(T) -> &'static str,
+) -> String {
+    let parts: Vec<String> = all
+        .iter()
+        .map(|v| format!("{}: {}", name(*v), help(*v)))
+        .collect();
+    parts.join("; ")
+}
+
+fn depth_description() -> String {
+    use deepr_stages::Depth;
+    described(&Depth::ALL, Depth::as_str, Depth::help)
+}
+
+/// The views `get_report` gives: the report formats it shows by their `--format`
+/// names (`md`, `bullets`) and the JSON sidecar.
+pub fn report_views() -> Vec<&'static str> {
+    vec![
+        deepr_stages::research::ReportFormat::Md.as_str(),
+        "json",
+        deepr_stages::research::ReportFormat::Bullets.as_str(),
+    ]
+}
+
 /// The longest a call may wait for a run (`wait_s`).
 pub const MAX_WAIT_S: f64 = 600.0;
 
@@ -80,9 +109,9 @@ fn research() -> Tool {
         "topic": {"type": "string", "minLength": 1, "maxLength": 20000, "description": "The question, or a whole brief: numbered parts become sections, writing instructions reach the writer."},
         "corpus": {"type": "string", "description": "A folder of documents (md, txt, html, pdf, docx, pptx, xlsx, csv) under one of the server's allowed roots."},
         "sources": {"type": "string", "description": "Search providers, comma-separated: corpus, wikipedia, arxiv, hn, searxng, brave, tavily. Default: the corpus when one is given, else wikipedia,arxiv,hn."},
-        "depth": {"type": "string", "enum": depths(), "description": "quick: 1–5 subquestions, no extra round; standard (default): 5–10 and at most one deepening round; deep: 10–20 and at most three. estimate_cost gives the calls and tokens."},
-        "strategy": {"type": "string", "enum": strategies()},
-        "formats": {"type": "array", "items": {"type": "string", "enum": formats()}, "description": "Extra report formats beside markdown and JSON."},
+        "depth": {"type": "string", "enum": depths(), "description": format!("{}. estimate_cost gives the calls and tokens.", depth_description())},
+        "strategy": {"type": "string", "enum": strategies(), "description": described(&deepr_stages::Strategy::ALL, deepr_stages::Strategy::as_str, deepr_stages::Strategy::help)},
+        "formats": {"type": "array", "items": {"type": "string", "enum": formats()}, "description": format!("Extra report formats beside markdown and JSON: {}.", described(&deepr_stages::research::ReportFormat::ALL, deepr_stages::research::ReportFormat::as_str, deepr_stages::research::ReportFormat::help))},
         "run_id": run_id_property(),
         "plan": {"type": "string", "maxLength": deepr_stages::research::MAX_PLAN_BYTES, "description": "A reviewed plan: plan_research's plan (TOML: topic, depth, [[subquestion]] tables with question and queries), maybe edited. Researches exactly its subquestions, with no planning call; topic may then be left out."},
     });
@@ -103,7 +132,7 @@ fn plan_research() -> Tool {
         "topic": {"type": "string", "minLength": 1, "maxLength": 20000, "description": "The question or brief, as for research."},
         "corpus": {"type": "string", "description": "A folder of documents under one of the server's allowed roots, as for research."},
         "sources": {"type": "string", "description": "Search providers, comma-separated, as for research."},
-        "depth": {"type": "string", "enum": depths(), "description": "The depth the plan is for (it bounds the number of subquestions)."},
+        "depth": {"type": "string", "enum": depths(), "description": format!("The depth the plan is for (it bounds the number of subquestions): {}.", depth_description())},
         "run_id": run_id_property(),
     });
     if let (Some(map), Value::Object(mut budgets)) =
@@ -144,7 +173,7 @@ pub fn all() -> Vec<Tool> {
         tool(
             "get_report",
             "A run's report: markdown (default), the JSON sidecar, or bullets; optionally one section by its heading. Free and instant.",
-            json!({"run_id": run_id_property(), "format": {"type": "string", "enum": crate::reading::report_views()}, "section": {"type": "string", "description": "A heading of the markdown report (without the #s); only that section is returned."}}),
+            json!({"run_id": run_id_property(), "format": {"type": "string", "enum": report_views()}, "section": {"type": "string", "description": "A heading of the markdown report (without the #s); only that section is returned."}}),
             &["run_id"],
         ),
         tool("get_sources", "The sources a run's report cites, each with its locator, title, date and the verbatim quotes taken from it. Free and instant.", id_only(), &["run_id"]),

@@ -52,7 +52,7 @@ pub struct DoneNode {
     pub stage: String,
     pub output: Arc<Value>,
     pub restored: bool,
-    /// Plan mode only: the node would run; its output is unknown (`null`).
+    /// Preview mode only: the node would run; its output is unknown (`null`).
     pub pending: bool,
 }
 

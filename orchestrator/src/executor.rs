@@ -32,7 +32,7 @@ pub use crate::dag::{
     node_key, Dag, DoneNode, NodeContext, NodeFn, NodeFuture, NodeResult, NodeSpec,
 };
 pub use crate::error::{ExecutorError, StopReason};
-pub use crate::plan::{explain_drift, PlanAction, PlanStep};
+pub use crate::preview::{explain_drift, PreviewAction, PreviewStep};
 
 /// Observer of node progress (progress bars, logs). Must not influence results.
 pub trait Progress: Send + Sync {
@@ -59,9 +59,9 @@ pub struct Executor {
     /// The run's limits. A node that met a refused call is not checkpointed and the
     /// executor stops starting nodes.
     pub budget: Arc<Budget>,
-    /// Plan mode (`resume --dry-run`, and the plan every resume prints first): restore
-    /// what matches, run nothing, and record what would happen to each node.
-    pub plan: Option<Arc<std::sync::Mutex<Vec<PlanStep>>>>,
+    /// Preview mode (`resume --dry-run`, and the preview every resume shows first):
+    /// restore what matches, run nothing, and record what would happen to each node.
+    pub preview: Option<Arc<std::sync::Mutex<Vec<PreviewStep>>>>,
     /// `resume --retry-degraded`: a checkpointed node whose model answer was unusable
     /// (its output says `degraded`) runs again, and so does every node after it.
     pub retry_degraded: bool,
@@ -87,10 +87,10 @@ fn is_degraded(output: &Value) -> bool {
 type Finished = (NodeIndex, String, String, Result<NodeResult, String>);
 
 impl Executor {
-    fn note(&self, node: &str, stage: &str, action: PlanAction) {
-        if let Some(plan) = &self.plan {
-            if let Ok(mut steps) = plan.lock() {
-                steps.push(PlanStep {
+    fn note(&self, node: &str, stage: &str, action: PreviewAction) {
+        if let Some(preview) = &self.preview {
+            if let Ok(mut steps) = preview.lock() {
+                steps.push(PreviewStep {
                     node: node.to_string(),
                     stage: stage.to_string(),
                     action,
@@ -208,7 +208,7 @@ impl Executor {
             self.restore(&spec, key, record, done);
             return Ok(Started::Settled);
         }
-        if self.plan.is_some() {
+        if self.preview.is_some() {
             self.plan_node(&spec, key, &dep_ids, retry, done)?;
             return Ok(Started::Settled);
         }
@@ -259,10 +259,10 @@ impl Executor {
                 pending: false,
             },
         );
-        self.note(&spec.id, &spec.stage, PlanAction::Restore);
+        self.note(&spec.id, &spec.stage, PreviewAction::Restore);
     }
 
-    /// Plan mode: what would happen to a node that is not restored, and why.
+    /// Preview mode: what would happen to a node that is not restored, and why.
     fn plan_node(
         &self,
         spec: &NodeSpec,
@@ -277,19 +277,19 @@ impl Executor {
             .cloned()
             .collect();
         let action = match self.store.get_node(&spec.id)? {
-            Some(record) if retry && is_degraded(&record.output) => PlanAction::Recompute(
+            Some(record) if retry && is_degraded(&record.output) => PreviewAction::Recompute(
                 "its model answer was unusable; retried (--retry-degraded)".into(),
             ),
-            Some(_) if retry => PlanAction::Recompute(format!(
+            Some(_) if retry => PreviewAction::Recompute(format!(
                 "a step before it is retried: {}",
                 changed.join(", ")
             )),
-            Some(record) => PlanAction::Recompute(explain_drift(
+            Some(record) => PreviewAction::Recompute(explain_drift(
                 &record.key_material,
                 &spec.key_material,
                 &changed,
             )),
-            None => PlanAction::Run,
+            None => PreviewAction::Run,
         };
         self.note(&spec.id, &spec.stage, action);
         done.insert(
@@ -383,7 +383,7 @@ impl Executor {
 
 /// What starting a ready node led to.
 enum Started {
-    /// Restored from the store, or noted in plan mode: its dependants may start.
+    /// Restored from the store, or noted in preview mode: its dependants may start.
     Settled,
     /// It runs: spawn its future.
     Spawned(Spawn),
@@ -480,7 +480,7 @@ mod tests {
             concurrency: 3,
             stop: Arc::new(AtomicBool::new(false)),
             budget: Budget::unlimited(),
-            plan: None,
+            preview: None,
             retry_degraded: false,
         }
     }
@@ -549,30 +549,30 @@ mod tests {
         assert!(again.values().all(|n| n.restored));
         assert_eq!(again["d"].output, done["d"].output);
 
-        // Plan mode shows the drift before anything runs.
-        let plan = Arc::new(Mutex::new(Vec::new()));
-        let planner = Executor {
-            plan: Some(Arc::clone(&plan)),
+        // Preview mode shows the drift before anything runs.
+        let preview = Arc::new(Mutex::new(Vec::new()));
+        let previewer = Executor {
+            preview: Some(Arc::clone(&preview)),
             retry_degraded: false,
             ..executor(Arc::clone(&store))
         };
-        planner
+        previewer
             .run(diamond(json!("v2"), &runs), &mut BTreeMap::new())
             .await
-            .expect("plan");
-        assert_eq!(runs.load(Ordering::SeqCst), 4, "planning runs nothing");
-        let steps = plan.lock().expect("plan").clone();
-        let actions: Vec<(&str, &PlanAction)> =
+            .expect("preview");
+        assert_eq!(runs.load(Ordering::SeqCst), 4, "a preview runs nothing");
+        let steps = preview.lock().expect("preview").clone();
+        let actions: Vec<(&str, &PreviewAction)> =
             steps.iter().map(|s| (s.node.as_str(), &s.action)).collect();
         assert_eq!(
             actions,
             [
-                ("a", &PlanAction::Restore),
-                ("b", &PlanAction::Restore),
-                ("c", &PlanAction::Recompute("its inputs changed".into())),
+                ("a", &PreviewAction::Restore),
+                ("b", &PreviewAction::Restore),
+                ("c", &PreviewAction::Recompute("its inputs changed".into())),
                 (
                     "d",
-                    &PlanAction::Recompute("upstream c recompute(s)".into())
+                    &PreviewAction::Recompute("upstream c recompute(s)".into())
                 ),
             ]
         );

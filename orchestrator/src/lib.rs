@@ -25,7 +25,7 @@ pub mod dag;
 pub mod error;
 pub mod executor;
 pub mod ledger;
-pub mod plan;
+pub mod preview;
 pub mod provider;
 pub mod rate;
 mod schedule;
@@ -35,7 +35,7 @@ pub mod tokens;
 
 pub use budget::{Budget, BudgetedLlm};
 pub use executor::{
-    Executor, ExecutorError, NodeContext, NodeFn, NodeSpec, PlanAction, PlanStep, Progress,
+    Executor, ExecutorError, NodeContext, NodeFn, NodeSpec, PreviewAction, PreviewStep, Progress,
     StopReason,
 };
 pub use ledger::{LedgerEntry, Unfinished, UsageLedger};

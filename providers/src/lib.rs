@@ -29,7 +29,7 @@ pub mod sentence_index;
 pub mod web;
 
 pub use corpus::{
-    indexed_locators, CorpusError, CorpusFetcher, CorpusIndex, CorpusSearch, IndexReport,
+    indexed_locators, CorpusError, CorpusFetcher, CorpusIndex, CorpusScan, CorpusSearch,
 };
 pub use embed::{hub_snapshot, EmbedLoadError, LocalEmbedder};
 pub use http::{FetchFailure, HttpClient, Page};

@@ -16,7 +16,7 @@ use std::time::Instant;
 use deepr_checkpoints::FileArchive;
 use deepr_evidence::report::CallStatus;
 use deepr_orchestrator::{Fetcher, SearchHit, SearchProvider, TextArchive};
-use deepr_providers::{CorpusError, CorpusFetcher, CorpusIndex, CorpusSearch, IndexReport};
+use deepr_providers::{CorpusError, CorpusFetcher, CorpusIndex, CorpusScan, CorpusSearch};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
@@ -37,7 +37,7 @@ fn block_on<F: Future>(future: F) -> F::Output {
     }
 }
 
-fn open(corpus: &Path, state: &Path) -> Result<(CorpusIndex, IndexReport), CorpusError> {
+fn open(corpus: &Path, state: &Path) -> Result<(CorpusIndex, CorpusScan), CorpusError> {
     let archive = FileArchive::open(state).expect("archive");
     CorpusIndex::open(corpus, state, &archive)
 }

@@ -84,9 +84,9 @@ impl ExitStatus {
     pub const fn meaning(self) -> &'static str {
         match self {
             Self::Success => "ok",
-            Self::Failed => "run failed (verify: FAIL)",
+            Self::Failed => "run failed",
             Self::Usage => "usage error",
-            Self::Unverified => "unverified (verify checked nothing)",
+            Self::Unverified => "unverified",
             Self::Budget => "stopped by a budget (incomplete report)",
             Self::Unavailable => "a provider stayed unavailable (incomplete report)",
             Self::AuthRefused => "a provider refused the credentials",

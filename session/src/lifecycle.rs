@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context;
 use deepr_checkpoints::FileArchive;
 use deepr_orchestrator::executor::NoProgress;
-use deepr_orchestrator::{Budget, Executor, PlanAction, UsageLedger};
+use deepr_orchestrator::{Budget, Executor, PreviewAction, UsageLedger};
 use deepr_providers::CorpusIndex;
 use deepr_stages::{run_research, ResearchConfig, ResearchError};
 
@@ -67,10 +67,10 @@ pub async fn session(
         providers,
         budget,
         search_fingerprint,
-    } = wire(state_dir, &run, &options, &archive, index, fleet.as_ref())?;
+    } = providers_for(state_dir, &run, &options, &archive, index, fleet.as_ref())?;
     keep_sources_seen(&run, &search_fingerprint, &corpus_documents);
     let config = research_config(&run, &options, search_fingerprint, corpus_files);
-    if !run.first && plan(&run, &config, &providers, &options).await {
+    if !run.first && preview(&run, &config, &providers, &options).await {
         return Ok(SessionEnd::Planned);
     }
     if let Some(target) = &run.record.plan_only {
@@ -174,7 +174,7 @@ fn read_corpus(
     state_dir: &Path,
     run: &OpenRun,
     archive: &Arc<FileArchive>,
-) -> Result<Option<(Arc<CorpusIndex>, deepr_providers::IndexReport)>, Failure> {
+) -> Result<Option<(Arc<CorpusIndex>, deepr_providers::CorpusScan)>, Failure> {
     // A corpus no source searches (a follow-up reading its parent's documents) is not
     // read: it may have moved since, and nothing here needs it.
     let searched = run.record.sources.iter().any(|s| s == "corpus");
@@ -221,7 +221,7 @@ fn announce(state_dir: &Path, run: &OpenRun, options: &SessionOptions) {
 }
 
 /// What indexing the corpus read, read in part and skipped.
-fn say_corpus(run: &OpenRun, report: &deepr_providers::IndexReport) {
+fn say_corpus(run: &OpenRun, report: &deepr_providers::CorpusScan) {
     let reporter = &run.reporter;
     for (path, what) in &report.partial {
         reporter.say(&format!("deepr: read in part {path}: {what}"));
@@ -242,7 +242,7 @@ fn say_corpus(run: &OpenRun, report: &deepr_providers::IndexReport) {
 
 /// The providers for this session. A resume that cannot be wired (its recorded model
 /// gone, say) is marked failed, not left "running" with no owner.
-fn wire(
+fn providers_for(
     state_dir: &Path,
     run: &OpenRun,
     options: &SessionOptions,
@@ -284,34 +284,34 @@ fn wire(
 
 /// A resume says what it will restore, recompute (and why) or run — before spending.
 /// True when that is all it does (`--dry-run`).
-async fn plan(
+async fn preview(
     run: &OpenRun,
     config: &ResearchConfig,
     providers: &deepr_stages::ResearchProviders,
     options: &SessionOptions,
 ) -> bool {
-    let plan = Arc::new(Mutex::new(Vec::new()));
-    let planner = Executor {
+    let preview = Arc::new(Mutex::new(Vec::new()));
+    let previewer = Executor {
         store: Arc::clone(&run.store),
         ledger: Arc::new(UsageLedger::default()),
         progress: Arc::new(NoProgress),
         concurrency: run.concurrency,
         stop: Arc::new(AtomicBool::new(false)),
         budget: Budget::unlimited(),
-        plan: Some(Arc::clone(&plan)),
+        preview: Some(Arc::clone(&preview)),
         retry_degraded: options.retry_degraded,
     };
-    let ends = match run_research(config, providers, &planner).await {
-        Err(ResearchError::PlanEnds(node)) => Some(node),
+    let ends = match run_research(config, providers, &previewer).await {
+        Err(ResearchError::PreviewEnds(node)) => Some(node),
         _ => None,
     };
-    let steps = plan.lock().map(|s| s.clone()).unwrap_or_default();
-    crate::reports::print_plan(&run.reporter, &steps, ends.as_deref());
+    let steps = preview.lock().map(|s| s.clone()).unwrap_or_default();
+    crate::reports::say_preview(&run.reporter, &steps, ends.as_deref());
     if options.dry_run {
-        // --dry-run's plan is its output (a front end shows it even when quiet).
+        // --dry-run's preview is its output (a front end shows it even when quiet).
         let restored = steps
             .iter()
-            .filter(|s| s.action == PlanAction::Restore)
+            .filter(|s| s.action == PreviewAction::Restore)
             .count();
         run.reporter.event(serde_json::json!({"event": "dry_run", "restored": restored, "to_run": steps.len() - restored}));
     }

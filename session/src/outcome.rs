@@ -82,7 +82,7 @@ pub(crate) fn executor(
         concurrency: run.concurrency,
         stop,
         budget,
-        plan: None,
+        preview: None,
         retry_degraded: options.retry_degraded,
     };
     (executor, signalled)
@@ -128,7 +128,7 @@ fn stop_on_signals(run: &OpenRun, signalled: &Arc<AtomicU8>) -> Arc<AtomicBool> 
         move |signal| {
             code.store(signal.code(), Ordering::SeqCst);
             flag.store(true, Ordering::SeqCst);
-            first.say("deepr: stopping — letting running steps finish and checkpoint (press Ctrl-C again to quit at once)");
+            first.warn("deepr: stopping — letting running steps finish and checkpoint (press Ctrl-C again to quit at once)");
         },
         move |_| second.stopped(&run_id, "stopped at once.", Resume::AsItWas),
     );
@@ -280,7 +280,7 @@ pub(crate) fn close(
             Some("provider unavailable"),
         );
         run.reporter
-            .say(&format!("deepr: {reason} The report is marked incomplete."));
+            .warn(&format!("deepr: {reason} The report is marked incomplete."));
     } else {
         set_state(&run.dir, record, RunState::Incomplete, Some(reason.clone()));
         run.reporter.stopped(

@@ -152,6 +152,15 @@ impl Reporter {
         self.emit(&serde_json::json!({"event": "stopped", "run_id": run_id, "text": what, "resume": resume.as_str(), "key": key}));
     }
 
+    /// What the user must hear even when nothing else is shown (a run stopping, a
+    /// report left incomplete): a `warning` event, and the log.
+    pub fn warn(&self, message: &str) {
+        self.log_line(message);
+        self.emit(
+            &serde_json::json!({"event": "warning", "text": message.trim_start_matches("deepr: ")}),
+        );
+    }
+
     /// A structured event.
     pub fn event(&self, value: serde_json::Value) {
         self.emit(&value);

@@ -1,4 +1,4 @@
-//! Output of a session: the drift plan before a resume, the reports (markdown, JSON
+//! Output of a session: the preview before a resume, the reports (markdown, JSON
 //! sidecar, and the extra formats), the run's efficiency figures, the export bundle
 //! (report plus the archived text of every cited source), and a fleet run's stored
 //! reports written beside its `--out`.
@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use deepr_checkpoints::FileArchive;
-use deepr_orchestrator::{CheckpointStore, PlanAction, PlanStep, UsageLedger};
+use deepr_orchestrator::{CheckpointStore, PreviewAction, PreviewStep, UsageLedger};
 use deepr_stages::render::{build_report, render_markdown, Completion, RunDetails};
 use deepr_stages::{ResearchConfig, ResearchResult};
 
@@ -22,15 +22,18 @@ use deepr_orchestrator::TextArchive;
 
 use crate::{usage, Failure};
 
-pub fn print_plan(reporter: &Reporter, steps: &[PlanStep], ends: Option<&str>) {
+pub fn say_preview(reporter: &Reporter, steps: &[PreviewStep], ends: Option<&str>) {
     let restored = steps
         .iter()
-        .filter(|s| s.action == PlanAction::Restore)
+        .filter(|s| s.action == PreviewAction::Restore)
         .count();
-    let fresh = steps.iter().filter(|s| s.action == PlanAction::Run).count();
+    let fresh = steps
+        .iter()
+        .filter(|s| s.action == PreviewAction::Run)
+        .count();
     let mut recompute: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for step in steps {
-        if let PlanAction::Recompute(reason) = &step.action {
+        if let PreviewAction::Recompute(reason) = &step.action {
             recompute
                 .entry(reason.as_str())
                 .or_default()
@@ -38,7 +41,7 @@ pub fn print_plan(reporter: &Reporter, steps: &[PlanStep], ends: Option<&str>) {
         }
     }
     let recomputed: usize = recompute.values().map(Vec::len).sum();
-    reporter.say(&format!("deepr: plan: {restored} step(s) restored from checkpoints, {recomputed} recomputed, {fresh} not finished yet"));
+    reporter.say(&format!("deepr: preview: {restored} step(s) restored from checkpoints, {recomputed} recomputed, {fresh} not finished yet"));
     for (reason, nodes) in &recompute {
         let shown: Vec<&str> = nodes.iter().take(6).copied().collect();
         let more = if nodes.len() > shown.len() {
@@ -307,7 +310,7 @@ fn write_formats(
 
 /// What the report says of the corpus: how many files were read, and every file not
 /// read or read in part, with its reason.
-pub fn corpus_files(report: &deepr_providers::IndexReport) -> deepr_evidence::report::CorpusFiles {
+pub fn corpus_files(report: &deepr_providers::CorpusScan) -> deepr_evidence::report::CorpusFiles {
     let listed = |files: &[(String, String)]| {
         files
             .iter()

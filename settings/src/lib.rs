@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 pub mod plan;
 mod run;
 pub use plan::{parse_plan, render_plan, PlanError, PlannedQuestion, ResearchPlan};
-pub use run::{Depth, DepthPlan, Reading, ReportFormat, Strategy};
+pub use run::{Depth, DepthLimits, Reading, ReportFormat, Strategy};
 
 /// Every key the file may hold, for error messages.
 pub const KEYS: &str = "depth, strategy, reading, concurrency, io_concurrency, llm, llm_strong, llm_cheap, llm_base_url, price_as, offline_latency, search_latency, fetch_latency, latency_seed, prompts, db, [limits], [prices.MODEL]";

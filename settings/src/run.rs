@@ -1,12 +1,11 @@
 //! How deep a run researches and how it judges: the [`Depth`] (and what it means to the
-//! pipeline, its [`DepthPlan`]) and the [`Strategy`]. Typed from the config file and the
+//! pipeline, its [`DepthLimits`]) and the [`Strategy`]. Typed from the config file and the
 //! command line to the stages; each serialises to its name (`standard`, `per-claim`).
 
 use serde::{Deserialize, Serialize};
 
 /// How wide and deep a run researches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Depth {
     /// 1–5 subquestions, no extra round.
@@ -20,7 +19,7 @@ pub enum Depth {
 /// What a depth means to the pipeline: how many subquestions the planner writes, how
 /// many claims each extractor returns, and how many deepening rounds follow the first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DepthPlan {
+pub struct DepthLimits {
     /// Subquestions the planner writes at least.
     pub min_subquestions: usize,
     /// Subquestions the planner writes at most.
@@ -45,13 +44,13 @@ impl Depth {
     /// · 47 % of the key facts, 6 covered 54 · 31 · 30 · 58 %), no deepening. Standard:
     /// 5–10 (aim 6), 5 claims (8 for a brief's), one deepening round. Deep: 10–20 (aim
     /// 12), 6 claims (8), three.
-    pub const fn plan(self) -> DepthPlan {
+    pub const fn plan(self) -> DepthLimits {
         let (min, max, target, claims, brief_claims, rounds) = match self {
             Self::Quick => (1, 5, 4, 4, 6, 0),
             Self::Standard => (5, 10, 6, 5, 8, 1),
             Self::Deep => (10, 20, 12, 6, 8, 3),
         };
-        DepthPlan {
+        DepthLimits {
             min_subquestions: min,
             max_subquestions: max,
             target_subquestions: target,
@@ -62,7 +61,7 @@ impl Depth {
     }
 
     /// Claims each subquestion's extractor may return; `brief_with_parts`: the topic is a
-    /// brief with several parts ([`DepthPlan::brief_claims_per_subquestion`]).
+    /// brief with several parts ([`DepthLimits::brief_claims_per_subquestion`]).
     pub fn claims_per_subquestion(self, brief_with_parts: bool) -> usize {
         let plan = self.plan();
         if brief_with_parts {
@@ -82,11 +81,19 @@ impl Depth {
             Self::Deep => "deep",
         }
     }
+
+    /// What the depth means, for `--help`, errors and tool schemas.
+    pub fn help(self) -> &'static str {
+        match self {
+            Self::Quick => "1–5 subquestions, no extra round",
+            Self::Standard => "5–10 subquestions, at most one deepening round (the default)",
+            Self::Deep => "10–20 subquestions, at most three deepening rounds",
+        }
+    }
 }
 
 /// How a run's claims are judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Strategy {
     /// Candidates by ID, one judge call per ≤ 8 claims.
@@ -111,6 +118,16 @@ impl Strategy {
             Self::PerClaim => "per-claim",
             Self::FreeQuote => "free-quote",
             Self::NoJudge => "no-judge",
+        }
+    }
+
+    /// What the strategy does, for `--help`, errors and tool schemas.
+    pub fn help(self) -> &'static str {
+        match self {
+            Self::Linear => "candidates by ID, one judge call per 8 claims (the default)",
+            Self::PerClaim => "3 verifier votes per claim, each reading its full sources",
+            Self::FreeQuote => "the model copies its own quotes; kept as written",
+            Self::NoJudge => "no judging: every claim stays unjudged",
         }
     }
 }
@@ -158,7 +175,6 @@ impl Reading {
 /// A report's file formats: the markdown report (always written) and the extra ones
 /// `--format` asks for beside it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum ReportFormat {
     /// The long-form markdown report (always written).
@@ -188,6 +204,17 @@ impl ReportFormat {
         }
     }
 
+    /// What the format's file is, for `--help`, errors and tool schemas.
+    pub fn help(self) -> &'static str {
+        match self {
+            Self::Md => "the markdown report (always written)",
+            Self::Html => "report.html, one self-contained file",
+            Self::Bullets => "report.bullets.md, one line per supported claim",
+            Self::Cards => "report.cards.tsv, question/answer flashcards (Anki)",
+            Self::Pdf => "report.pdf, embedded fonts, footnotes with their quotes",
+        }
+    }
+
     /// The extra file a run's record asks the session for (`md` is always written:
     /// none).
     pub fn extra_file(self) -> Option<&'static str> {
@@ -197,3 +224,23 @@ impl ReportFormat {
         }
     }
 }
+
+/// A value list on the command line: its names (`as_str`) and help (`help`) defined
+/// once, above, and read by clap as by the MCP server's schemas.
+#[cfg(feature = "cli")]
+macro_rules! value_enum {
+    ($($list:ty),*) => {$(
+        impl clap::ValueEnum for $list {
+            fn value_variants<'a>() -> &'a [Self] {
+                &Self::ALL
+            }
+
+            fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+                Some(clap::builder::PossibleValue::new(self.as_str()).help(self.help()))
+            }
+        }
+    )*};
+}
+
+#[cfg(feature = "cli")]
+value_enum!(Depth, Strategy, ReportFormat);

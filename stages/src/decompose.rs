@@ -268,8 +268,12 @@ pub fn clean_question(text: &str) -> String {
 /// may add.
 pub fn scout_node(cx: &crate::node::PipelineContext) -> crate::node::Node {
     use crate::node::{finish, spec};
-    let (p, t, io) = (cx.providers.clone(), cx.topic.clone(), cx.io);
-    let key = serde_json::json!({"v": STAGE_VERSION, "topic": cx.topic, "search": cx.search_names, "fp": cx.search_fingerprint});
+    let (p, t, io) = (
+        cx.providers.clone(),
+        cx.config.topic.clone(),
+        cx.config.io_concurrency,
+    );
+    let key = serde_json::json!({"v": STAGE_VERSION, "topic": cx.config.topic, "search": cx.search_names, "fp": cx.config.search_fingerprint});
     let node = spec(
         crate::research::node_id::SCOUT.into(),
         "scout",
@@ -324,7 +328,7 @@ pub fn reviewed(plan: &[crate::research::PlannedQuestion]) -> DecomposeOut {
 pub fn node(cx: &crate::node::PipelineContext) -> crate::node::Node {
     use crate::node::{finish, read, spec};
     use crate::research::node_id;
-    if let Some(plan) = &cx.user_plan {
+    if let Some(plan) = &cx.config.user_plan {
         let out = reviewed(plan);
         let key = serde_json::json!({"v": STAGE_VERSION, "reviewed": out.subquestions});
         let node = spec(
@@ -335,12 +339,16 @@ pub fn node(cx: &crate::node::PipelineContext) -> crate::node::Node {
         );
         return (node, vec![]);
     }
-    let (p, t, d) = (cx.providers.clone(), cx.topic.clone(), cx.depth);
+    let (p, t, d) = (
+        cx.providers.clone(),
+        cx.config.topic.clone(),
+        cx.config.depth,
+    );
     let llm = crate::model_call::prompt_key(
         &cx.providers.prompts.decompose,
         cx.providers.strong_models(),
     );
-    let key = serde_json::json!({"v": STAGE_VERSION, "depth": cx.depth, "llm": llm});
+    let key = serde_json::json!({"v": STAGE_VERSION, "depth": cx.config.depth, "llm": llm});
     let node = spec(
         node_id::DECOMPOSE.into(),
         "decompose",

@@ -357,7 +357,11 @@ pub fn node(
 ) -> crate::node::Node {
     use crate::node::{finish, read, spec};
     use crate::research::node_id;
-    let (p, t, d) = (cx.providers.clone(), cx.topic.clone(), cx.depth);
+    let (p, t, d) = (
+        cx.providers.clone(),
+        cx.config.topic.clone(),
+        cx.config.depth,
+    );
     let (judge, conflict) = (
         node_id::join(round, "judge"),
         node_id::join(round, "conflict"),
@@ -372,8 +376,7 @@ pub fn node(
     deps.extend(scores.iter().map(|(_, id)| id.clone()));
     let llm =
         crate::model_call::prompt_key(&cx.providers.prompts.deepen, cx.providers.cheap_models());
-    let key =
-        serde_json::json!({"v": STAGE_VERSION, "depth": cx.depth, "round": round, "llm": llm});
+    let key = serde_json::json!({"v": STAGE_VERSION, "depth": cx.config.depth, "round": round, "llm": llm});
     let (ex, subqs) = (extracts.to_vec(), subquestions.to_vec());
     let node = spec(
         node_id::join(round, "deepen"),

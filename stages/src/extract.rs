@@ -407,7 +407,7 @@ pub fn node(
 ) -> crate::node::Node {
     use crate::node::{finish, read, spec};
     let p = cx.providers.clone();
-    let free = cx.strategy == crate::research::Strategy::FreeQuote;
+    let free = cx.config.strategy == crate::research::Strategy::FreeQuote;
     // Free-quote reads whole pages, not candidates: its own score only.
     let deps = match (free, scores.get(own)) {
         (true, Some(mine)) => vec![mine.clone()],
@@ -416,12 +416,12 @@ pub fn node(
     // Who reads the candidates decides how many: see `candidates_for`.
     let model_reads = cx.model_extracts();
     let reads_documents = cx.model_reads_documents();
-    let pool = cx.model_pool;
+    let pool = cx.config.model_pool;
     let prompt = match free {
         true => &cx.providers.prompts.extract_free,
         false => &cx.providers.prompts.extract,
     };
-    let max = cx.depth.claims_per_subquestion(cx.brief_with_parts);
+    let max = cx.config.depth.claims_per_subquestion(cx.brief_with_parts);
     let llm = crate::model_call::prompt_key(prompt, cx.providers.cheap_models());
     let mut key = serde_json::json!({"v": STAGE_VERSION, "max": max, "free": free, "pool": if model_reads { pool } else { 0 }, "llm": llm});
     if reads_documents && !free {

@@ -90,7 +90,7 @@ pub async fn run(
 pub fn node(cx: &crate::node::PipelineContext, round: u32, subquestion: &str) -> crate::node::Node {
     use crate::node::{finish, read, spec};
     use crate::research::node_id;
-    let (p, io) = (cx.providers.clone(), cx.io);
+    let (p, io) = (cx.providers.clone(), cx.config.io_concurrency);
     let rt = node_id::step(round, subquestion, "retrieve");
     let wider = cx.model_extracts() || cx.brief_with_parts;
     // A question read offline keeps its key; a wider reading is named in it.

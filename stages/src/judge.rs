@@ -378,7 +378,11 @@ pub fn node(
 ) -> crate::node::Node {
     use crate::node::{finish, read, spec};
     use crate::research::Strategy;
-    let (p, strategy, io) = (cx.providers.clone(), cx.strategy, cx.io);
+    let (p, strategy, io) = (
+        cx.providers.clone(),
+        cx.config.strategy,
+        cx.config.io_concurrency,
+    );
     let prompt = match strategy {
         Strategy::PerClaim => &cx.providers.prompts.judge_vote,
         _ => &cx.providers.prompts.judge,

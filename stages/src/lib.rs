@@ -42,5 +42,5 @@ pub mod write;
 
 pub use pipeline::{plan_research, run_research};
 pub use research::{
-    Depth, DepthPlan, ResearchConfig, ResearchError, ResearchProviders, ResearchResult, Strategy,
+    Depth, DepthLimits, ResearchConfig, ResearchError, ResearchProviders, ResearchResult, Strategy,
 };

@@ -13,49 +13,28 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::research::{Depth, Reading, ResearchConfig, ResearchProviders, Strategy};
+use crate::research::{Reading, ResearchConfig, ResearchProviders};
 
-/// The run as every node builder sees it.
+/// The run as every node builder sees it: its config (depth, strategy, reading … read
+/// from there, never copied) and what is derived from it once.
 #[derive(Clone)]
 pub struct PipelineContext {
+    pub config: Arc<ResearchConfig>,
     pub providers: ResearchProviders,
-    pub topic: String,
-    pub depth: Depth,
-    pub strategy: Strategy,
     /// The search providers' names (key material of the steps that search).
     pub search_names: Vec<String>,
-    /// What the search providers search (the corpus index's content hash).
-    pub search_fingerprint: String,
-    /// Independent calls one step keeps in flight.
-    pub io: usize,
-    /// Candidates a model extractor reads per subquestion.
-    pub model_pool: usize,
-    /// How a model extractor reads its documents.
-    pub reading: Reading,
     /// Whether the topic is a brief with several parts (parsed once): it reads wider
     /// and takes more claims per subquestion.
     pub brief_with_parts: bool,
-    /// The subquestions of the user's reviewed plan, if any (`ResearchConfig::user_plan`).
-    pub user_plan: Option<Vec<crate::research::PlannedQuestion>>,
-    /// Article or answer (`ResearchConfig::shape`).
-    pub shape: crate::research::ReportShape,
 }
 
 impl PipelineContext {
     pub fn new(config: &ResearchConfig, providers: &ResearchProviders) -> Self {
         Self {
+            config: Arc::new(config.clone()),
             providers: providers.clone(),
-            topic: config.topic.clone(),
-            depth: config.depth,
-            strategy: config.strategy,
             search_names: providers.search.iter().map(|p| p.name()).collect(),
-            search_fingerprint: config.search_fingerprint.clone(),
-            io: config.io_concurrency,
-            model_pool: config.model_pool,
-            reading: config.reading,
             brief_with_parts: deepr_tasks::brief::parse_brief(&config.topic).has_parts(),
-            user_plan: config.user_plan.clone(),
-            shape: config.shape,
         }
     }
 
@@ -72,7 +51,7 @@ impl PipelineContext {
     /// Whether a model reads documents as documents ([`Reading::Documents`]): only a
     /// model does; the offline heuristic reads its ranked share.
     pub fn model_reads_documents(&self) -> bool {
-        self.reading == Reading::Documents && self.model_extracts()
+        self.config.reading == Reading::Documents && self.model_extracts()
     }
 }
 

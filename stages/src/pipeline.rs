@@ -38,7 +38,7 @@ fn done_output<T: DeserializeOwned>(
         .get(id)
         .ok_or_else(|| ResearchError::Output(format!("node {id} did not finish")))?;
     if node.pending {
-        return Err(ResearchError::PlanEnds(id.to_string()));
+        return Err(ResearchError::PreviewEnds(id.to_string()));
     }
     serde_json::from_value(Value::clone(&node.output))
         .map_err(|e| ResearchError::Output(format!("{id}: {e}")))
@@ -69,7 +69,7 @@ async fn plan_phase(
     done: &mut BTreeMap<String, DoneNode>,
 ) -> Result<DecomposeOut, ResearchError> {
     let mut plan = Dag::new();
-    if cx.user_plan.is_none() {
+    if cx.config.user_plan.is_none() {
         add(&mut plan, crate::decompose::scout_node(cx))?;
     }
     add(&mut plan, crate::decompose::node(cx))?;
@@ -96,7 +96,7 @@ pub async fn run_research(
     while !round_subqs.is_empty() {
         // The depth's last round deepens no further: its joins (conflict, deepen) run
         // beside the writers, which need neither (only the summary reads conflicts).
-        let last = round >= cx.depth.plan().extra_rounds;
+        let last = round >= cx.config.depth.plan().extra_rounds;
         let dag = round_dag(&cx, round, &round_subqs, &origin, &earlier_extracts, !last)?;
         run_phase(executor, dag, &mut done).await?;
         if last {
@@ -224,7 +224,7 @@ fn write_dag(
             })
         })
         .collect();
-    let words = crate::write::section_words(cx.depth, sections.len());
+    let words = crate::write::section_words(cx.config.depth, sections.len());
     let documents: Arc<crate::write::DocumentNames> = Arc::new(
         gathered
             .sources

@@ -42,7 +42,7 @@ pub mod node_id {
 // `deepr-settings`, typed from the file to the stages.
 pub use deepr_settings::plan::MAX_PLAN_BYTES;
 pub use deepr_settings::{
-    parse_plan, render_plan, Depth, DepthPlan, PlanError, PlannedQuestion, Reading, ReportFormat,
+    parse_plan, render_plan, Depth, DepthLimits, PlanError, PlannedQuestion, Reading, ReportFormat,
     ResearchPlan, Strategy,
 };
 
@@ -130,9 +130,9 @@ pub enum ResearchError {
     Executor(#[from] ExecutorError),
     #[error("node output could not be read back: {0}")]
     Output(String),
-    /// Plan mode: the next phase's shape depends on a node that would run first.
+    /// Preview mode: the next phase's shape depends on a node that would run first.
     #[error("later steps depend on {0}, which would run first")]
-    PlanEnds(String),
+    PreviewEnds(String),
     /// The run stopped early (budget, interrupt, credentials, outage); `partial` holds
     /// what finished.
     #[error("stopped: {reason}")]

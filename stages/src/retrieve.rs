@@ -146,9 +146,13 @@ pub fn fuse(streams: &[(f64, Vec<SearchHit>)]) -> Vec<FusedHit> {
 pub fn node(cx: &crate::node::PipelineContext, round: u32, subquestion: &str) -> crate::node::Node {
     use crate::node::{finish, read, spec};
     use crate::research::node_id;
-    let (p, t, io) = (cx.providers.clone(), cx.topic.clone(), cx.io);
+    let (p, t, io) = (
+        cx.providers.clone(),
+        cx.config.topic.clone(),
+        cx.config.io_concurrency,
+    );
     let sq = node_id::step(round, subquestion, "subquery");
-    let key = serde_json::json!({"v": STAGE_VERSION, "search": cx.search_names, "fp": cx.search_fingerprint, "k": RRF_K});
+    let key = serde_json::json!({"v": STAGE_VERSION, "search": cx.search_names, "fp": cx.config.search_fingerprint, "k": RRF_K});
     let input = sq.clone();
     let node = spec(
         node_id::step(round, subquestion, "retrieve"),

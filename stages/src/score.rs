@@ -425,7 +425,7 @@ pub fn node(
 ) -> crate::node::Node {
     use crate::node::{finish, read, spec};
     use crate::research::node_id;
-    let (p, t) = (cx.providers.clone(), cx.topic.clone());
+    let (p, t) = (cx.providers.clone(), cx.config.topic.clone());
     let (ft, sq) = (
         node_id::step(round, subquestion, "fetch"),
         node_id::step(round, subquestion, "subquery"),
@@ -439,7 +439,7 @@ pub fn node(
     };
     let keep = match reader {
         Reader::Documents => MAX_DOCUMENT_UNITS,
-        _ => MAX_CANDIDATES.max(cx.model_pool),
+        _ => MAX_CANDIDATES.max(cx.config.model_pool),
     };
     let mut deps = vec![ft.clone(), sq.clone()];
     deps.extend(earlier_extracts.iter().cloned());

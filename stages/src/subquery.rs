@@ -72,7 +72,7 @@ pub fn node(
     after: &str,
 ) -> crate::node::Node {
     use crate::node::{finish, spec};
-    let (p, t, s) = (cx.providers.clone(), cx.topic.clone(), subq.clone());
+    let (p, t, s) = (cx.providers.clone(), cx.config.topic.clone(), subq.clone());
     let llm =
         crate::model_call::prompt_key(&cx.providers.prompts.subquery, cx.providers.cheap_models());
     let key = serde_json::json!({"v": STAGE_VERSION, "subq": subq, "llm": llm});

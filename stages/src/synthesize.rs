@@ -188,7 +188,7 @@ pub fn node(
     use crate::node::{finish, read, spec};
     let (p, t, cl, ids) = (
         cx.providers.clone(),
-        cx.topic.clone(),
+        cx.config.topic.clone(),
         claims.clone(),
         sections.to_vec(),
     );

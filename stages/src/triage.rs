@@ -181,7 +181,7 @@ pub fn node(
     use crate::node::{finish, read, spec};
     use crate::research::node_id;
     let p = cx.providers.clone();
-    let (topic, io) = (cx.topic.clone(), cx.io);
+    let (topic, io) = (cx.config.topic.clone(), cx.config.io_concurrency);
     let earlier = round
         .checked_sub(1)
         .map(|before| node_id::join(before, "triage"));

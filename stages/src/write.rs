@@ -435,7 +435,11 @@ pub fn node(
     deps: &[String],
 ) -> crate::node::Node {
     use crate::node::{finish, spec};
-    let (p, t, cl) = (cx.providers.clone(), cx.topic.clone(), claims.clone());
+    let (p, t, cl) = (
+        cx.providers.clone(),
+        cx.config.topic.clone(),
+        claims.clone(),
+    );
     let names = documents.clone();
     let llm = crate::model_call::prompt_key(
         &cx.providers.prompts.write_section,
@@ -445,7 +449,7 @@ pub fn node(
     let id = crate::research::node_id::section(
         &section.first().map(|s| s.id.clone()).unwrap_or_default(),
     );
-    if cx.shape == crate::research::ReportShape::Answer {
+    if cx.config.shape == crate::research::ReportShape::Answer {
         key["shape"] = serde_json::json!("answer");
         let node = spec(id, "write", key, move |_| async move {
             finish(listed(&section, &cl, p.archive.as_ref()), Vec::new())

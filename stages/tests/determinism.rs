@@ -205,7 +205,7 @@ async fn run_scheduled(
         concurrency: schedule.nodes,
         stop: Arc::new(AtomicBool::new(false)),
         budget: deepr_orchestrator::Budget::unlimited(),
-        plan: None,
+        preview: None,
         retry_degraded: false,
     };
     let result = run_research(&config, &providers, &executor)

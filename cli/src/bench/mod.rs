@@ -29,18 +29,6 @@ pub use deepr_evaluation::rows::*;
 use deepr_evaluation::table::*;
 use deepr_evaluation::{facts, quality};
 
-fn parse_strategy(name: &str) -> Result<Strategy, Failure> {
-    match name.trim() {
-        "linear" => Ok(Strategy::Linear),
-        "per-claim" => Ok(Strategy::PerClaim),
-        "free-quote" => Ok(Strategy::FreeQuote),
-        "no-judge" => Ok(Strategy::NoJudge),
-        other => Err(usage(format!(
-            "strategy {other:?} is unknown; use linear, per-claim, free-quote, no-judge"
-        ))),
-    }
-}
-
 /// Topics: one per line; `#` comments and blank lines ignored.
 pub fn read_topics(path: &Path) -> Result<Vec<String>, Failure> {
     let text = std::fs::read_to_string(path)
@@ -207,15 +195,15 @@ fn write_qa_lines(table: &QaTable, out_dir: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `--strategies` parsed (never empty), `--jobs` in range, and the corpus folder
-/// (absolute) that exists.
+/// `--strategies` (each once, in order; never empty), `--jobs` in range, and the
+/// corpus folder (absolute) that exists.
 fn checked_args(args: &BenchArgs) -> Result<(Vec<Strategy>, PathBuf), Failure> {
-    let strategies: Vec<Strategy> = args
-        .strategies
-        .split(',')
-        .filter(|s| !s.trim().is_empty())
-        .map(parse_strategy)
-        .collect::<Result<_, _>>()?;
+    let mut strategies: Vec<Strategy> = Vec::new();
+    for strategy in &args.strategies {
+        if !strategies.contains(strategy) {
+            strategies.push(*strategy);
+        }
+    }
     if strategies.is_empty() {
         return Err(usage(
             "--strategies is empty; e.g. --strategies linear,per-claim",

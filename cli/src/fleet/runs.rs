@@ -101,7 +101,7 @@ pub fn execute(url: &str, command: &RunsCommand, quiet: bool) -> Result<ExitStat
                     .into_iter()
                     .filter_map(|m| serde_json::from_value(m).ok())
                     .collect();
-                crate::runs::print_found(&crate::memory::search_in(memories, query), query);
+                crate::console::print_found(&crate::memory::search_in(memories, query), query);
                 Ok(ExitStatus::Success)
             }
         }

@@ -28,11 +28,11 @@
 //! Unsupported types, encrypted or scanned PDFs, malformed or too complex files (each
 //! reader is bounded in time and memory), unreadable or empty files, links leaving the
 //! folder (unless followed) and files over [`MAX_FILE_BYTES`] are skipped with a reason
-//! ([`IndexReport::skipped`]); they never fail the open. A text, Markdown, CSV or log
+//! ([`CorpusScan::skipped`]); they never fail the open. A text, Markdown, CSV or log
 //! file over [`MAX_TEXT_HEAD_BYTES`] is read in part — its first bytes, cut at a line
 //! end — and, like every document a reader read in part (a PDF's pages past its
 //! limits, a sheet's rows past the row limit), listed with what was read
-//! ([`IndexReport::partial`]). The archive holds exactly the text read, and the
+//! ([`CorpusScan::partial`]). The archive holds exactly the text read, and the
 //! manifest keys such a file by the part read and the file's size, so a resumed run
 //! reads the same text. Hidden files and folders, and `README.md` at the corpus
 //! root (the provenance note of a bundled corpus), are not documents.
@@ -98,7 +98,7 @@ const TANTIVY_DIR: &str = "tantivy";
 
 /// What one [`CorpusIndex::open`] did. Paths are corpus-relative with `/` separators.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct IndexReport {
+pub struct CorpusScan {
     /// Files read: each gave at least one document.
     pub files_read: usize,
     /// Documents (re-)extracted and (re-)indexed by this open, in walk order.
@@ -114,7 +114,7 @@ pub struct IndexReport {
 }
 
 /// Why a corpus could not be opened. Per-file problems are never errors; they are
-/// reported in [`IndexReport::skipped`].
+/// reported in [`CorpusScan::skipped`].
 #[derive(Error, Debug, Clone, PartialEq, Eq)]
 pub enum CorpusError {
     #[error("corpus folder {0} does not exist; check the corpus path")]
@@ -210,7 +210,7 @@ impl CorpusIndex {
         corpus_dir: &Path,
         state_dir: &Path,
         archive: &FileArchive,
-    ) -> Result<(Self, IndexReport), CorpusError> {
+    ) -> Result<(Self, CorpusScan), CorpusError> {
         Self::open_with(corpus_dir, state_dir, archive, false)
     }
 
@@ -221,7 +221,7 @@ impl CorpusIndex {
         state_dir: &Path,
         archive: &FileArchive,
         follow_links: bool,
-    ) -> Result<(Self, IndexReport), CorpusError> {
+    ) -> Result<(Self, CorpusScan), CorpusError> {
         let root = canonical_corpus_root(corpus_dir)?;
         let key = hex::encode(&blake3::hash(root.as_os_str().as_encoded_bytes()).as_bytes()[..8]);
         let index_dir = state_dir.join("corpus").join(&key);
@@ -234,7 +234,7 @@ impl CorpusIndex {
         }
 
         let _lock = lock_index(state_dir, &key)?;
-        let mut report = IndexReport::default();
+        let mut report = CorpusScan::default();
         let candidates = walk_corpus(&root, follow_links, &mut report.skipped);
         if candidates.is_empty() && report.skipped.is_empty() {
             return Err(CorpusError::Empty(root));

@@ -12,7 +12,7 @@ use tantivy::{Index, IndexWriter, TantivyDocument, Term};
 use super::index_store::{
     compact, open_writer, schema_version, write_manifest, Fields, Manifest, ManifestEntry,
 };
-use super::{index_error, io_error, root_string, Candidate, CorpusError, IndexReport};
+use super::{index_error, io_error, root_string, Candidate, CorpusError, CorpusScan};
 
 /// One process at a time updates a corpus index: a second run starting at the same
 /// moment waits here, then finds the index built and reuses it. The lock holds while
@@ -82,7 +82,7 @@ impl<'a> Update<'a> {
         &mut self,
         candidate: Candidate,
         archive: &FileArchive,
-        report: &mut IndexReport,
+        report: &mut CorpusScan,
     ) -> Result<(), CorpusError> {
         let file = match super::read_document(&candidate.path, candidate.kind) {
             Ok(file) => file,
@@ -135,7 +135,7 @@ impl<'a> Update<'a> {
         relpath: &str,
         raw_blake3: &str,
         archive: &FileArchive,
-        report: &mut IndexReport,
+        report: &mut CorpusScan,
     ) -> bool {
         let keys: Vec<String> = self
             .old_docs
@@ -175,7 +175,7 @@ impl<'a> Update<'a> {
         mut extracted: deepr_documents::Document,
         raw_blake3: &str,
         archive: &FileArchive,
-        report: &mut IndexReport,
+        report: &mut CorpusScan,
     ) -> Result<(), CorpusError> {
         extracted.apply_path(&candidate.relpath);
         let content_sha256 = archive
@@ -221,7 +221,7 @@ impl<'a> Update<'a> {
     pub(super) fn finish(
         mut self,
         root: &Path,
-        report: &mut IndexReport,
+        report: &mut CorpusScan,
     ) -> Result<BTreeMap<String, ManifestEntry>, CorpusError> {
         let skipped_now: BTreeSet<String> = report.skipped.iter().map(|(p, _)| p.clone()).collect();
         let file_skipped = |key: &str| {

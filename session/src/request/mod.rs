@@ -149,12 +149,10 @@ pub struct RunRequest {
     /// Report path (default: a slug of the topic in the current folder); report.json is written beside it.
     #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
     pub out: Option<PathBuf>,
-    /// quick (3–5 subquestions, no extra round), standard (5–10, ≤ 1 extra round), deep (10–20, ≤ 3).
+    /// How wide and deep the run researches (default: standard).
     #[cfg_attr(feature = "cli", arg(long, value_enum))]
     pub depth: Option<deepr_settings::Depth>,
-    /// linear (candidates by ID, one judge call per 8 claims; default), per-claim (3
-    /// verifier votes per claim reading full sources), free-quote (the model copies its
-    /// own quotes; kept as written), no-judge.
+    /// How claims are judged (default: linear).
     #[cfg_attr(feature = "cli", arg(long, value_enum))]
     pub strategy: Option<deepr_settings::Strategy>,
     /// How a model extractor reads a subquestion's documents: ranked (default: the units
@@ -202,8 +200,7 @@ pub struct RunRequest {
     /// subquestions, their queries, its depth and its topic.
     #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
     pub plan: Option<PathBuf>,
-    /// Extra output formats beside --out (repeatable): html (report.html), bullets
-    /// (report.bullets.md), cards (report.cards.tsv), pdf (report.pdf). The markdown report and its JSON
+    /// Extra output formats beside --out (repeatable). The markdown report and its JSON
     /// sidecar are always written.
     #[cfg_attr(
         feature = "cli",

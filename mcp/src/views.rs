@@ -101,16 +101,6 @@ impl ReportTexts {
     }
 }
 
-/// The views `get_report` gives: the report formats it shows by their `--format`
-/// names (`md`, `bullets`) and the JSON sidecar.
-pub fn report_views() -> Vec<&'static str> {
-    vec![
-        ReportFormat::Md.as_str(),
-        "json",
-        ReportFormat::Bullets.as_str(),
-    ]
-}
-
 /// What `get_report` returns for these texts and the call's `format` and `section`.
 pub fn report_view(
     args: &Arguments<'_>,
@@ -119,7 +109,7 @@ pub fn report_view(
 ) -> Result<Value, String> {
     let markdown = ReportFormat::Md.as_str();
     let format = args
-        .choice("format", &report_views(), |view| view)?
+        .choice("format", &crate::tools::report_views(), |view| view)?
         .unwrap_or(markdown);
     let text = match format {
         "json" => texts.json.clone(),

@@ -1,11 +1,11 @@
-//! The drift plan of a resume: for every node, whether it is restored, recomputed (and
+//! The preview of a resume: for every node, whether it is restored, recomputed (and
 //! why, in words: which key material changed, which upstream node) or run.
 
 use serde_json::Value;
 
-/// What a resume would do with one node (plan mode).
+/// What a resume would do with one node (preview mode).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PlanAction {
+pub enum PreviewAction {
     /// The checkpoint matches: restored for free.
     Restore,
     /// A checkpoint exists but its inputs changed: recomputed, for this reason.
@@ -15,10 +15,10 @@ pub enum PlanAction {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanStep {
+pub struct PreviewStep {
     pub node: String,
     pub stage: String,
-    pub action: PlanAction,
+    pub action: PreviewAction,
 }
 
 /// Why a node's key changed: which part of its own key material differs, or which
