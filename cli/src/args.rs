@@ -1,6 +1,7 @@
-//! The command line's argument types (clap derives): each command's flags, the
-//! budgets and simulated latencies runs share, and the parsers of values clap cannot
-//! type itself. `main.rs` keeps the top-level `Cli` and its dispatch.
+//! The command line's argument types (clap derives): each command's flags. A run's
+//! flags are the session library's request types (`deepr_session::request`: the run,
+//! its budgets, latencies and source URLs, follow-ups and refreshes), flattened in;
+//! `main.rs` keeps the top-level `Cli` and its dispatch.
 
 use std::path::PathBuf;
 

@@ -77,8 +77,12 @@ impl Console {
             outln!("{event}");
         }
         match kind {
-            // Said whatever the mode: the run stopped, and how it goes on.
-            "stopped" => errln!("deepr: {}{}", text("text"), resume_hint(event)),
+            // Said whatever the mode: the run stopped, and how it goes on. The bars
+            // are finished first, so that nothing drawn later wipes the line.
+            "stopped" => {
+                self.finish_bars();
+                self.line(&format!("deepr: {}{}", text("text"), resume_hint(event)));
+            }
             "warning" => self.line(&format!("deepr: {}", text("text"))),
             // --dry-run's count is its output, even with --quiet.
             "dry_run" if matches!(self.mode, Mode::Quiet) => {
@@ -98,7 +102,17 @@ impl Console {
                 }
             }
             "finished" => self.finished(event),
+            "report" => self.finish_bars(),
             _ => {}
+        }
+    }
+
+    /// Every stage's bar left drawn as it ended; lines said after it stay below.
+    fn finish_bars(&self) {
+        if let Ok(bars) = self.bars.lock() {
+            for bar in bars.values() {
+                bar.finish();
+            }
         }
     }
 
@@ -154,11 +168,7 @@ impl Console {
 
 impl Drop for Console {
     fn drop(&mut self) {
-        if let Ok(bars) = self.bars.lock() {
-            for bar in bars.values() {
-                bar.finish();
-            }
-        }
+        self.finish_bars();
     }
 }
 

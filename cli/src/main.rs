@@ -152,7 +152,6 @@ fn cli_globals(cli: &Cli) -> Globals {
         state_dir: cli.state_dir.clone(),
         quiet: cli.quiet,
         events: Some(console::events(cli.quiet, cli.json)),
-        json: cli.json,
         config: cli.config.clone(),
         db: cli.db.clone(),
     }

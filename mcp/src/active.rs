@@ -42,7 +42,9 @@ impl Live {
                     .unwrap_or(self.tokens_so_far);
             }
             Some("section") => self.sections_judged += 1,
-            Some("message") => self.last_message = event["text"].as_str().map(str::to_string),
+            Some("message" | "warning") => {
+                self.last_message = event["text"].as_str().map(str::to_string)
+            }
             _ => {}
         }
     }
@@ -99,7 +101,7 @@ impl Ended {
                         "interrupted",
                         format!("stopped; finished steps are checkpointed; {resume}"),
                     ),
-                    SessionEnd::Planned => ("planned", "nothing ran".to_string()),
+                    SessionEnd::Previewed => ("previewed", "a preview only; nothing ran".to_string()),
                     SessionEnd::PlanWritten(path) => (
                         "planned",
                         format!("the plan is written to {}; nothing was researched", path.display()),
@@ -160,7 +162,7 @@ impl ActiveRuns {
         self.get(run_id).is_some_and(|run| run.ended().is_none())
     }
 
-    /// Starts a session of `run_id` on its own thread: quiet, stopped by its own flag,
+    /// Starts a session of `run_id` on its own thread: it says nothing, stopped by its own flag,
     /// its events gathered. Refused when [`MAX_ACTIVE_RUNS`] are executing.
     pub fn launch(
         &self,

@@ -6,7 +6,7 @@
 //! * [`tools`]: the tool list and checked argument reading.
 //! * [`actions`]: research, resume, status, cancel — runs executed by sessions of the
 //!   session library, one thread each ([`active`]).
-//! * [`reading`]: reports, sources, verification, estimates, research memory, and the
+//! * [`views`]: reports, sources, verification, estimates, research memory, and the
 //!   reports as resources.
 //! * [`policy`]: allowed roots and budget caps an agent cannot widen.
 //! * [`server`]: the rmcp handler.
@@ -80,7 +80,6 @@ pub fn serve(options: ServeOptions, host: Arc<dyn host::Host>) -> Result<(), Fai
     let globals = deepr_session::request::Globals {
         state_dir: Some(options.state_dir.clone()),
         quiet: true,
-        json: false,
         config: options.config,
         db: options.fleet.clone(),
         events: None,

@@ -108,7 +108,7 @@ fn research() -> Tool {
     let mut properties = json!({
         "topic": {"type": "string", "minLength": 1, "maxLength": 20000, "description": "The question, or a whole brief: numbered parts become sections, writing instructions reach the writer."},
         "corpus": {"type": "string", "description": "A folder of documents (md, txt, html, pdf, docx, pptx, xlsx, csv) under one of the server's allowed roots."},
-        "sources": {"type": "string", "description": "Search providers, comma-separated: corpus, wikipedia, arxiv, hn, searxng, brave, tavily. Default: the corpus when one is given, else wikipedia,arxiv,hn."},
+        "sources": {"type": "string", "description": format!("Search providers, comma-separated: {}. Default: the corpus when one is given, else wikipedia,arxiv,hn.", deepr_session::request::source_names().join(", "))},
         "depth": {"type": "string", "enum": depths(), "description": format!("{}. estimate_cost gives the calls and tokens.", depth_description())},
         "strategy": {"type": "string", "enum": strategies(), "description": described(&deepr_stages::Strategy::ALL, deepr_stages::Strategy::as_str, deepr_stages::Strategy::help)},
         "formats": {"type": "array", "items": {"type": "string", "enum": formats()}, "description": format!("Extra report formats beside markdown and JSON: {}.", described(&deepr_stages::research::ReportFormat::ALL, deepr_stages::research::ReportFormat::as_str, deepr_stages::research::ReportFormat::help))},
@@ -172,7 +172,7 @@ pub fn all() -> Vec<Tool> {
         tool("list_runs", "Every run in the server's state dir with its state, topic, tokens and whether it can be resumed. Free and instant.", json!({}), &[]),
         tool(
             "get_report",
-            "A run's report: markdown (default), the JSON sidecar, or bullets; optionally one section by its heading. Free and instant.",
+            "A run's report: md (the markdown report, the default), json (its JSON sidecar) or bullets; optionally one section of the markdown by its heading. Free and instant.",
             json!({"run_id": run_id_property(), "format": {"type": "string", "enum": report_views()}, "section": {"type": "string", "description": "A heading of the markdown report (without the #s); only that section is returned."}}),
             &["run_id"],
         ),
@@ -266,7 +266,6 @@ impl<'a> Arguments<'a> {
             .ok_or_else(|| format!("{}: {key} is required (a non-empty string)", self.tool))
     }
 
-    /// A string that must be one of `allowed`.
     /// One of a value list's values, by its name (`name`: the list's own `as_str`).
     pub fn choice<T: Copy>(
         &self,
@@ -324,7 +323,6 @@ impl<'a> Arguments<'a> {
         }
     }
 
-    /// A list of strings, each one of `allowed`.
     /// A list of a value list's values, by their names.
     pub fn choices<T: Copy>(
         &self,

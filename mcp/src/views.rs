@@ -108,9 +108,13 @@ pub fn report_view(
     texts: &ReportTexts,
 ) -> Result<Value, String> {
     let markdown = ReportFormat::Md.as_str();
-    let format = args
-        .choice("format", &crate::tools::report_views(), |view| view)?
-        .unwrap_or(markdown);
+    // "markdown", the name this tool once documented, still means `md`.
+    let format = match args.string("format")? {
+        Some("markdown") => markdown,
+        _ => args
+            .choice("format", &crate::tools::report_views(), |view| view)?
+            .unwrap_or(markdown),
+    };
     let text = match format {
         "json" => texts.json.clone(),
         "bullets" => deepr_stages::formats::render_bullets(&texts.report("get_report")?),

@@ -163,7 +163,7 @@ impl Executor {
         self.stopped(&dag, unfinished)
     }
 
-    /// Starts a ready node: restores it when the store holds its key, notes it in plan
+    /// Starts a ready node: restores it when the store holds its key, notes it in preview
     /// mode, else hands back its future to spawn.
     fn start(
         &self,
@@ -209,7 +209,7 @@ impl Executor {
             return Ok(Started::Settled);
         }
         if self.preview.is_some() {
-            self.plan_node(&spec, key, &dep_ids, retry, done)?;
+            self.preview_node(&spec, key, &dep_ids, retry, done)?;
             return Ok(Started::Settled);
         }
         let context = NodeContext {
@@ -263,7 +263,7 @@ impl Executor {
     }
 
     /// Preview mode: what would happen to a node that is not restored, and why.
-    fn plan_node(
+    fn preview_node(
         &self,
         spec: &NodeSpec,
         key: String,

@@ -120,7 +120,7 @@ impl From<ExitStatus> for std::process::ExitCode {
 impl From<&SessionEnd> for ExitStatus {
     fn from(end: &SessionEnd) -> Self {
         match end {
-            SessionEnd::Finished(..) | SessionEnd::Planned | SessionEnd::PlanWritten(_) => {
+            SessionEnd::Finished(..) | SessionEnd::Previewed | SessionEnd::PlanWritten(_) => {
                 Self::Success
             }
             SessionEnd::Incomplete {

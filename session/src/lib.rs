@@ -13,7 +13,7 @@
 //! * [`request`]: what a front end asks for a run, merged with the environment and the
 //!   config file, validated once and built into the run's record.
 //! * [`state`]: the state dir and run ids.
-//! * [`progress`]: progress lines and `--json` events.
+//! * [`progress`]: the session's events (what it reports to its front end) and its log.
 
 pub mod embedder;
 pub mod exit;
@@ -81,8 +81,9 @@ pub enum SessionEnd {
     AuthRefused { provider: String, message: String },
     /// Interrupted by a signal (or the fleet worker stopping): checkpoints are saved.
     Interrupted(Signal),
-    /// `--dry-run`: the resume plan was printed and nothing ran.
-    Planned,
+    /// `--dry-run`: the resume's preview was reported (steps restored, steps to run)
+    /// and nothing ran.
+    Previewed,
     /// `--plan-only`: the research plan was written to this file for the user to
     /// review; nothing was researched.
     PlanWritten(std::path::PathBuf),
@@ -105,7 +106,7 @@ mod tests {
     #[test]
     fn each_ending_has_its_exit_code() {
         let code = |end: &SessionEnd| ExitStatus::from(end).code();
-        assert_eq!(code(&SessionEnd::Planned), 0);
+        assert_eq!(code(&SessionEnd::Previewed), 0);
         assert_eq!(code(&SessionEnd::Interrupted(Signal::Terminate)), 143);
         let refused = SessionEnd::AuthRefused {
             provider: "openai".into(),

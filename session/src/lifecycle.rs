@@ -71,7 +71,7 @@ pub async fn session(
     keep_sources_seen(&run, &search_fingerprint, &corpus_documents);
     let config = research_config(&run, &options, search_fingerprint, corpus_files);
     if !run.first && preview(&run, &config, &providers, &options).await {
-        return Ok(SessionEnd::Planned);
+        return Ok(SessionEnd::Previewed);
     }
     if let Some(target) = &run.record.plan_only {
         let end = crate::plan_only::write_plan(

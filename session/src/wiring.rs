@@ -236,35 +236,38 @@ fn search_providers(
     let search_latency = record.search_latency()?;
     let mut searches: Vec<Arc<dyn deepr_orchestrator::SearchProvider>> = Vec::new();
     for source in &record.sources {
-        let provider: Arc<dyn deepr_orchestrator::SearchProvider> = if source
-            == deepr_providers::EARLIER
-        {
-            let Some(read) = earlier else {
-                return Err(usage(
-                    "source \"earlier\" belongs to a follow-up (deepr ask RUN_ID QUESTION)",
-                ));
-            };
-            Arc::clone(read) as Arc<dyn deepr_orchestrator::SearchProvider>
-        } else if source == "corpus" {
-            let Some(index) = index else {
-                return Err(usage("--sources corpus needs --corpus DIR"));
-            };
-            Arc::new(CorpusSearch(Arc::clone(index)))
-        } else {
-            let api = deepr_providers::WebApi::parse(source)
-                .ok_or_else(|| usage(format!("source {source:?} is unknown; use corpus, wikipedia, arxiv, hn, searxng, brave, tavily")))?;
-            let key = api.key_var().and_then(|var| std::env::var(var).ok());
-            Arc::new(
-                deepr_providers::WebSearch::new(
-                    api,
-                    record.source_urls.get(source).map(String::as_str),
-                    key,
-                    CALL_TIMEOUT,
+        let provider: Arc<dyn deepr_orchestrator::SearchProvider> =
+            if source == deepr_providers::EARLIER {
+                let Some(read) = earlier else {
+                    return Err(usage(
+                        "source \"earlier\" belongs to a follow-up (deepr ask RUN_ID QUESTION)",
+                    ));
+                };
+                Arc::clone(read) as Arc<dyn deepr_orchestrator::SearchProvider>
+            } else if source == "corpus" {
+                let Some(index) = index else {
+                    return Err(usage("--sources corpus needs --corpus DIR"));
+                };
+                Arc::new(CorpusSearch(Arc::clone(index)))
+            } else {
+                let api = deepr_providers::WebApi::parse(source).ok_or_else(|| {
+                    usage(format!(
+                        "source {source:?} is unknown; use {}",
+                        crate::request::source_names().join(", ")
+                    ))
+                })?;
+                let key = api.key_var().and_then(|var| std::env::var(var).ok());
+                Arc::new(
+                    deepr_providers::WebSearch::new(
+                        api,
+                        record.source_urls.get(source).map(String::as_str),
+                        key,
+                        CALL_TIMEOUT,
+                    )
+                    .map_err(usage)?
+                    .with_cache(web_cache.clone()),
                 )
-                .map_err(usage)?
-                .with_cache(web_cache.clone()),
-            )
-        };
+            };
         searches.push(if !search_latency.is_zero() {
             Arc::new(deepr_orchestrator::simulate::SlowSearch {
                 inner: provider,

@@ -153,8 +153,8 @@ mod tests {
         for (name, _) in Reading::VALUES {
             assert_eq!(Reading::from_name(name).map(Reading::as_str), Some(name));
         }
-        assert_eq!(Depth::Deep.plan().extra_rounds, 3);
-        assert!(Depth::Quick.plan().max_subquestions < Depth::Standard.plan().max_subquestions);
+        assert_eq!(Depth::Deep.limits().extra_rounds, 3);
+        assert!(Depth::Quick.limits().max_subquestions < Depth::Standard.limits().max_subquestions);
         let refused = parse("depth = \"fast\"").err().unwrap_or_default();
         assert!(refused.contains("`quick`, `standard`, `deep`"), "{refused}");
     }

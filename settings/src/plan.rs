@@ -87,7 +87,7 @@ pub fn parse_plan(text: &str) -> Result<ResearchPlan, PlanError> {
     })?;
     let topic = topic_of(text, &file.topic)?;
     let depth = *file.depth.get_ref();
-    let max = depth.plan().max_subquestions;
+    let max = depth.limits().max_subquestions;
     if file.subquestions.is_empty() {
         return Err(at(
             Some(line_of(text, file.depth.span().start)),
@@ -251,9 +251,9 @@ pub fn render_plan(plan: &ResearchPlan, notes: &[String]) -> String {
     out.push_str(&format!("topic = {}\n", toml_string(&plan.topic)));
     out.push_str(&format!(
         "# quick: at most {}, standard: {}, deep: {} subquestions\n",
-        Depth::Quick.plan().max_subquestions,
-        Depth::Standard.plan().max_subquestions,
-        Depth::Deep.plan().max_subquestions
+        Depth::Quick.limits().max_subquestions,
+        Depth::Standard.limits().max_subquestions,
+        Depth::Deep.limits().max_subquestions
     ));
     out.push_str(&format!("depth = \"{}\"\n", plan.depth.as_str()));
     for question in &plan.subquestions {

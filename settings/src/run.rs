@@ -44,7 +44,7 @@ impl Depth {
     /// · 47 % of the key facts, 6 covered 54 · 31 · 30 · 58 %), no deepening. Standard:
     /// 5–10 (aim 6), 5 claims (8 for a brief's), one deepening round. Deep: 10–20 (aim
     /// 12), 6 claims (8), three.
-    pub const fn plan(self) -> DepthLimits {
+    pub const fn limits(self) -> DepthLimits {
         let (min, max, target, claims, brief_claims, rounds) = match self {
             Self::Quick => (1, 5, 4, 4, 6, 0),
             Self::Standard => (5, 10, 6, 5, 8, 1),
@@ -63,7 +63,7 @@ impl Depth {
     /// Claims each subquestion's extractor may return; `brief_with_parts`: the topic is a
     /// brief with several parts ([`DepthLimits::brief_claims_per_subquestion`]).
     pub fn claims_per_subquestion(self, brief_with_parts: bool) -> usize {
-        let plan = self.plan();
+        let plan = self.limits();
         if brief_with_parts {
             plan.brief_claims_per_subquestion
         } else {

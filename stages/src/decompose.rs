@@ -156,13 +156,13 @@ pub async fn run(
     scout: &ScoutOut,
     models: Models<'_>,
 ) -> (DecomposeOut, Vec<LedgerEntry>) {
-    let plan = depth.plan();
-    let max = plan.max_subquestions;
+    let limits = depth.limits();
+    let max = limits.max_subquestions;
     let input = Input {
         topic: topic.to_string(),
-        min: plan.min_subquestions,
+        min: limits.min_subquestions,
         max,
-        target: plan.target_subquestions,
+        target: limits.target_subquestions,
         headings: scout.headings.clone(),
         titles: scout.docs.iter().map(|d| d.title.clone()).collect(),
         parts: deepr_tasks::brief::parse_brief(topic).parts,

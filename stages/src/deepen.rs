@@ -189,7 +189,7 @@ pub async fn run(
     scored: &BTreeMap<String, ScoreOut>,
     models: Models<'_>,
 ) -> (DeepenOut, Vec<LedgerEntry>) {
-    let limit = depth.plan().extra_rounds;
+    let limit = depth.limits().extra_rounds;
     let taken = open_followups(
         topic,
         subquestions,

@@ -96,13 +96,13 @@ fn one(
 /// The range for `depth` and `strategy`; `reading`: how a model extractor reads, `None`
 /// for the offline model (its ranked share, and no triage call).
 pub fn estimate(depth: Depth, strategy: Strategy, reading: Option<Reading>) -> Estimate {
-    let plan = depth.plan();
-    let (min, max) = (plan.min_subquestions, plan.max_subquestions);
+    let limits = depth.limits();
+    let (min, max) = (limits.min_subquestions, limits.max_subquestions);
     // A brief's subquestions may take more claims: the high estimate allows for them.
-    let claims = plan
+    let claims = limits
         .claims_per_subquestion
-        .max(plan.brief_claims_per_subquestion) as u64;
-    let extra = u64::from(plan.extra_rounds);
+        .max(limits.brief_claims_per_subquestion) as u64;
+    let extra = u64::from(limits.extra_rounds);
     let (calls_low, tokens_low) = one(min as u64, 0, claims.div_ceil(2), strategy, reading);
     let (calls_high, tokens_high) = one(max as u64, extra, claims, strategy, reading);
     Estimate {

@@ -96,7 +96,7 @@ pub async fn run_research(
     while !round_subqs.is_empty() {
         // The depth's last round deepens no further: its joins (conflict, deepen) run
         // beside the writers, which need neither (only the summary reads conflicts).
-        let last = round >= cx.config.depth.plan().extra_rounds;
+        let last = round >= cx.config.depth.limits().extra_rounds;
         let dag = round_dag(&cx, round, &round_subqs, &origin, &earlier_extracts, !last)?;
         run_phase(executor, dag, &mut done).await?;
         if last {

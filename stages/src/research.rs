@@ -38,7 +38,7 @@ pub mod node_id {
     }
 }
 
-// Depth, its plan and the strategy are settings a config file names: they live in
+// Depth, its limits and the strategy are settings a config file names: they live in
 // `deepr-settings`, typed from the file to the stages.
 pub use deepr_settings::plan::MAX_PLAN_BYTES;
 pub use deepr_settings::{

@@ -42,6 +42,23 @@ use connection::connect;
 use heartbeat::Heartbeat;
 use settled::{done, Settle};
 
+/// The note of a run released because a provider stayed unavailable.
+const UNAVAILABLE: &str = "a provider stayed unavailable; checkpoints kept";
+/// The end of the note of a run released because a provider refused the credentials.
+const AUTH_REFUSED: &str = "a provider refused the credentials it has; left for another worker";
+
+/// How a parked run ended, when its last release says (a provider unavailable, the
+/// credentials refused): the exit status a local run would have had. `None`: it failed.
+pub fn parked_status(note: &str) -> Option<ExitStatus> {
+    if note.ends_with(UNAVAILABLE) {
+        Some(ExitStatus::Unavailable)
+    } else if note.ends_with(AUTH_REFUSED) {
+        Some(ExitStatus::AuthRefused)
+    } else {
+        None
+    }
+}
+
 /// A claim's lease unless `--lease` says otherwise (seconds).
 pub const LEASE_SECS: u64 = 30;
 
@@ -139,9 +156,13 @@ async fn work(
     // First Ctrl-C/SIGTERM: stop claiming, let held runs checkpoint and release them.
     // Second: exit at once (their leases run out and other workers resume them).
     let flag = Arc::clone(&stop);
+    // Which signal stopped it, for the exit status (0 until one does).
+    let caught = Arc::new(std::sync::atomic::AtomicU8::new(0));
+    let caught_by = Arc::clone(&caught);
     let (first, second) = (voice.clone(), voice.clone());
     deepr_session::signals::on_interrupt(
-        move |_| {
+        move |signal| {
+            caught_by.store(signal.code(), Ordering::SeqCst);
             flag.store(true, Ordering::SeqCst);
             first.trouble("\ndeepr worker: stopping — held runs checkpoint and go back to the queue (press Ctrl-C again to quit at once)");
         },
@@ -205,9 +226,9 @@ async fn work(
         }
     }
     while held.join_next().await.is_some() {}
-    Ok(match stop.load(Ordering::SeqCst) {
-        true => ExitStatus::Interrupted(Signal::Interrupt),
-        false => ExitStatus::Success,
+    Ok(match Signal::from_code(caught.load(Ordering::SeqCst)) {
+        Some(signal) => ExitStatus::Interrupted(signal),
+        None => ExitStatus::Success,
     })
 }
 
@@ -411,7 +432,7 @@ fn settle(
     };
     match ended {
         // A worker's session is never a dry run or plan-only (those run locally).
-        Ok(SessionEnd::Finished(..) | SessionEnd::Planned | SessionEnd::PlanWritten(_)) => {
+        Ok(SessionEnd::Finished(..) | SessionEnd::Previewed | SessionEnd::PlanWritten(_)) => {
             done("finished", None, state_dir, &worker.mirror, job, local_out)
         }
         Ok(SessionEnd::Incomplete {
@@ -433,13 +454,10 @@ fn settle(
         Ok(SessionEnd::Incomplete {
             shortfall: Shortfall::Unavailable,
             ..
-        }) => release(60, "a provider stayed unavailable; checkpoints kept".into()),
-        Ok(SessionEnd::AuthRefused { .. }) => release(
-            attempt_pause,
-            format!(
-                "worker {name}: a provider refused the credentials it has; left for another worker"
-            ),
-        ),
+        }) => release(60, UNAVAILABLE.into()),
+        Ok(SessionEnd::AuthRefused { .. }) => {
+            release(attempt_pause, format!("worker {name}: {AUTH_REFUSED}"))
+        }
         Err(Failure::Usage(message)) => release(attempt_pause, format!("worker {name}: {message}")),
         Err(Failure::Run(error)) => release(
             attempt_pause,
@@ -450,4 +468,26 @@ fn settle(
 
 fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or_default().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parked_run_ends_as_a_local_run_of_its_last_release_would() {
+        let parked = |last: &str| format!("parked after 5 attempts; last: {last}");
+        assert_eq!(
+            parked_status(&parked(UNAVAILABLE)),
+            Some(ExitStatus::Unavailable)
+        );
+        assert_eq!(
+            parked_status(&parked(&format!("worker h/1: {AUTH_REFUSED}"))),
+            Some(ExitStatus::AuthRefused)
+        );
+        assert_eq!(
+            parked_status(&parked("worker h/1: openai:x needs OPENAI_API_KEY")),
+            None
+        );
+    }
 }

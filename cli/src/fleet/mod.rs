@@ -183,6 +183,12 @@ pub async fn follow(
                 });
             }
             "failed" | "parked" => {
+                let note = row.note.as_deref().unwrap_or_default();
+                // Parked by an outage or refused credentials: the code a local run gives.
+                if let Some(status) = deepr_worker::parked_status(note) {
+                    errln!("deepr: run {run_id} {}", row.describe());
+                    return Ok(status);
+                }
                 return Err(Failure::Run(anyhow::anyhow!(
                     "run {run_id} {}",
                     row.describe()

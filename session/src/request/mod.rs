@@ -24,7 +24,7 @@ pub use follow_up::prepare_follow_up;
 pub use refresh::{prepare_refresh, Refreshed};
 pub use validate::{
     check_budget, check_concurrency, check_corpus, check_io_concurrency, check_topic, db_url,
-    db_url_in, out_of, prepare_out, simulation_of, validate, ValidRun,
+    db_url_in, out_of, prepare_out, simulation_of, source_names, validate, ValidRun,
 };
 
 /// What every request shares, whichever command or tool made it: where runs live,
@@ -33,10 +33,9 @@ pub use validate::{
 pub struct Globals {
     /// `--state-dir` (else `DEEPR_STATE_DIR`, else the XDG state dir).
     pub state_dir: Option<PathBuf>,
-    /// `--quiet` and `--json`: how the command line shows what it hears (the library
+    /// `--quiet`: the command line's own lines say nothing but errors (the library
     /// only hands its sessions `events`).
     pub quiet: bool,
-    pub json: bool,
     /// Who hears the sessions' progress events (none: no one).
     pub events: Option<crate::options::EventSink>,
     /// `--config` (else the XDG config file, if it exists).
@@ -124,7 +123,8 @@ pub struct RunRequest {
     /// The research topic or question (with --plan: the plan's, unless given).
     #[cfg_attr(feature = "cli", arg(required_unless_present = "plan"))]
     pub topic: Option<String>,
-    /// A folder of .md, .txt and .html documents to research.
+    /// A folder of documents to research: Markdown, text, HTML, PDF, Word, PowerPoint,
+    /// Excel, CSV, email and chat exports (docs/corpus.md lists them).
     #[cfg_attr(feature = "cli", arg(long, value_name = "DIR"))]
     pub corpus: Option<PathBuf>,
     /// Search providers, comma-separated: corpus, wikipedia, arxiv, hn, searxng, brave
@@ -144,7 +144,7 @@ pub struct RunRequest {
     pub follow_links: bool,
     /// Candidate sentences a model extractor reads per subquestion (1–200; the offline
     /// heuristic reads its own smaller share).
-    #[cfg_attr(feature = "cli", arg(long, value_name = "N", default_value_t = deepr_stages::extract::DEFAULT_MODEL_POOL, value_parser = parse_model_pool))]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N", default_value_t = deepr_stages::extract::DEFAULT_MODEL_POOL))]
     pub model_pool: usize,
     /// Report path (default: a slug of the topic in the current folder); report.json is written beside it.
     #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
@@ -318,13 +318,4 @@ pub fn parse_reading(value: &str) -> Result<deepr_settings::Reading, String> {
             .collect();
         format!("{value:?} is no reading; use {}", names.join(" or "))
     })
-}
-
-/// `--model-pool N`: a whole number from 1 to 200.
-#[cfg(feature = "cli")]
-fn parse_model_pool(value: &str) -> Result<usize, String> {
-    match value.trim().parse::<usize>() {
-        Ok(n) if (1..=200).contains(&n) => Ok(n),
-        _ => Err(format!("{value:?} is not a whole number from 1 to 200")),
-    }
 }
