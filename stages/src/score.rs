@@ -159,7 +159,7 @@ fn lexical(
         (1.0 + sentence_count.max(1) as f64 / n).ln()
     };
     let brief = deepr_tasks::brief::parse_brief(topic);
-    let weighted = term_weights(&question_terms, brief.subject(topic), &idf);
+    let weighted = term_weights(&question_terms, &brief.subject(topic), &idf);
     let total_weight: f64 = weighted.values().sum();
 
     // A brief that asks for specifics (numbers, dates, names) is answered by units that

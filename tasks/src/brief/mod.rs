@@ -15,6 +15,7 @@ use entities::entities;
 
 mod entities;
 mod lists;
+mod reader;
 mod subjects;
 pub use lists::list_items;
 use lists::{clean_part, enumeration, numbered_parts, ENUMERATION_LEADS};
@@ -134,12 +135,14 @@ impl Brief {
         self.parts.len() >= 2
     }
 
-    /// What the brief parsed from `topic` is about, for ranking ([`subject_text`]).
-    pub fn subject<'a>(&'a self, topic: &'a str) -> &'a str {
+    /// What the brief parsed from `topic` is about, for ranking ([`subject_text`]): its
+    /// context's words about its subject ([`reader::subject_words`]: the reader's own
+    /// clauses give only their names), else the topic.
+    pub fn subject(&self, topic: &str) -> String {
         if self.parts.len() >= 2 && !self.context.trim().is_empty() {
-            &self.context
+            reader::subject_words(&self.context)
         } else {
-            topic
+            topic.to_string()
         }
     }
 
@@ -218,7 +221,7 @@ impl Brief {
 /// parts — each subquestion carries its own — or the writing instructions), else the
 /// topic itself.
 pub fn subject_text(topic: &str) -> String {
-    parse_brief(topic).subject(topic).to_string()
+    parse_brief(topic).subject(topic)
 }
 
 /// Parse `text` into a [`Brief`].
