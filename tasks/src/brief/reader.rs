@@ -9,10 +9,12 @@
 
 use super::entities::entities;
 
-/// Words that put the reader in a clause: the asker speaking of itself or to the writer.
+/// Words that make the reader a clause's actor: the asker speaking of itself ("I
+/// need", "we're weighing") or to the writer ("could you"). A possessive is not one:
+/// "our billing service" is the subject.
 const READER_WORDS: &[&str] = &[
-    "i", "i'm", "i've", "i'd", "we", "we're", "we've", "we'd", "our", "ours", "my", "me", "us",
-    "you", "you're", "your",
+    "i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've", "we'd", "we'll", "you", "you're",
+    "you've", "you'd", "you'll",
 ];
 
 /// Where a clause about the subject turns to the occasion of the request: its words
@@ -117,6 +119,16 @@ mod tests {
                 "the Lanthorn Valley Transit Authority (LVTA) ahead of its upcoming bond sale."
             ),
             "the Lanthorn Valley Transit Authority (LVTA)"
+        );
+    }
+
+    #[test]
+    fn a_possessive_is_no_reader() {
+        assert_eq!(
+            subject_words(
+                "Research the migration of our billing service from MySQL to PostgreSQL."
+            ),
+            "Research the migration of our billing service from MySQL to PostgreSQL"
         );
     }
 
