@@ -24,7 +24,9 @@ use crate::terms::{content_terms, numbers};
 /// a quote's "2014-03-01".
 /// 4: the numbers of the cited documents' titles and dates count as held (a sentence
 /// may name its source).
-pub const VERSION: u32 = 4;
+/// 5: a quote's snake_case label (`rail_otp_pct`) holds its words for the shared-word
+/// floor.
+pub const VERSION: u32 = 5;
 
 /// Content words a sentence must share with its quotes (or all it has, if fewer).
 pub const SHARED_WORDS_FLOOR: usize = 2;
@@ -160,7 +162,12 @@ pub fn check_sentence(
     }
     verbatim_terms_held(text, &evidence)?;
     let own: BTreeSet<String> = content_terms(text).into_iter().collect();
-    let theirs: BTreeSet<String> = content_terms(&evidence).into_iter().collect();
+    // A column named `rail_otp_pct` (a table row's label) holds the words rail, otp and
+    // pct as well as the identifier.
+    let theirs: BTreeSet<String> = content_terms(&evidence)
+        .into_iter()
+        .chain(content_terms(&evidence.replace('_', " ")))
+        .collect();
     let shared = own.intersection(&theirs).count();
     let needed = own.len().clamp(1, SHARED_WORDS_FLOOR);
     if shared < needed {
@@ -208,6 +215,29 @@ mod tests {
         let claims = claims();
         let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
         check_sentence(text, &ids, |id| claims.get(id).cloned())
+    }
+
+    #[test]
+    fn a_rows_snake_case_labels_hold_their_words() {
+        let row = CitedClaim {
+            verdict: Verdict::Supported,
+            quotes: vec!["quarter: Q3 FY26 · bus_otp_pct: 84.7 · rail_otp_pct: 93.1".into()],
+            sources: Vec::new(),
+        };
+        let ids = vec!["r1".to_string()];
+        let lookup = |_: &str| Some(row.clone());
+        assert_eq!(
+            check_sentence("Rail on-time performance slipped to 93.1%.", &ids, lookup),
+            Err(Ungrounded::FewSharedWords {
+                shared: 1,
+                needed: 2
+            }),
+            "on-time and performance are not in the row"
+        );
+        assert_eq!(
+            check_sentence("Rail OTP was 93.1% in the quarter.", &ids, lookup),
+            Ok(())
+        );
     }
 
     #[test]

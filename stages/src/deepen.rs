@@ -528,6 +528,7 @@ mod tests {
             ScoreOut {
                 sources: vec![crate::types::ScoredSource {
                     off_topic: None,
+                    background: false,
                     doc: document,
                     relevance: 0.5,
                     authority: 0.8,

@@ -224,7 +224,18 @@ fn write_dag(
             })
         })
         .collect();
-    let words = crate::write::section_words(cx.config.depth, sections.len());
+    let stated: Vec<usize> = sections
+        .iter()
+        .map(|section| {
+            claims
+                .iter()
+                .filter(|(c, v)| {
+                    crate::write::usable(*v) && section.iter().any(|s| s.id == c.subquestion)
+                })
+                .count()
+        })
+        .collect();
+    let shares = crate::write::section_shares(cx.config.depth, &stated);
     let documents: Arc<crate::write::DocumentNames> = Arc::new(
         gathered
             .sources
@@ -247,7 +258,7 @@ fn write_dag(
         late_conflicts.push(node_id::join(round, "conflict"));
     }
     let mut section_ids = Vec::new();
-    for section in sections {
+    for (section, words) in sections.into_iter().zip(shares) {
         section_ids.push(node_id::section(&section[0].id));
         add(
             &mut dag,

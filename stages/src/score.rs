@@ -107,7 +107,18 @@ pub async fn run(
     );
     let (scored, rerank) = match embedder {
         None => (scored, None),
-        Some(embedder) => crate::rerank::rerank(scored, topic, archive, embedder).await,
+        Some(embedder) => {
+            // A brief's subquestion asks about one of its parts: its candidates are
+            // compared with what it asks, not with the whole brief (every subquestion's
+            // pool was pulled towards the same brief-wide sentences). A question's
+            // subquestions are compared with the question the user asked.
+            let meaning = if deepr_tasks::brief::parse_brief(topic).has_parts() {
+                ranking_question
+            } else {
+                topic
+            };
+            crate::rerank::rerank(scored, meaning, archive, embedder).await
+        }
     };
     let candidates = scored
         .into_iter()
@@ -194,6 +205,7 @@ fn lexical(
         // An off-topic document (the office's paperwork) gives no candidate.
         let headings = crate::decompose::outline_headings(&source.doc.outline, &text.text);
         source.off_topic = earlier.scopes.off_topic(&source.doc, &headings, &brief);
+        source.background = earlier.scopes.is_background(&source.doc.content_sha256);
         if source.off_topic.is_none() {
             scored.extend(units_of(
                 source,

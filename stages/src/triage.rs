@@ -63,6 +63,15 @@ impl TriageOut {
     }
 }
 
+impl TriageOut {
+    /// Whether triage judged `content_sha256` background.
+    pub fn is_background(&self, content_sha256: &str) -> bool {
+        self.verdicts
+            .get(content_sha256)
+            .is_some_and(|judged| judged.scope == Scope::Background)
+    }
+}
+
 /// How a document is shown to the model: what it is, not what it says.
 fn shown(id: String, doc: &DocMeta, text: &ArchivedText) -> Document {
     let headings: Vec<String> = crate::decompose::outline_headings(&doc.outline, &text.text)

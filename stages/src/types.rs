@@ -76,6 +76,10 @@ pub struct ScoredSource {
     /// none of its units is a candidate and it is never followed up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub off_topic: Option<String>,
+    /// Triage judged it background (about the subject, context rather than the facts
+    /// asked): its units may be quoted, but it is never followed up as a subject.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub background: bool,
 }
 
 /// A candidate sentence shown to the extractor under a prompt-local ID.

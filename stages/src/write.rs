@@ -20,7 +20,8 @@ use crate::types::{ClaimDraft, SectionOut, Subq};
 /// summary's share is kept out of the sections'.
 /// 3: a claim restating an earlier section's is not handed to a writer ([`at_home`]).
 /// 4: ... unless it states a figure the earlier section's claims did not.
-pub const STAGE_VERSION: u32 = 4;
+/// 5: the depth's words are shared by the claims each section may state.
+pub const STAGE_VERSION: u32 = 5;
 /// Longest sentence kept, in characters (a quote may span two sentences, and the
 /// offline writer may write a quote as it is); a longer one is dropped, never cut.
 pub const MAX_SENTENCE_CHARS: usize = 1500;
@@ -206,10 +207,23 @@ const WORDS_PER_CLAIM: usize = 45;
 /// Fewest words a section is asked for.
 const MIN_SECTION_WORDS: usize = 60;
 
-/// A section's share of the depth's words, the summary's share set aside.
-pub fn section_words(depth: Depth, sections: usize) -> usize {
+/// Each section's share of the depth's words, the summary's share set aside: in
+/// proportion to the claims it may state (`claims`, per section), so that a section its
+/// follow-ups joined is not asked to say twice as much in the same words; at least
+/// [`MIN_SECTION_WORDS`].
+pub fn section_shares(depth: Depth, claims: &[usize]) -> Vec<usize> {
     let body = body_words(depth) as f64 * (1.0 - SUMMARY_SHARE);
-    (body as usize / sections.max(1)).max(MIN_SECTION_WORDS)
+    let total: usize = claims.iter().sum();
+    claims
+        .iter()
+        .map(|&n| {
+            let share = match total {
+                0 => body / claims.len().max(1) as f64,
+                _ => body * n as f64 / total as f64,
+            };
+            (share as usize).max(MIN_SECTION_WORDS)
+        })
+        .collect()
 }
 
 /// The words a section is asked for: its share, bounded by its evidence — a section
@@ -560,13 +574,16 @@ mod tests {
     #[test]
     fn section_words_follow_the_depth_and_the_evidence() {
         // Four sections at quick depth: the body, summary included, stays within 800.
-        let share = section_words(Depth::Quick, 4);
-        assert!(
-            share * 4 + (800.0 * SUMMARY_SHARE) as usize <= 800,
-            "{share}"
-        );
-        assert!(section_words(Depth::Standard, 6) > section_words(Depth::Quick, 6));
-        assert!(section_words(Depth::Deep, 6) > section_words(Depth::Standard, 6));
+        let shares = section_shares(Depth::Quick, &[4, 4, 4, 4]);
+        let sum: usize = shares.iter().sum();
+        assert!(sum + (800.0 * SUMMARY_SHARE) as usize <= 800, "{shares:?}");
+        let standard = section_shares(Depth::Standard, &[5; 6]);
+        assert!(standard[0] > shares[0]);
+        assert!(section_shares(Depth::Deep, &[5; 6])[0] > standard[0]);
+        // A section with twice the claims gets twice the words; none gets nothing.
+        let uneven = section_shares(Depth::Standard, &[12, 6, 6, 0]);
+        assert_eq!(uneven[0], 2 * uneven[1]);
+        assert_eq!(uneven[3], MIN_SECTION_WORDS);
         // Two claims bound a section well below its share; many claims do not raise it.
         assert_eq!(evidence_words(400, 2), 90);
         assert_eq!(evidence_words(400, 40), 400);

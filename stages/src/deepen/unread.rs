@@ -139,9 +139,11 @@ fn found_documents<'a>(
         };
         for source in &out.sources {
             let doc = &source.doc;
-            // An off-topic document (triage) is never followed up.
+            // An off-topic or background document (triage) is never followed up: the
+            // one shares the brief's words only, the other gives context, not facts.
             if cited.contains(doc.content_sha256.as_str())
                 || source.off_topic.is_some()
+                || source.background
                 || doc.outline.is_stale()
                 || doc.outline.is_draft()
             {
@@ -198,6 +200,7 @@ mod tests {
     fn source(key: &str, title: &str, status: Option<&str>, score: f64) -> ScoredSource {
         ScoredSource {
             off_topic: None,
+            background: false,
             doc: DocMeta {
                 doc_key: key.into(),
                 locator: key.into(),

@@ -75,6 +75,7 @@ fn with_sources(mut out: ScoreOut, docs: &[(&str, Option<&str>)]) -> ScoreOut {
         .iter()
         .map(|(doc, status)| crate::types::ScoredSource {
             off_topic: None,
+            background: false,
             doc: deepr_orchestrator::DocMeta {
                 doc_key: doc.to_string(),
                 locator: doc.to_string(),

@@ -57,6 +57,7 @@ pub(super) fn score_sources(
         let score = round4(0.6 * relevance + 0.25 * authority + 0.15 * recency);
         sources.push(ScoredSource {
             off_topic: None,
+            background: false,
             doc: doc.clone(),
             relevance: round4(relevance),
             authority,

@@ -270,6 +270,7 @@ fn the_best_units_of_documents_not_read_whole_are_shown_too() {
                 recency: 1.0,
                 score: 1.0,
                 off_topic: None,
+                background: false,
             })
             .collect(),
         candidates,
