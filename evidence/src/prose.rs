@@ -26,7 +26,9 @@ use crate::terms::{content_terms, numbers};
 /// may name its source).
 /// 5: a quote's snake_case label (`rail_otp_pct`) holds its words for the shared-word
 /// floor.
-pub const VERSION: u32 = 5;
+/// 6: a term in quotation marks may be a cited document's title ("According to the
+/// “Q1 2026 Operations Review”").
+pub const VERSION: u32 = 6;
 
 /// Content words a sentence must share with its quotes (or all it has, if fewer).
 pub const SHARED_WORDS_FLOOR: usize = 2;
@@ -108,14 +110,27 @@ pub fn check_heading(heading: &str, quotes: &[String]) -> Result<(), Ungrounded>
     {
         return Err(Ungrounded::Number(n));
     }
-    verbatim_terms_held(heading, &evidence)
+    verbatim_terms_held(heading, &evidence, &[])
 }
 
-/// Are the terms `text` quotes and the code it names all in the evidence?
-fn verbatim_terms_held(text: &str, evidence: &str) -> Result<(), Ungrounded> {
+/// Are the terms `text` quotes and the code it names all in the evidence? A quoted
+/// term may also be the name of a cited document (`sources`): "According to the
+/// “Q1 2026 Operations Review”, …" names its source.
+fn verbatim_terms_held(text: &str, evidence: &str, sources: &[String]) -> Result<(), Ungrounded> {
     let evidence_folded = normalise(evidence).to_lowercase();
     let held = |t: &String| evidence_folded.contains(&normalise(t).to_lowercase());
-    if let Some(term) = quoted_terms(text).into_iter().find(|t| !held(t)) {
+    let names: Vec<String> = sources
+        .iter()
+        .map(|s| normalise(s).to_lowercase())
+        .collect();
+    let names_it = |t: &String| {
+        let term = normalise(t).to_lowercase();
+        !term.trim().is_empty() && names.iter().any(|n| n.contains(&term))
+    };
+    if let Some(term) = quoted_terms(text)
+        .into_iter()
+        .find(|t| !held(t) && !names_it(t))
+    {
         return Err(Ungrounded::QuotedTerm(term));
     }
     if let Some(term) = code_terms(text).into_iter().find(|t| !held(t)) {
@@ -160,7 +175,7 @@ pub fn check_sentence(
     {
         return Err(Ungrounded::Number(n));
     }
-    verbatim_terms_held(text, &evidence)?;
+    verbatim_terms_held(text, &evidence, &sources)?;
     let own: BTreeSet<String> = content_terms(text).into_iter().collect();
     // A column named `rail_otp_pct` (a table row's label) holds the words rail, otp and
     // pct as well as the identifier.
@@ -215,6 +230,29 @@ mod tests {
         let claims = claims();
         let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
         check_sentence(text, &ids, |id| claims.get(id).cloned())
+    }
+
+    #[test]
+    fn a_cited_documents_title_may_be_quoted() {
+        let claims = claims();
+        let ids = vec!["c1".to_string()];
+        let lookup = |id: &str| claims.get(id).cloned();
+        assert_eq!(
+            check_sentence(
+                "According to the \"Pager Notes\", the default page size is 4096 bytes.",
+                &ids,
+                lookup
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            check_sentence(
+                "According to the \"Pager Handbook\", the default page size is 4096 bytes.",
+                &ids,
+                lookup
+            ),
+            Err(Ungrounded::QuotedTerm("Pager Handbook".into()))
+        );
     }
 
     #[test]

@@ -26,7 +26,8 @@ mod unread;
 /// 2: the brief's subjects the plan had no room for are followed up first.
 /// 3: the current documents found that no claim quotes are followed up too (after a
 /// model's plan as well); subjects, thin subquestions and documents take turns.
-pub const STAGE_VERSION: u32 = 3;
+/// 4: a document triage judged background is never followed up.
+pub const STAGE_VERSION: u32 = 4;
 /// A subquestion with fewer supported claims than this is thin.
 pub const MIN_SUPPORTED: usize = 2;
 /// Most follow-ups per round.

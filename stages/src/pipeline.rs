@@ -216,25 +216,20 @@ fn write_dag(
     }
     let planned = crate::write::sections(&gathered.subquestions);
     let claims = Arc::new(crate::write::at_home(gathered.claims, &planned));
-    let sections: Vec<Vec<Subq>> = planned
+    // Each section with the claims it may state; one with none is not written.
+    let (sections, stated): (Vec<Vec<Subq>>, Vec<usize>) = planned
         .into_iter()
-        .filter(|section| {
-            claims.iter().any(|(c, v)| {
-                crate::write::usable(*v) && section.iter().any(|s| s.id == c.subquestion)
-            })
-        })
-        .collect();
-    let stated: Vec<usize> = sections
-        .iter()
         .map(|section| {
-            claims
+            let usable = claims
                 .iter()
                 .filter(|(c, v)| {
                     crate::write::usable(*v) && section.iter().any(|s| s.id == c.subquestion)
                 })
-                .count()
+                .count();
+            (section, usable)
         })
-        .collect();
+        .filter(|(_, usable)| *usable > 0)
+        .unzip();
     let shares = crate::write::section_shares(cx.config.depth, &stated);
     let documents: Arc<crate::write::DocumentNames> = Arc::new(
         gathered

@@ -55,7 +55,10 @@ use crate::units::{is_front_matter, is_whole_block, states_a_figure, title_block
 /// unit; quoted replies and signatures are none.
 /// 11: the lines under a document's title that name it — organisation, date, place,
 /// no amount, no final stop — are no unit ("… - Board meeting, 20 October 2026").
-pub const STAGE_VERSION: u32 = 11;
+/// 12: a brief's context adds what it says of its subject, not of its reader
+/// (`Brief::subject`); the embedding model compares a brief's candidates with their
+/// subquestion; a source triage judged background is marked (deepening skips it).
+pub const STAGE_VERSION: u32 = 12;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
 /// Weight of a topic term that is not a term of the subquestion.

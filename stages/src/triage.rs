@@ -61,9 +61,7 @@ impl TriageOut {
             None => deepr_tasks::triage::off_topic(&doc.title, headings, brief),
         }
     }
-}
 
-impl TriageOut {
     /// Whether triage judged `content_sha256` background.
     pub fn is_background(&self, content_sha256: &str) -> bool {
         self.verdicts

@@ -207,21 +207,23 @@ const WORDS_PER_CLAIM: usize = 45;
 /// Fewest words a section is asked for.
 const MIN_SECTION_WORDS: usize = 60;
 
-/// Each section's share of the depth's words, the summary's share set aside: in
-/// proportion to the claims it may state (`claims`, per section), so that a section its
-/// follow-ups joined is not asked to say twice as much in the same words; at least
-/// [`MIN_SECTION_WORDS`].
+/// Each section's share of the depth's words, the summary's share set aside: at least
+/// [`MIN_SECTION_WORDS`] each, and the rest in proportion to the claims it may state
+/// (`claims`, per section), so that a section its follow-ups joined is not asked to say
+/// twice as much in the same words. Together they stay within the body's words unless
+/// the minimums alone exceed them.
 pub fn section_shares(depth: Depth, claims: &[usize]) -> Vec<usize> {
     let body = body_words(depth) as f64 * (1.0 - SUMMARY_SHARE);
+    let rest = (body - (MIN_SECTION_WORDS * claims.len()) as f64).max(0.0);
     let total: usize = claims.iter().sum();
     claims
         .iter()
         .map(|&n| {
-            let share = match total {
-                0 => body / claims.len().max(1) as f64,
-                _ => body * n as f64 / total as f64,
+            let extra = match total {
+                0 => rest / claims.len().max(1) as f64,
+                _ => rest * n as f64 / total as f64,
             };
-            (share as usize).max(MIN_SECTION_WORDS)
+            MIN_SECTION_WORDS + extra as usize
         })
         .collect()
 }
@@ -580,10 +582,17 @@ mod tests {
         let standard = section_shares(Depth::Standard, &[5; 6]);
         assert!(standard[0] > shares[0]);
         assert!(section_shares(Depth::Deep, &[5; 6])[0] > standard[0]);
-        // A section with twice the claims gets twice the words; none gets nothing.
+        // A section with twice the claims gets twice the words beyond the minimum; none
+        // gets less than the minimum, and together they stay within the body.
         let uneven = section_shares(Depth::Standard, &[12, 6, 6, 0]);
-        assert_eq!(uneven[0], 2 * uneven[1]);
+        assert_eq!(
+            uneven[0] - MIN_SECTION_WORDS,
+            2 * (uneven[1] - MIN_SECTION_WORDS)
+        );
         assert_eq!(uneven[3], MIN_SECTION_WORDS);
+        let skewed = section_shares(Depth::Quick, &[20, 1, 1, 1, 1, 1]);
+        let sum: usize = skewed.iter().sum();
+        assert!(sum <= 640, "{skewed:?}");
         // Two claims bound a section well below its share; many claims do not raise it.
         assert_eq!(evidence_words(400, 2), 90);
         assert_eq!(evidence_words(400, 40), 400);

@@ -13,9 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use entities::entities;
 
+mod asker;
 mod entities;
 mod lists;
-mod reader;
 mod subjects;
 pub use lists::list_items;
 use lists::{clean_part, enumeration, numbered_parts, ENUMERATION_LEADS};
@@ -135,12 +135,13 @@ impl Brief {
         self.parts.len() >= 2
     }
 
-    /// What the brief parsed from `topic` is about, for ranking ([`subject_text`]): its
-    /// context's words about its subject ([`reader::subject_words`]: the reader's own
-    /// clauses give only their names), else the topic.
+    /// What the brief parsed from `topic` is about, for ranking ([`subject_text`]): with
+    /// parts and a context, the context's words about its subject
+    /// ([`asker::subject_words`]: the asker's own clauses give only their names — none
+    /// when that is all the context says); else the topic.
     pub fn subject(&self, topic: &str) -> String {
         if self.parts.len() >= 2 && !self.context.trim().is_empty() {
-            reader::subject_words(&self.context)
+            asker::subject_words(&self.context)
         } else {
             topic.to_string()
         }

@@ -12,7 +12,7 @@ use super::entities::entities;
 /// Words that make the reader a clause's actor: the asker speaking of itself ("I
 /// need", "we're weighing") or to the writer ("could you"). A possessive is not one:
 /// "our billing service" is the subject.
-const READER_WORDS: &[&str] = &[
+const ASKER_WORDS: &[&str] = &[
     "i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've", "we'd", "we'll", "you", "you're",
     "you've", "you'd", "you'll",
 ];
@@ -23,7 +23,10 @@ const OCCASION_TURNS: &[&str] = &[
     " ahead of ",
     " in advance of ",
     " in preparation for ",
-    ", from ",
+    ", from the ",
+    ", from its ",
+    ", from their ",
+    ", from our ",
     " from the team's ",
     " from the company's ",
     " from their ",
@@ -34,7 +37,7 @@ const OCCASION_TURNS: &[&str] = &[
 pub fn subject_words(context: &str) -> String {
     let mut kept: Vec<String> = Vec::new();
     for clause in clauses(context) {
-        if speaks_of_reader(clause) {
+        if speaks_of_asker(clause) {
             kept.extend(entities(clause));
         } else {
             // ASCII lower-casing keeps byte offsets, and the turns are ASCII.
@@ -84,14 +87,17 @@ fn clauses(context: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Whether a clause speaks of the asker or to the writer ([`READER_WORDS`]).
-fn speaks_of_reader(clause: &str) -> bool {
-    clause.split_whitespace().any(|word| {
+/// Whether a clause speaks of the asker or to the writer ([`ASKER_WORDS`]). "I" after
+/// a capitalised word is a numeral ("Phase I", "Fund I"), not the asker.
+fn speaks_of_asker(clause: &str) -> bool {
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    words.iter().enumerate().any(|(i, word)| {
         let bare = word
             .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
             .replace('’', "'")
             .to_lowercase();
-        READER_WORDS.contains(&bare.as_str())
+        let numeral = bare == "i" && i > 0 && words[i - 1].starts_with(|c: char| c.is_uppercase());
+        ASKER_WORDS.contains(&bare.as_str()) && !numeral
     })
 }
 
@@ -119,6 +125,18 @@ mod tests {
                 "the Lanthorn Valley Transit Authority (LVTA) ahead of its upcoming bond sale."
             ),
             "the Lanthorn Valley Transit Authority (LVTA)"
+        );
+    }
+
+    #[test]
+    fn a_numeral_i_is_no_asker() {
+        assert_eq!(
+            subject_words("Corvane Fund I LP, a Phase I trial sponsor"),
+            "Corvane Fund I LP, a Phase I trial sponsor"
+        );
+        assert_eq!(
+            subject_words("Since 2024 I have led the Corvane account"),
+            "Corvane"
         );
     }
 
