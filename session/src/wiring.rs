@@ -253,7 +253,7 @@ fn search_providers(
                 let api = deepr_providers::WebApi::parse(source).ok_or_else(|| {
                     usage(format!(
                         "source {source:?} is unknown; use {}",
-                        crate::request::source_names().join(", ")
+                        source_names().join(", ")
                     ))
                 })?;
                 let key = api.key_var().and_then(|var| std::env::var(var).ok());
@@ -490,4 +490,12 @@ fn model_stack(
         journal: Some(Arc::clone(journal)),
         namespace: record.cache_namespace.clone(),
     }))
+}
+
+/// Every source a run may search, by name: the corpus and each web search API (the
+/// request validates `--sources` against it; wiring names it in its errors).
+pub fn source_names() -> Vec<&'static str> {
+    std::iter::once("corpus")
+        .chain(deepr_providers::WebApi::ALL.iter().map(|api| api.name()))
+        .collect()
 }

@@ -21,16 +21,7 @@ use crate::{state, usage, Failure};
 /// ask`, and the MCP server's `ask_followup`).
 pub fn prepare_follow_up(globals: &Globals, args: &FollowUpRequest) -> Result<NewRun, Failure> {
     let state_dir = state::resolve(globals.state_dir.as_deref())?;
-    state::check_run_id(&args.parent)?;
-    let parent = read_run_file(&run_dir(&state_dir, &args.parent))
-        .ok_or_else(|| {
-            usage(format!(
-                "no run {:?} in {}; see `deepr runs list`",
-                args.parent,
-                state_dir.display()
-            ))
-        })?
-        .record;
+    let parent = parent_record(&state_dir, &args.parent)?;
     let question = check_topic(&args.question)?;
     let max_time = check_budget(&args.budget)?;
     let documents = documents_read(&state_dir, &parent.run_id)?;
@@ -166,4 +157,20 @@ fn follow_up(
         lineage: Some(lineage),
         ..parent.clone()
     })
+}
+
+/// The record of the run `parent` names in `state_dir` (a follow-up's or a refresh's
+/// parent); a bad id or a run that is not there is a usage error.
+pub(super) fn parent_record(
+    state_dir: &std::path::Path,
+    parent: &str,
+) -> Result<crate::record::RunRecord, Failure> {
+    state::check_run_id(parent)?;
+    let found = read_run_file(&run_dir(state_dir, parent)).ok_or_else(|| {
+        usage(format!(
+            "no run {parent:?} in {}; see `deepr runs list`",
+            state_dir.display()
+        ))
+    })?;
+    Ok(found.record)
 }

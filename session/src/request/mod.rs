@@ -15,6 +15,7 @@ mod validate;
 
 use std::path::PathBuf;
 
+pub use crate::wiring::source_names;
 pub use config_file::{config_path, load_config, ENV_VARS};
 pub use create::{
     create_run, estimate, estimate_line, fleet_job, make_run_dir, prepare_fleet, prepare_local,
@@ -24,7 +25,7 @@ pub use follow_up::prepare_follow_up;
 pub use refresh::{prepare_refresh, Refreshed};
 pub use validate::{
     check_budget, check_concurrency, check_corpus, check_io_concurrency, check_topic, db_url,
-    db_url_in, out_of, prepare_out, simulation_of, source_names, validate, ValidRun,
+    db_url_in, out_of, prepare_out, simulation_of, validate, ValidRun,
 };
 
 /// What every request shares, whichever command or tool made it: where runs live,

@@ -36,17 +36,8 @@ pub fn prepare_refresh(globals: &Globals, args: &RefreshRequest) -> Result<Refre
         ));
     }
     let state_dir = state::resolve(globals.state_dir.as_deref())?;
-    state::check_run_id(&args.parent)?;
+    let parent = super::follow_up::parent_record(&state_dir, &args.parent)?;
     let parent_dir = run_dir(&state_dir, &args.parent);
-    let parent = read_run_file(&parent_dir)
-        .ok_or_else(|| {
-            usage(format!(
-                "no run {:?} in {}; see `deepr runs list`",
-                args.parent,
-                state_dir.display()
-            ))
-        })?
-        .record;
     if let Some(lineage) = parent
         .lineage
         .as_ref()

@@ -360,7 +360,7 @@ fn check_source(
     let api = deepr_providers::WebApi::parse(source).ok_or_else(|| {
         usage(format!(
             "source {source:?} is unknown; use {}",
-            source_names().join(", ")
+            crate::wiring::source_names().join(", ")
         ))
     })?;
     if api.default_base().is_none() && !source_urls.contains_key(source) {
@@ -377,13 +377,6 @@ fn check_source(
         }
     }
     Ok(())
-}
-
-/// Every source a run may search, by name: the corpus and each web search API.
-pub fn source_names() -> Vec<&'static str> {
-    std::iter::once("corpus")
-        .chain(deepr_providers::WebApi::ALL.iter().map(|api| api.name()))
-        .collect()
 }
 
 /// Every `--allow-host` is `HOST` or `HOST:PORT`.
