@@ -329,6 +329,29 @@ mod tests {
     }
 
     #[test]
+    fn documents_judged_off_topic_or_background_are_never_followed_up() {
+        let plan = [subq("q1", "Finances"), subq("q2", "Fleet")];
+        let mut template = source("legal/msa-template.docx", "Contract template", None, 0.9);
+        template.background = true;
+        let mut brand = source("marketing/brand.pdf", "Brand guidelines", None, 0.8);
+        brand.off_topic = Some("the office's paperwork".into());
+        let register = source("ops/fleet-register.xlsx", "Fleet register", None, 0.5);
+        let scored: BTreeMap<String, ScoreOut> = BTreeMap::from([(
+            "q1".to_string(),
+            ScoreOut {
+                sources: vec![template, brand, register],
+                ..ScoreOut::default()
+            },
+        )]);
+        let followups = unread_documents(BRIEF, &plan, &scored, &[], 0, 4);
+        let asked: Vec<&str> = followups
+            .iter()
+            .filter_map(|f| asked_subject(&f.text))
+            .collect();
+        assert_eq!(asked, ["Fleet register"]);
+    }
+
+    #[test]
     fn a_title_is_one_line_without_quotation_marks_and_bounded() {
         assert_eq!(title_of("  The “Big”\nReport ", "a/b.md"), "The Big Report");
         assert_eq!(title_of("", "reports/q1.csv"), "q1.csv");
