@@ -140,6 +140,7 @@ fn resume_restore(c: &mut Criterion) {
         corpus_files: None,
         user_plan: None,
         shape: Default::default(),
+        earlier: None,
     };
     let store: Arc<dyn CheckpointStore> = Arc::new(
         runtime

@@ -69,7 +69,10 @@ pub async fn session(
         search_fingerprint,
     } = providers_for(state_dir, &run, &options, &archive, index, fleet.as_ref())?;
     keep_sources_seen(&run, &search_fingerprint, &corpus_documents);
-    let config = research_config(&run, &options, search_fingerprint, corpus_files);
+    let mut config = research_config(&run, &options, search_fingerprint, corpus_files);
+    config.earlier =
+        crate::lineage::earlier_reading(state_dir, &run.dir, &run.record, &corpus_documents)?
+            .map(Arc::new);
     if !run.first && preview(&run, &config, &providers, &options).await {
         return Ok(SessionEnd::Previewed);
     }
@@ -146,6 +149,7 @@ fn research_config(
             }
             _ => deepr_stages::research::ReportShape::Article,
         },
+        earlier: None,
     }
 }
 

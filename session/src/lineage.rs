@@ -186,3 +186,60 @@ pub fn first_plan(state_dir: &Path, run_id: &str) -> Result<Vec<(String, Vec<Str
         .map(|s| (s.text, s.queries))
         .collect())
 }
+
+/// What the run a refresh refreshes read and extracted, for its extract steps to start
+/// from ([`deepr_stages::extract::earlier`]): `None` for any other run, for web sources
+/// (a page's change is known only once it is fetched again) and when the earlier run
+/// kept no list of its sources. `corpus_now`: the corpus's documents as indexed now.
+pub fn earlier_reading(
+    state_dir: &Path,
+    dir: &Path,
+    record: &crate::record::RunRecord,
+    corpus_now: &[DocMeta],
+) -> Result<Option<deepr_stages::extract::earlier::EarlierReading>, Failure> {
+    let Some(lineage) = record
+        .lineage
+        .as_ref()
+        .filter(|l| l.relation == Relation::Refresh)
+    else {
+        return Ok(None);
+    };
+    if record.sources.iter().any(|s| s != "corpus") {
+        return Ok(None);
+    }
+    let Some(then) = std::fs::read(dir.join(PARENT_SOURCES))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<SourcesSeen>(&bytes).ok())
+    else {
+        return Ok(None);
+    };
+    let documents: std::collections::BTreeSet<String> = then.documents.into_values().collect();
+    let now: std::collections::BTreeSet<&str> = corpus_now
+        .iter()
+        .map(|d| d.content_sha256.as_str())
+        .collect();
+    let gone = documents
+        .iter()
+        .filter(|sha| !now.contains(sha.as_str()))
+        .cloned()
+        .collect();
+    let store = opened(state_dir, &lineage.parent)?;
+    let nodes = store
+        .finished_nodes()
+        .map_err(|e| Failure::Run(anyhow::anyhow!("run {}'s checkpoints: {e}", lineage.parent)))?;
+    let mut extracted = std::collections::BTreeMap::new();
+    for id in nodes.iter().filter(|id| id.ends_with("/extract")) {
+        let Ok(Some(node)) = store.get_node(id) else {
+            continue;
+        };
+        // A step written by another version is read again by the refresh.
+        if let Ok(out) = serde_json::from_value(node.output) {
+            extracted.insert(id.clone(), (node.key_material, out));
+        }
+    }
+    Ok(Some(deepr_stages::extract::earlier::EarlierReading {
+        documents,
+        gone,
+        extracted,
+    }))
+}

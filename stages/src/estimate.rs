@@ -50,8 +50,7 @@ fn one(
     let rounds = 1 + extra_rounds;
     let judge_calls = match strategy {
         Strategy::Linear | Strategy::FreeQuote => {
-            subquestions.saturating_mul(claims_per).div_ceil(8)
-                + followups.saturating_mul(claims_per).div_ceil(8)
+            total_subqs.saturating_mul(claims_per.div_ceil(crate::judge::BATCH as u64))
         }
         Strategy::PerClaim => 3 * claims,
         Strategy::NoJudge => 0,

@@ -14,6 +14,7 @@ use deepr_tasks::extract_free::{self as free, ExtractFree};
 use crate::model_call::{call_task, Models, TaskCall};
 
 pub mod documents;
+pub mod earlier;
 use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 
 /// 2: candidates quoted with the sentence they lean on carry `sentence_end`.
@@ -25,7 +26,9 @@ use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 /// document has one (`without_stale`, before the partition).
 /// 7: a list item is shown after its list's lead-in, and a claim citing it cites the
 /// lead-in too ([`crate::cited::with_lead_ins`]; free-quote reads whole pages, its quotes as written).
-pub const STAGE_VERSION: u32 = 7;
+/// 8: the key names the subquestion; a refresh reads only new documents' candidates
+/// beside its parent's standing claims ([`earlier`]).
+pub const STAGE_VERSION: u32 = 8;
 
 /// Candidates a model extractor is shown per subquestion unless configured otherwise.
 pub const DEFAULT_MODEL_POOL: usize = 40;
@@ -423,12 +426,20 @@ pub fn node(
     };
     let max = cx.config.depth.claims_per_subquestion(cx.brief_with_parts);
     let llm = crate::model_call::prompt_key(prompt, cx.providers.cheap_models());
-    let mut key = serde_json::json!({"v": STAGE_VERSION, "max": max, "free": free, "pool": if model_reads { pool } else { 0 }, "llm": llm});
+    let mut key = serde_json::json!({"v": STAGE_VERSION, "max": max, "free": free, "pool": if model_reads { pool } else { 0 }, "llm": llm, "subq": subq.text});
     if reads_documents && !free {
         key["reading"] = serde_json::json!({"documents": documents::DOCUMENT_TOKENS, "whole": documents::WHOLE_DOCUMENT_TOKENS, "share": documents::WHOLE_SHARE});
     }
-    let (s, inputs) = (subq.clone(), deps.clone());
     let id = crate::research::node_id::step(round, &subq.id, "extract");
+    // A refresh starts from its parent's claims (free-quote reads pages again).
+    let earlier = match free {
+        true => None,
+        false => cx.config.earlier.as_ref().and_then(|e| e.step(&id, &key)),
+    };
+    if let Some(earlier) = &earlier {
+        key["earlier"] = serde_json::json!(earlier.digest);
+    }
+    let (s, inputs) = (subq.clone(), deps.clone());
     let node = spec(id, "extract", key, move |ctx| async move {
         // Each sentence goes to the one subquestion of the round that ranks it best.
         let mut round_scores = inputs
@@ -454,6 +465,10 @@ pub fn node(
                 }
                 _ => candidates_for(&round_scores, own, model_reads, pool),
             };
+            let scored = match &earlier {
+                Some(earlier) => earlier.news(&scored),
+                None => scored,
+            };
             let (mut out, calls) = run(
                 &ctx.node_id,
                 &p.prompts.extract,
@@ -469,7 +484,10 @@ pub fn node(
                 claim.citations =
                     crate::cited::with_lead_ins(citations, &scored, p.archive.as_ref());
             }
-            (out, calls)
+            match &earlier {
+                Some(earlier) => (earlier.merged(out, &s.id, max), calls),
+                None => (out, calls),
+            }
         };
         finish(out, calls)
     });

@@ -1,5 +1,8 @@
 //! judge: claims + their quotes → a verdict per claim, one call per batch of at most
-//! 8 claims (calls = ceil(claims / 8)), not votes per claim.
+//! 8 claims of one subquestion (calls = the sum over subquestions of ceil(claims / 8)),
+//! not votes per claim. A batch never spans subquestions, so a refresh whose new
+//! document changed one subquestion's claims pays for that subquestion's batches only
+//! (the others' prompts are as they were, answered by the response cache).
 //!
 //! A deterministic floor applies whatever the model says: a claim that shares no
 //! content word with its quotes is never `supported`.
@@ -19,7 +22,8 @@ use crate::types::{ClaimDraft, JudgeOut};
 /// 2: voters read the neighbourhood of each cited sentence (not a page prefix), and a
 /// free-quote claim is judged on the quote the report shows.
 /// 3: each quote is shown under its document and, for a row, its headings.
-pub const STAGE_VERSION: u32 = 3;
+/// 4: a batch holds one subquestion's claims ([`batches`]).
+pub const STAGE_VERSION: u32 = 4;
 /// Claims per judge call.
 pub const BATCH: usize = 8;
 
@@ -93,6 +97,24 @@ pub fn neighbourhood(
         .join("\n…\n")
 }
 
+/// `claims` in batches of at most [`BATCH`], each of one subquestion's claims (they
+/// come grouped by subquestion), in order.
+pub fn batches_of<'a, T>(claims: &'a [(&'a ClaimDraft, T)]) -> Vec<&'a [(&'a ClaimDraft, T)]> {
+    let mut batches = Vec::new();
+    let mut start = 0;
+    for end in 1..=claims.len() {
+        let full = end - start == BATCH;
+        let other = claims
+            .get(end)
+            .is_some_and(|(next, _)| next.subquestion != claims[start].0.subquestion);
+        if end == claims.len() || full || other {
+            batches.push(&claims[start..end]);
+            start = end;
+        }
+    }
+    batches
+}
+
 pub async fn run(
     node_id: &str,
     prompt: &deepr_prompts::Prompt,
@@ -111,8 +133,8 @@ pub async fn run(
     let judged: Vec<(&ClaimDraft, &Vec<String>)> = claims.iter().zip(&claim_quotes).collect();
     // The batches are independent calls: they run at once (at most `io_concurrency`,
     // and under the model provider's own limits), merged in batch order.
-    let batch_calls = judged
-        .chunks(BATCH)
+    let batch_calls = batches_of(&judged)
+        .into_iter()
         .map(|batch| async move {
             let input = task::Input {
                 claims: batch
@@ -454,6 +476,26 @@ pub fn node(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_holds_one_subquestions_claims_and_at_most_a_batch_of_them() {
+        let claim = |subquestion: &str, n: usize| ClaimDraft {
+            id: format!("{subquestion}-c{n}"),
+            subquestion: subquestion.into(),
+            text: String::new(),
+            citations: Vec::new(),
+        };
+        let mut claims: Vec<ClaimDraft> = (1..=10).map(|n| claim("q1", n)).collect();
+        claims.extend((1..=3).map(|n| claim("q2", n)));
+        claims.push(claim("q3", 1));
+        let judged: Vec<(&ClaimDraft, ())> = claims.iter().map(|c| (c, ())).collect();
+        let sizes: Vec<(usize, &str)> = batches_of(&judged)
+            .iter()
+            .map(|b| (b.len(), b[0].0.subquestion.as_str()))
+            .collect();
+        assert_eq!(sizes, [(8, "q1"), (2, "q1"), (3, "q2"), (1, "q3")]);
+        assert!(batches_of::<()>(&[]).is_empty());
+    }
 
     #[test]
     fn floor_overrides_a_supported_verdict_without_shared_words() {

@@ -75,6 +75,9 @@ pub struct ResearchConfig {
     /// What the report is: an article (sections written in prose) or an answer (the
     /// summary answers; each section lists its supporting claims, with no call).
     pub shape: ReportShape,
+    /// A refresh's parent's reading: its extract steps start from the parent's claims
+    /// and read only new documents ([`crate::extract::earlier`]). `None` for any other run.
+    pub earlier: Option<Arc<crate::extract::earlier::EarlierReading>>,
 }
 
 /// The report's shape.

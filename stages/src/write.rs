@@ -21,7 +21,8 @@ use crate::types::{ClaimDraft, SectionOut, Subq};
 /// 3: a claim restating an earlier section's is not handed to a writer ([`at_home`]).
 /// 4: ... unless it states a figure the earlier section's claims did not.
 /// 5: the depth's words are shared by the claims each section may state.
-pub const STAGE_VERSION: u32 = 5;
+/// 6: ... in steps of 25 words ([`WORDS_STEP`]).
+pub const STAGE_VERSION: u32 = 6;
 /// Longest sentence kept, in characters (a quote may span two sentences, and the
 /// offline writer may write a quote as it is); a longer one is dropped, never cut.
 pub const MAX_SENTENCE_CHARS: usize = 1500;
@@ -206,12 +207,16 @@ const SUMMARY_SHARE: f64 = 0.2;
 const WORDS_PER_CLAIM: usize = 45;
 /// Fewest words a section is asked for.
 const MIN_SECTION_WORDS: usize = 60;
+/// A section's share is a whole number of these: one claim more or less elsewhere
+/// (a refresh that found one new fact) leaves the other sections' prompts as they were,
+/// so the response cache answers them.
+const WORDS_STEP: usize = 25;
 
 /// Each section's share of the depth's words, the summary's share set aside: at least
 /// [`MIN_SECTION_WORDS`] each, and the rest in proportion to the claims it may state
 /// (`claims`, per section), so that a section its follow-ups joined is not asked to say
-/// twice as much in the same words. Together they stay within the body's words unless
-/// the minimums alone exceed them.
+/// twice as much in the same words; each rounded down to [`WORDS_STEP`]. Together they
+/// stay within the body's words unless the minimums alone exceed them.
 pub fn section_shares(depth: Depth, claims: &[usize]) -> Vec<usize> {
     let body = body_words(depth) as f64 * (1.0 - SUMMARY_SHARE);
     let rest = (body - (MIN_SECTION_WORDS * claims.len()) as f64).max(0.0);
@@ -223,7 +228,7 @@ pub fn section_shares(depth: Depth, claims: &[usize]) -> Vec<usize> {
                 0 => rest / claims.len().max(1) as f64,
                 _ => rest * n as f64 / total as f64,
             };
-            MIN_SECTION_WORDS + extra as usize
+            MIN_SECTION_WORDS + extra as usize / WORDS_STEP * WORDS_STEP
         })
         .collect()
 }
