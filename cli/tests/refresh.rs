@@ -196,6 +196,10 @@ fn a_refresh_says_what_changed_and_pays_for_the_change() {
     );
     let (refreshed, fresh) = (tokens(&out), tokens(&parent));
     println!("figures: refresh {refreshed} tokens, its parent {fresh}");
+    println!(
+        "figures: the refresh by stage {}",
+        report["usage"]["by_stage"]
+    );
     // Every step whose inputs did not change is answered from the response cache; on
     // a share this small the change reaches most steps (figures in the benches' README).
     assert!(

@@ -188,7 +188,7 @@ pub fn first_plan(state_dir: &Path, run_id: &str) -> Result<Vec<(String, Vec<Str
 }
 
 /// What the run a refresh refreshes read and extracted, for its extract steps to start
-/// from ([`deepr_stages::extract::earlier`]): `None` for any other run, for web sources
+/// from ([`deepr_stages::earlier`]): `None` for any other run, for web sources
 /// (a page's change is known only once it is fetched again) and when the earlier run
 /// kept no list of its sources. `corpus_now`: the corpus's documents as indexed now.
 pub fn earlier_reading(
@@ -196,7 +196,7 @@ pub fn earlier_reading(
     dir: &Path,
     record: &crate::record::RunRecord,
     corpus_now: &[DocMeta],
-) -> Result<Option<deepr_stages::extract::earlier::EarlierReading>, Failure> {
+) -> Result<Option<deepr_stages::earlier::EarlierReading>, Failure> {
     let Some(lineage) = record
         .lineage
         .as_ref()
@@ -227,19 +227,29 @@ pub fn earlier_reading(
     let nodes = store
         .finished_nodes()
         .map_err(|e| Failure::Run(anyhow::anyhow!("run {}'s checkpoints: {e}", lineage.parent)))?;
-    let mut extracted = std::collections::BTreeMap::new();
-    for id in nodes.iter().filter(|id| id.ends_with("/extract")) {
+    let mut reading = deepr_stages::earlier::EarlierReading {
+        documents,
+        gone,
+        ..Default::default()
+    };
+    for id in &nodes {
         let Ok(Some(node)) = store.get_node(id) else {
             continue;
         };
-        // A step written by another version is read again by the refresh.
-        if let Ok(out) = serde_json::from_value(node.output) {
-            extracted.insert(id.clone(), (node.key_material, out));
+        // A step written by another version is done again by the refresh.
+        if id.ends_with("/extract") {
+            if let Ok(out) = serde_json::from_value(node.output) {
+                reading
+                    .extracted
+                    .insert(id.clone(), (node.key_material, out));
+            }
+        } else if id.ends_with("/conflict") {
+            if let Ok(out) = serde_json::from_value(node.output) {
+                reading
+                    .conflicts
+                    .insert(id.clone(), (node.key_material, out));
+            }
         }
     }
-    Ok(Some(deepr_stages::extract::earlier::EarlierReading {
-        documents,
-        gone,
-        extracted,
-    }))
+    Ok(Some(reading))
 }

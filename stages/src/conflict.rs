@@ -11,7 +11,9 @@ use deepr_tasks::conflict::{Claim, ConflictDetect, Input};
 use crate::model_call::{call_task, Models, TaskCall};
 use crate::types::{ClaimDraft, ConflictOut};
 
-pub const STAGE_VERSION: u32 = 1;
+/// 2: a refresh carries its parent's standing disagreements and asks only about new
+/// claims ([`crate::earlier::EarlierConflicts`]).
+pub const STAGE_VERSION: u32 = 2;
 pub use deepr_tasks::conflict::MAX_CONFLICTS;
 
 /// `claims`: the round's claims with their verdicts and source titles.
@@ -101,6 +103,38 @@ pub async fn run(
     )
 }
 
+/// A refresh's disagreements: the earlier ones that stand (among claims that may still
+/// disagree) and those found now that involve a new claim.
+fn refreshed(
+    delta: crate::earlier::ConflictDelta,
+    found: ConflictOut,
+    claims: &[(ClaimDraft, Verdict, String)],
+) -> ConflictOut {
+    let considered: BTreeSet<&str> = claims
+        .iter()
+        .filter(|(_, v, _)| matches!(v, Verdict::Supported | Verdict::Partial | Verdict::Unjudged))
+        .map(|(c, ..)| c.id.as_str())
+        .collect();
+    let mut conflicts: Vec<Conflict> = delta
+        .carried
+        .into_iter()
+        .filter(|c| c.claims.iter().all(|id| considered.contains(id.as_str())))
+        .chain(
+            found
+                .conflicts
+                .into_iter()
+                .filter(|c| c.claims.iter().any(|id| delta.new.contains(id))),
+        )
+        .collect();
+    conflicts.sort_by(|a, b| a.claims.cmp(&b.claims));
+    conflicts.dedup_by(|a, b| a.claims == b.claims);
+    conflicts.truncate(MAX_CONFLICTS);
+    ConflictOut {
+        conflicts,
+        degraded: found.degraded,
+    }
+}
+
 /// The round's disagreements: its judged claims, each with its first source's title
 /// (from the round's `scores`).
 pub fn node(
@@ -118,46 +152,60 @@ pub fn node(
     deps.extend(scores.iter().cloned());
     let llm =
         crate::model_call::prompt_key(&cx.providers.prompts.conflict, cx.providers.cheap_models());
-    let key = serde_json::json!({"v": STAGE_VERSION, "llm": llm});
+    let mut key = serde_json::json!({"v": STAGE_VERSION, "llm": llm});
+    let id = node_id::join(round, "conflict");
+    let earlier = cx
+        .config
+        .earlier
+        .as_ref()
+        .and_then(|e| e.conflict_step(&id, round, &key));
+    if let Some(earlier) = &earlier {
+        key["earlier"] = serde_json::json!(earlier.digest);
+    }
     let (ex, sc) = (extracts.to_vec(), scores.to_vec());
-    let node = spec(
-        node_id::join(round, "conflict"),
-        "conflict",
-        key,
-        move |ctx| async move {
-            let judged: crate::types::JudgeOut = read(&ctx.inputs, &judge)?;
-            let verdicts: BTreeMap<String, Verdict> = judged.verdicts.into_iter().collect();
-            let mut titles = BTreeMap::new();
-            for id in &sc {
-                let scored: crate::types::ScoreOut = read(&ctx.inputs, id)?;
-                titles.extend(
-                    scored
-                        .sources
-                        .into_iter()
-                        .map(|s| (s.doc.content_sha256, s.doc.title)),
-                );
+    let node = spec(id, "conflict", key, move |ctx| async move {
+        let judged: crate::types::JudgeOut = read(&ctx.inputs, &judge)?;
+        let verdicts: BTreeMap<String, Verdict> = judged.verdicts.into_iter().collect();
+        let mut titles = BTreeMap::new();
+        for id in &sc {
+            let scored: crate::types::ScoreOut = read(&ctx.inputs, id)?;
+            titles.extend(
+                scored
+                    .sources
+                    .into_iter()
+                    .map(|s| (s.doc.content_sha256, s.doc.title)),
+            );
+        }
+        let mut claims = Vec::new();
+        for id in &ex {
+            let extracted: crate::types::ExtractOut = read(&ctx.inputs, id)?;
+            for claim in extracted.claims {
+                let verdict = verdicts
+                    .get(&claim.id)
+                    .copied()
+                    .unwrap_or(Verdict::Unjudged);
+                let title = claim
+                    .citations
+                    .first()
+                    .and_then(|c| titles.get(&c.content_sha256))
+                    .cloned()
+                    .unwrap_or_default();
+                claims.push((claim, verdict, title));
             }
-            let mut claims = Vec::new();
-            for id in &ex {
-                let extracted: crate::types::ExtractOut = read(&ctx.inputs, id)?;
-                for claim in extracted.claims {
-                    let verdict = verdicts
-                        .get(&claim.id)
-                        .copied()
-                        .unwrap_or(Verdict::Unjudged);
-                    let title = claim
-                        .citations
-                        .first()
-                        .and_then(|c| titles.get(&c.content_sha256))
-                        .cloned()
-                        .unwrap_or_default();
-                    claims.push((claim, verdict, title));
-                }
-            }
+        }
+        let Some(earlier) = &earlier else {
             let (out, calls) =
                 run(&ctx.node_id, &p.prompts.conflict, &claims, p.cheap_models()).await;
-            finish(out, calls)
-        },
-    );
+            return finish(out, calls);
+        };
+        let delta = earlier.delta(&claims.iter().map(|(c, ..)| c).collect::<Vec<_>>());
+        let asked: Vec<_> = claims
+            .iter()
+            .filter(|(c, ..)| delta.asked.contains(&c.id))
+            .cloned()
+            .collect();
+        let (found, calls) = run(&ctx.node_id, &p.prompts.conflict, &asked, p.cheap_models()).await;
+        finish(refreshed(delta, found, &claims), calls)
+    });
     (node, deps)
 }

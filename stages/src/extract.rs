@@ -14,7 +14,6 @@ use deepr_tasks::extract_free::{self as free, ExtractFree};
 use crate::model_call::{call_task, Models, TaskCall};
 
 pub mod documents;
-pub mod earlier;
 use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 
 /// 2: candidates quoted with the sentence they lean on carry `sentence_end`.
@@ -27,7 +26,7 @@ use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 /// 7: a list item is shown after its list's lead-in, and a claim citing it cites the
 /// lead-in too ([`crate::cited::with_lead_ins`]; free-quote reads whole pages, its quotes as written).
 /// 8: the key names the subquestion; a refresh reads only new documents' candidates
-/// beside its parent's standing claims ([`earlier`]).
+/// beside its parent's standing claims ([`crate::earlier`]).
 pub const STAGE_VERSION: u32 = 8;
 
 /// Candidates a model extractor is shown per subquestion unless configured otherwise.

@@ -17,6 +17,7 @@ pub mod concurrent;
 pub mod conflict;
 pub mod decompose;
 pub mod deepen;
+pub mod earlier;
 pub mod escape;
 pub mod estimate;
 pub mod extract;

@@ -76,8 +76,8 @@ pub struct ResearchConfig {
     /// summary answers; each section lists its supporting claims, with no call).
     pub shape: ReportShape,
     /// A refresh's parent's reading: its extract steps start from the parent's claims
-    /// and read only new documents ([`crate::extract::earlier`]). `None` for any other run.
-    pub earlier: Option<Arc<crate::extract::earlier::EarlierReading>>,
+    /// and read only new documents ([`crate::earlier`]). `None` for any other run.
+    pub earlier: Option<Arc<crate::earlier::EarlierReading>>,
 }
 
 /// The report's shape.

@@ -1,0 +1,461 @@
+//! A refresh reads only what changed (`deepr refresh`): its extract steps start from
+//! the claims the earlier run extracted and ask the model about the candidates of new
+//! and changed documents alone.
+//!
+//! A refresh asks its parent's subquestions over the same sources, so an unchanged
+//! document states what it stated: a claim the parent extracted from it still stands.
+//! But one new file shifts every ranking's word weights, and a pool that differs by one
+//! unit is a new prompt the response cache cannot answer — the whole pool was read
+//! again (9 of 12 extract calls re-paid on a share of 25 files for one changed file).
+//! Here a step whose settings equal its parent's keeps the parent's claims whose every
+//! citation is in a document unchanged since ([`EarlierReading::gone`] holds the hashes
+//! of the changed and removed ones), and calls the extractor only on the pool's
+//! candidates from documents the parent's sources did not hold (new files, and the new
+//! versions of changed ones); with none, it makes no call.
+//!
+//! A round's conflict step likewise keeps the parent's disagreements whose claims all
+//! still stand, and asks only about the claims the parent did not have, beside the
+//! standing claims that share their subject ([`EarlierConflicts`]). Pure: the session
+//! reads the parent's checkpoints and hands them over as data.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use deepr_evidence::report::Conflict;
+use deepr_evidence::terms::content_terms;
+
+use crate::types::{ClaimDraft, ConflictOut, ExtractOut, ScoreOut};
+
+/// Distinctive words a standing claim shares with a new one to be asked about beside
+/// it (a disagreement is two claims on one subject). A word is distinctive when at most
+/// one in [`DISTINCTIVE_SHARE`] of the round's claims use it: the organisation's name,
+/// in every claim, says nothing of a subject.
+const SHARED_SUBJECT_TERMS: usize = 2;
+/// See [`SHARED_SUBJECT_TERMS`].
+const DISTINCTIVE_SHARE: usize = 8;
+
+/// What the run a refresh refreshes read and extracted.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EarlierReading {
+    /// Content hashes of every document the earlier run's sources held.
+    pub documents: BTreeSet<String>,
+    /// Of those, the ones the sources no longer hold (changed or removed since).
+    pub gone: BTreeSet<String>,
+    /// Its extract steps by step id: the step's key material and its output.
+    pub extracted: BTreeMap<String, (Value, ExtractOut)>,
+    /// Its conflict steps by step id: the step's key material and its output.
+    pub conflicts: BTreeMap<String, (Value, ConflictOut)>,
+}
+
+/// One conflict step's share of an [`EarlierReading`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct EarlierConflicts {
+    /// The earlier round's claims, by their earlier ids.
+    pub claims: BTreeMap<String, ClaimDraft>,
+    /// The disagreements the earlier step found among them.
+    pub conflicts: Vec<Conflict>,
+    /// A digest of what the step starts from (node key material).
+    pub digest: String,
+}
+
+/// What a conflict step with an earlier reading asks about, and what it carries over.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConflictDelta {
+    /// Ids (now) of the claims to show the model: the new ones and the standing ones
+    /// that share their subject. Empty: no call.
+    pub asked: BTreeSet<String>,
+    /// Ids (now) of the claims the earlier run did not have.
+    pub new: BTreeSet<String>,
+    /// The earlier disagreements whose claims all still stand, with today's ids.
+    pub carried: Vec<Conflict>,
+}
+
+/// One extract step's share of an [`EarlierReading`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct EarlierStep {
+    /// The earlier claims that still stand (every cited document unchanged).
+    pub standing: Vec<ClaimDraft>,
+    /// Hashes of the documents the earlier run's sources held.
+    pub documents: BTreeSet<String>,
+    /// A digest of what the step starts from (node key material).
+    pub digest: String,
+}
+
+impl EarlierReading {
+    /// Step `step_id`'s earlier claims, when it ran with key material `material`
+    /// (a step whose prompt, model or limits differ starts afresh).
+    pub fn step(&self, step_id: &str, material: &Value) -> Option<EarlierStep> {
+        let (then, out) = self.extracted.get(step_id)?;
+        // A degraded step (the model failed; the heuristic answered) is read again.
+        if then != material || out.degraded.is_some() {
+            return None;
+        }
+        let standing: Vec<ClaimDraft> = out
+            .claims
+            .iter()
+            .filter(|claim| {
+                claim
+                    .citations
+                    .iter()
+                    .all(|c| !self.gone.contains(&c.content_sha256))
+            })
+            .cloned()
+            .collect();
+        let digest = {
+            let mut hasher = blake3::Hasher::new();
+            for doc in &self.documents {
+                hasher.update(doc.as_bytes());
+                hasher.update(b"\n");
+            }
+            hasher.update(&serde_json::to_vec(&standing).unwrap_or_default());
+            hasher.finalize().to_hex().to_string()
+        };
+        Some(EarlierStep {
+            standing,
+            documents: self.documents.clone(),
+            digest,
+        })
+    }
+}
+
+impl EarlierReading {
+    /// Conflict step `step_id` of round `round`'s earlier disagreements and claims,
+    /// when it ran with key material `material`.
+    pub fn conflict_step(
+        &self,
+        step_id: &str,
+        round: u32,
+        material: &Value,
+    ) -> Option<EarlierConflicts> {
+        let (then, out) = self.conflicts.get(step_id)?;
+        if then != material || out.degraded.is_some() {
+            return None;
+        }
+        let prefix = format!("r{round}/");
+        let claims: BTreeMap<String, ClaimDraft> = self
+            .extracted
+            .iter()
+            .filter(|(id, _)| id.starts_with(&prefix))
+            .flat_map(|(_, (_, extracted))| extracted.claims.iter())
+            .map(|c| (c.id.clone(), c.clone()))
+            .collect();
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(&serde_json::to_vec(&claims).unwrap_or_default());
+        hasher.update(&serde_json::to_vec(&out.conflicts).unwrap_or_default());
+        Some(EarlierConflicts {
+            claims,
+            conflicts: out.conflicts.clone(),
+            digest: hasher.finalize().to_hex().to_string(),
+        })
+    }
+}
+
+impl EarlierConflicts {
+    /// What to ask about `now` (the round's claims that may disagree), and which of the
+    /// earlier disagreements stand: a claim is the earlier one when its subquestion,
+    /// text and citations are.
+    pub fn delta(&self, now: &[&ClaimDraft]) -> ConflictDelta {
+        let same = |a: &ClaimDraft, b: &ClaimDraft| {
+            a.subquestion == b.subquestion && a.text == b.text && a.citations == b.citations
+        };
+        let now_id: BTreeMap<&str, &str> = self
+            .claims
+            .values()
+            .filter_map(|then| {
+                let found = now.iter().find(|c| same(c, then))?;
+                Some((then.id.as_str(), found.id.as_str()))
+            })
+            .collect();
+        let known: BTreeSet<&str> = now_id.values().copied().collect();
+        let new: BTreeSet<String> = now
+            .iter()
+            .filter(|c| !known.contains(c.id.as_str()))
+            .map(|c| c.id.clone())
+            .collect();
+        let carried = self
+            .conflicts
+            .iter()
+            .filter_map(|conflict| {
+                let ids: Option<Vec<String>> = conflict
+                    .claims
+                    .iter()
+                    .map(|id| now_id.get(id.as_str()).map(|now| now.to_string()))
+                    .collect();
+                let mut ids = ids?;
+                ids.sort();
+                Some(Conflict {
+                    claims: ids,
+                    ..conflict.clone()
+                })
+            })
+            .collect();
+        let terms = distinctive_terms(now);
+        let new_terms: Vec<&BTreeSet<String>> = now
+            .iter()
+            .zip(&terms)
+            .filter(|(c, _)| new.contains(&c.id))
+            .map(|(_, t)| t)
+            .collect();
+        let related = |mine: &BTreeSet<String>| {
+            new_terms
+                .iter()
+                .any(|t| t.intersection(mine).count() >= SHARED_SUBJECT_TERMS)
+        };
+        let asked = match new.is_empty() {
+            true => BTreeSet::new(),
+            false => now
+                .iter()
+                .zip(&terms)
+                .filter(|(c, mine)| new.contains(&c.id) || related(mine))
+                .map(|(c, _)| c.id.clone())
+                .collect(),
+        };
+        ConflictDelta {
+            asked,
+            new,
+            carried,
+        }
+    }
+}
+
+/// Each claim's distinctive words ([`SHARED_SUBJECT_TERMS`]).
+fn distinctive_terms(claims: &[&ClaimDraft]) -> Vec<BTreeSet<String>> {
+    let terms: Vec<BTreeSet<String>> = claims
+        .iter()
+        .map(|c| content_terms(&c.text).into_iter().collect())
+        .collect();
+    let mut used_by: BTreeMap<&str, usize> = BTreeMap::new();
+    for term in terms.iter().flatten() {
+        *used_by.entry(term.as_str()).or_default() += 1;
+    }
+    let most = (claims.len() / DISTINCTIVE_SHARE).max(3);
+    terms
+        .iter()
+        .map(|mine| {
+            mine.iter()
+                .filter(|t| used_by.get(t.as_str()).is_some_and(|n| *n <= most))
+                .cloned()
+                .collect()
+        })
+        .collect()
+}
+
+impl EarlierStep {
+    /// The pool's candidates from documents the earlier run's sources did not hold.
+    pub fn news(&self, pool: &ScoreOut) -> ScoreOut {
+        let mut news = pool.clone();
+        news.candidates
+            .retain(|c| !self.documents.contains(&c.content_sha256));
+        news
+    }
+
+    /// The standing claims, then the new ones (numbered after them, never above
+    /// `max_claims` new ones), each claim's id renumbered in that order.
+    pub fn merged(&self, new: ExtractOut, subquestion: &str, max_claims: usize) -> ExtractOut {
+        let mut claims = self.standing.clone();
+        claims.extend(new.claims.into_iter().take(max_claims));
+        for (i, claim) in claims.iter_mut().enumerate() {
+            claim.id = format!("{subquestion}-c{}", i + 1);
+        }
+        ExtractOut {
+            claims,
+            degraded: new.degraded,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{Candidate, SentenceRef};
+
+    fn claim(id: &str, doc: &str) -> ClaimDraft {
+        ClaimDraft {
+            id: id.into(),
+            subquestion: "sq1".into(),
+            text: format!("a claim on {doc}"),
+            citations: vec![SentenceRef {
+                content_sha256: doc.into(),
+                sentence: 0,
+                sentence_end: None,
+                written_quote: None,
+            }],
+        }
+    }
+
+    fn candidate(doc: &str, sentence: u32) -> Candidate {
+        Candidate {
+            cid: format!("c{sentence}"),
+            content_sha256: doc.into(),
+            sentence,
+            sentence_end: None,
+            weight: 1.0,
+        }
+    }
+
+    fn earlier() -> EarlierReading {
+        EarlierReading {
+            documents: ["same", "changed-then"].map(String::from).into(),
+            gone: ["changed-then"].map(String::from).into(),
+            extracted: [(
+                "r0/sq1/extract".to_string(),
+                (
+                    serde_json::json!({"v": 1}),
+                    ExtractOut {
+                        claims: vec![claim("sq1-c1", "changed-then"), claim("sq1-c2", "same")],
+                        degraded: None,
+                    },
+                ),
+            )]
+            .into(),
+            conflicts: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn claims_on_changed_documents_fall_and_only_new_documents_are_read_again() {
+        let step = earlier()
+            .step("r0/sq1/extract", &serde_json::json!({"v": 1}))
+            .expect("same settings: the earlier claims are used");
+        assert_eq!(step.standing.len(), 1, "the changed document's claim falls");
+        assert_eq!(step.standing[0].citations[0].content_sha256, "same");
+        let pool = ScoreOut {
+            candidates: vec![
+                candidate("same", 1),
+                candidate("changed-now", 2),
+                candidate("added", 3),
+            ],
+            ..ScoreOut::default()
+        };
+        let news: Vec<String> = step
+            .news(&pool)
+            .candidates
+            .into_iter()
+            .map(|c| c.content_sha256)
+            .collect();
+        assert_eq!(news, ["changed-now", "added"]);
+        let merged = step.merged(
+            ExtractOut {
+                claims: vec![claim("sq1-c1", "changed-now"), claim("sq1-c2", "added")],
+                degraded: None,
+            },
+            "sq1",
+            1,
+        );
+        let ids: Vec<(&str, &str)> = merged
+            .claims
+            .iter()
+            .map(|c| (c.id.as_str(), c.citations[0].content_sha256.as_str()))
+            .collect();
+        assert_eq!(ids, [("sq1-c1", "same"), ("sq1-c2", "changed-now")]);
+    }
+
+    #[test]
+    fn a_step_with_other_settings_or_no_earlier_run_starts_afresh() {
+        let reading = earlier();
+        assert!(reading
+            .step("r0/sq1/extract", &serde_json::json!({"v": 2}))
+            .is_none());
+        assert!(reading
+            .step("r1/sq1/extract", &serde_json::json!({"v": 1}))
+            .is_none());
+    }
+
+    #[test]
+    fn standing_disagreements_are_carried_and_only_new_claims_are_asked_about() {
+        let worded = |id: &str, doc: &str, text: &str| ClaimDraft {
+            text: text.into(),
+            ..claim(id, doc)
+        };
+        let then_a = worded("q1-c1", "a", "Fleet uptime was 99.2% in the quarter");
+        let then_b = worded("q1-c2", "b", "Fleet uptime was 97.8% in the quarter");
+        let then_c = worded(
+            "q1-c3",
+            "c",
+            "Kestrelmoor Robotics headcount reached 318 people",
+        );
+        // The rest of the round: every claim names the company.
+        let others: Vec<ClaimDraft> = ["revenue", "margin", "pricing", "roadmap", "hiring"]
+            .iter()
+            .enumerate()
+            .map(|(i, topic)| {
+                let text = format!("Kestrelmoor Robotics {topic} figure {i}");
+                worded(&format!("q2-c{}", i + 1), "e", &text)
+            })
+            .collect();
+        let mut reading = earlier();
+        let mut then = vec![then_a.clone(), then_b.clone(), then_c.clone()];
+        then.extend(others.iter().cloned());
+        reading.extracted = [(
+            "r0/q1/extract".to_string(),
+            (
+                Value::Null,
+                ExtractOut {
+                    claims: then,
+                    degraded: None,
+                },
+            ),
+        )]
+        .into();
+        reading.conflicts = [(
+            "r0/conflict".to_string(),
+            (
+                Value::Null,
+                ConflictOut {
+                    conflicts: vec![Conflict {
+                        subquestion: "q1".into(),
+                        summary: "uptime differs".into(),
+                        claims: vec!["q1-c1".into(), "q1-c2".into()],
+                    }],
+                    degraded: None,
+                },
+            ),
+        )]
+        .into();
+        let step = reading
+            .conflict_step("r0/conflict", 0, &Value::Null)
+            .expect("same settings");
+        assert!(reading
+            .conflict_step("r1/conflict", 1, &Value::Null)
+            .is_none());
+
+        // Nothing new: the disagreement is carried under today's ids, no call.
+        let (a, b, c) = (
+            ClaimDraft {
+                id: "q1-c3".into(),
+                ..then_a.clone()
+            },
+            ClaimDraft {
+                id: "q1-c1".into(),
+                ..then_b.clone()
+            },
+            ClaimDraft {
+                id: "q1-c2".into(),
+                ..then_c.clone()
+            },
+        );
+        let mut now: Vec<&ClaimDraft> = vec![&a, &b, &c];
+        now.extend(&others);
+        let delta = step.delta(&now);
+        assert!(delta.asked.is_empty() && delta.new.is_empty());
+        assert_eq!(delta.carried[0].claims, ["q1-c1", "q1-c3"]);
+
+        // A new uptime figure: asked beside the uptime claims, not beside every claim
+        // that names the company.
+        let d = worded(
+            "q1-c4",
+            "d",
+            "Kestrelmoor Robotics fleet uptime was 98.7% in the quarter",
+        );
+        now.push(&d);
+        let delta = step.delta(&now);
+        assert_eq!(delta.new, BTreeSet::from(["q1-c4".to_string()]));
+        let asked: Vec<&str> = delta.asked.iter().map(String::as_str).collect();
+        assert_eq!(asked, ["q1-c1", "q1-c3", "q1-c4"]);
+
+        // A claim gone: its disagreement goes with it.
+        let delta = step.delta(&[&b, &c]);
+        assert!(delta.carried.is_empty());
+    }
+}
