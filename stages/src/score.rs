@@ -61,7 +61,9 @@ use crate::units::{is_front_matter, is_whole_block, states_a_figure, title_block
 /// 12: a brief's context adds what it says of its subject, not of its reader
 /// (`Brief::subject`); the embedding model compares a brief's candidates with their
 /// subquestion; a source triage judged background is marked (deepening skips it).
-pub const STAGE_VERSION: u32 = 12;
+/// 13: a paragraph under a document's "Summary" (or "Overview", "Highlights", …) is
+/// read in the document's title ([`contexts::under_summary`]).
+pub const STAGE_VERSION: u32 = 13;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
 /// Weight of a topic term that is not a term of the subquestion.
@@ -301,6 +303,7 @@ fn units_of(
     );
     let outline = &source.doc.outline;
     let title_end = title_block_end(&text.text, outline);
+    let summary_words = contexts::summary_context(&source.doc.title);
     for sentence in text.sentences.iter() {
         let Some(Unit {
             body,
@@ -329,11 +332,19 @@ fn units_of(
         // The run a list item or table row stands in, and the headings above it, say
         // what it is about ("Revenue" above "Quarterly revenue: $14.2M"; "Total
         // reserves" beside "Unrestricted: 47 days"): their words count at half weight.
-        let section = context_of
+        let run = context_of
             .get(&sentence.start)
             .and_then(|k| context_words.get(*k))
             .filter(|_| block_unit);
-        let matched = matched_weight(weights, terms, section.unwrap_or(&BTreeSet::new()));
+        // A list item or row is read in its run; a paragraph of a document's summary
+        // in the document's title.
+        let no_words = BTreeSet::new();
+        let section = match run {
+            Some(run) => run,
+            None if contexts::under_summary(headings.path_at(sentence.start)) => &summary_words,
+            None => &no_words,
+        };
+        let matched = matched_weight(weights, terms, section);
         // A brief that asks for specifics reads every list item and table row stating
         // a figure in a fetched document, worded like the question or not ("Gross
         // margin: 42.5%" answers "financial trajectory"); its bonus alone ranks it.

@@ -51,3 +51,37 @@ pub(super) fn unit_contexts(
     }
     (runs, run_of)
 }
+
+/// Headings under which a document sums itself up.
+const SUMMARY_HEADINGS: [&str; 9] = [
+    "summary",
+    "executive summary",
+    "overview",
+    "highlights",
+    "key points",
+    "key findings",
+    "at a glance",
+    "in brief",
+    "headlines",
+];
+
+/// Whether the innermost heading over a unit names a summary ("Summary", "Executive
+/// summary", "1. Overview", "Highlights of the quarter").
+pub(super) fn under_summary(path: &[&str]) -> bool {
+    let Some(heading) = path.last() else {
+        return false;
+    };
+    let heading = heading
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c.is_whitespace())
+        .to_lowercase();
+    SUMMARY_HEADINGS
+        .iter()
+        .any(|s| heading == *s || heading.starts_with(&format!("{s} ")))
+}
+
+/// What a document's summary is read in: the document's title (a summary speaks for
+/// the whole document: "the Columbus depot cut repair turnaround" under the "Summary"
+/// of the "Operations Review" answers a question on operational performance).
+pub(super) fn summary_context(title: &str) -> BTreeSet<String> {
+    score_terms(title).into_iter().collect()
+}

@@ -342,3 +342,37 @@ fn a_questions_exact_terms_are_found_in_rows_and_prose() {
         deepr_evidence::terms::exact_terms("How does SQLite guarantee atomic commits?").is_empty()
     );
 }
+
+#[tokio::test]
+async fn a_documents_summary_is_read_in_its_title() {
+    // The same sentence under "Summary" and under "Notes" of a report titled for
+    // operations; it shares no word with the question.
+    let body = "Repair turnaround fell from 4.1 days to 2.6 days after the depot opened.";
+    let ranked = |heading: &'static str| async move {
+        let text = ArchivedText::new(&format!("Q1 Operations Review\n\n{heading}\n\n{body}"));
+        let heading_at = text.text.find(heading).unwrap() as u32;
+        let mut doc = doc_of(&text, "Q1 Operations Review", None, None);
+        doc.outline.headings = vec![(0, 1), (heading_at, 2)];
+        let archive = Archive(BTreeMap::from([(text.content_sha256.clone(), text)]));
+        let fetched = FetchOut {
+            docs: vec![(doc, 1.0)],
+            failures: vec![],
+        };
+        let question = "How has operational performance developed?";
+        rank_offline(&fetched, question, &archive)
+            .await
+            .candidates
+            .len()
+    };
+    assert_eq!(
+        ranked("Summary").await,
+        1,
+        "a summary speaks for its document"
+    );
+    assert_eq!(ranked("Executive summary").await, 1);
+    assert_eq!(
+        ranked("Notes").await,
+        0,
+        "another section's sentence does not"
+    );
+}
