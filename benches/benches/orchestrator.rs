@@ -140,7 +140,7 @@ fn resume_restore(c: &mut Criterion) {
         corpus_files: None,
         user_plan: None,
         shape: Default::default(),
-        earlier: None,
+        parent_reading: None,
     };
     let store: Arc<dyn CheckpointStore> = Arc::new(
         runtime

@@ -70,8 +70,8 @@ pub async fn session(
     } = providers_for(state_dir, &run, &options, &archive, index, fleet.as_ref())?;
     keep_sources_seen(&run, &search_fingerprint, &corpus_documents);
     let mut config = research_config(&run, &options, search_fingerprint, corpus_files);
-    config.earlier =
-        crate::lineage::earlier_reading(state_dir, &run.dir, &run.record, &corpus_documents)?
+    config.parent_reading =
+        crate::lineage::parent_reading(state_dir, &run.dir, &run.record, &corpus_documents)?
             .map(Arc::new);
     if !run.first && preview(&run, &config, &providers, &options).await {
         return Ok(SessionEnd::Previewed);
@@ -149,7 +149,7 @@ fn research_config(
             }
             _ => deepr_stages::research::ReportShape::Article,
         },
-        earlier: None,
+        parent_reading: None,
     }
 }
 

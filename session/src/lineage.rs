@@ -191,12 +191,12 @@ pub fn first_plan(state_dir: &Path, run_id: &str) -> Result<Vec<(String, Vec<Str
 /// from ([`deepr_stages::earlier`]): `None` for any other run, for web sources
 /// (a page's change is known only once it is fetched again) and when the earlier run
 /// kept no list of its sources. `corpus_now`: the corpus's documents as indexed now.
-pub fn earlier_reading(
+pub fn parent_reading(
     state_dir: &Path,
     dir: &Path,
     record: &crate::record::RunRecord,
     corpus_now: &[DocMeta],
-) -> Result<Option<deepr_stages::earlier::EarlierReading>, Failure> {
+) -> Result<Option<deepr_stages::parent_reading::ParentReading>, Failure> {
     let Some(lineage) = record
         .lineage
         .as_ref()
@@ -227,29 +227,39 @@ pub fn earlier_reading(
     let nodes = store
         .finished_nodes()
         .map_err(|e| Failure::Run(anyhow::anyhow!("run {}'s checkpoints: {e}", lineage.parent)))?;
-    let mut reading = deepr_stages::earlier::EarlierReading {
+    let mut reading = deepr_stages::parent_reading::ParentReading {
         documents,
         gone,
         ..Default::default()
     };
     for id in &nodes {
-        let Ok(Some(node)) = store.get_node(id) else {
-            continue;
-        };
-        // A step written by another version is done again by the refresh.
-        if id.ends_with("/extract") {
-            if let Ok(out) = serde_json::from_value(node.output) {
-                reading
-                    .extracted
-                    .insert(id.clone(), (node.key_material, out));
-            }
-        } else if id.ends_with("/conflict") {
-            if let Ok(out) = serde_json::from_value(node.output) {
-                reading
-                    .conflicts
-                    .insert(id.clone(), (node.key_material, out));
-            }
+        if let Ok(Some(node)) = store.get_node(id) {
+            keep_step(&mut reading, id, node);
         }
     }
     Ok(Some(reading))
+}
+
+/// A parent's step a refresh starts from, kept in `reading`: its extract, conflict and
+/// triage steps. A step written by another version of deepr is not kept: the refresh
+/// does it again.
+fn keep_step(
+    reading: &mut deepr_stages::parent_reading::ParentReading,
+    id: &str,
+    node: deepr_orchestrator::NodeRecord,
+) {
+    let material = node.key_material;
+    if id.ends_with("/extract") {
+        if let Ok(out) = serde_json::from_value(node.output) {
+            reading.extracted.insert(id.to_string(), (material, out));
+        }
+    } else if id.ends_with("/conflict") {
+        if let Ok(out) = serde_json::from_value(node.output) {
+            reading.conflicts.insert(id.to_string(), (material, out));
+        }
+    } else if id.ends_with("/triage") {
+        if let Ok(out) = serde_json::from_value(node.output) {
+            reading.triage.insert(id.to_string(), (material, out));
+        }
+    }
 }

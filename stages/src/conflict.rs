@@ -12,7 +12,7 @@ use crate::model_call::{call_task, Models, TaskCall};
 use crate::types::{ClaimDraft, ConflictOut};
 
 /// 2: a refresh carries its parent's standing disagreements and asks only about new
-/// claims ([`crate::earlier::EarlierConflicts`]).
+/// claims ([`crate::parent_reading::ParentConflicts`]).
 pub const STAGE_VERSION: u32 = 2;
 pub use deepr_tasks::conflict::MAX_CONFLICTS;
 
@@ -106,7 +106,7 @@ pub async fn run(
 /// A refresh's disagreements: the earlier ones that stand (among claims that may still
 /// disagree) and those found now that involve a new claim.
 fn refreshed(
-    delta: crate::earlier::ConflictDelta,
+    delta: crate::parent_reading::ConflictDelta,
     found: ConflictOut,
     claims: &[(ClaimDraft, Verdict, String)],
 ) -> ConflictOut {
@@ -154,13 +154,13 @@ pub fn node(
         crate::model_call::prompt_key(&cx.providers.prompts.conflict, cx.providers.cheap_models());
     let mut key = serde_json::json!({"v": STAGE_VERSION, "llm": llm});
     let id = node_id::join(round, "conflict");
-    let earlier = cx
+    let parent = cx
         .config
-        .earlier
+        .parent_reading
         .as_ref()
         .and_then(|e| e.conflict_step(&id, round, &key));
-    if let Some(earlier) = &earlier {
-        key["earlier"] = serde_json::json!(earlier.digest);
+    if let Some(parent) = &parent {
+        key["parent"] = serde_json::json!(parent.digest);
     }
     let (ex, sc) = (extracts.to_vec(), scores.to_vec());
     let node = spec(id, "conflict", key, move |ctx| async move {
@@ -193,12 +193,12 @@ pub fn node(
                 claims.push((claim, verdict, title));
             }
         }
-        let Some(earlier) = &earlier else {
+        let Some(parent) = &parent else {
             let (out, calls) =
                 run(&ctx.node_id, &p.prompts.conflict, &claims, p.cheap_models()).await;
             return finish(out, calls);
         };
-        let delta = earlier.delta(&claims.iter().map(|(c, ..)| c).collect::<Vec<_>>());
+        let delta = parent.delta(&claims.iter().map(|(c, ..)| c).collect::<Vec<_>>());
         let asked: Vec<_> = claims
             .iter()
             .filter(|(c, ..)| delta.asked.contains(&c.id))

@@ -431,12 +431,16 @@ pub fn node(
     }
     let id = crate::research::node_id::step(round, &subq.id, "extract");
     // A refresh starts from its parent's claims (free-quote reads pages again).
-    let earlier = match free {
+    let parent = match free {
         true => None,
-        false => cx.config.earlier.as_ref().and_then(|e| e.step(&id, &key)),
+        false => cx
+            .config
+            .parent_reading
+            .as_ref()
+            .and_then(|e| e.extract_step(&id, &key)),
     };
-    if let Some(earlier) = &earlier {
-        key["earlier"] = serde_json::json!(earlier.digest);
+    if let Some(parent) = &parent {
+        key["parent"] = serde_json::json!(parent.digest);
     }
     let (s, inputs) = (subq.clone(), deps.clone());
     let node = spec(id, "extract", key, move |ctx| async move {
@@ -464,8 +468,8 @@ pub fn node(
                 }
                 _ => candidates_for(&round_scores, own, model_reads, pool),
             };
-            let scored = match &earlier {
-                Some(earlier) => earlier.news(&scored),
+            let scored = match &parent {
+                Some(parent) => parent.news(&scored),
                 None => scored,
             };
             let (mut out, calls) = run(
@@ -483,8 +487,8 @@ pub fn node(
                 claim.citations =
                     crate::cited::with_lead_ins(citations, &scored, p.archive.as_ref());
             }
-            match &earlier {
-                Some(earlier) => (earlier.merged(out, &s.id, max), calls),
+            match &parent {
+                Some(parent) => (parent.merged(out, &s.id, max), calls),
                 None => (out, calls),
             }
         };

@@ -230,7 +230,12 @@ fn write_dag(
         })
         .filter(|(_, usable)| *usable > 0)
         .unzip();
-    let shares = crate::write::section_shares(cx.config.depth, &stated);
+    // The most claims the sections could hold: theirs and every follow-up's.
+    let limits = cx.config.depth.limits();
+    let followups = limits.extra_rounds as usize * crate::deepen::MAX_FOLLOWUPS;
+    let capacity =
+        (stated.len() + followups) * cx.config.depth.claims_per_subquestion(cx.brief_with_parts);
+    let shares = crate::write::section_shares(cx.config.depth, &stated, capacity);
     let documents: Arc<crate::write::DocumentNames> = Arc::new(
         gathered
             .sources

@@ -77,7 +77,7 @@ pub struct ResearchConfig {
     pub shape: ReportShape,
     /// A refresh's parent's reading: its extract steps start from the parent's claims
     /// and read only new documents ([`crate::earlier`]). `None` for any other run.
-    pub earlier: Option<Arc<crate::earlier::EarlierReading>>,
+    pub parent_reading: Option<Arc<crate::parent_reading::ParentReading>>,
 }
 
 /// The report's shape.

@@ -196,7 +196,20 @@ pub fn node(
     deps.extend(earlier.clone());
     let llm =
         crate::model_call::prompt_key(&cx.providers.prompts.triage, cx.providers.cheap_models());
-    let key = serde_json::json!({"v": STAGE_VERSION, "llm": llm});
+    let mut key = serde_json::json!({"v": STAGE_VERSION, "llm": llm});
+    // A refresh's first round starts from its parent's verdicts (by content hash: only
+    // new and changed documents are judged).
+    let parent = match round {
+        0 => cx
+            .config
+            .parent_reading
+            .as_ref()
+            .and_then(|p| p.scopes(&key)),
+        _ => None,
+    };
+    if let Some((_, digest)) = &parent {
+        key["parent"] = serde_json::json!(digest);
+    }
     let fetches = fetch_ids.to_vec();
     let node = spec(
         node_id::join(round, "triage"),
@@ -207,9 +220,10 @@ pub fn node(
                 .iter()
                 .map(|id| read(&ctx.inputs, id))
                 .collect::<Result<Vec<FetchOut>, String>>()?;
-            let before: TriageOut = match &earlier {
-                Some(id) => read(&ctx.inputs, id)?,
-                None => TriageOut::default(),
+            let before: TriageOut = match (&earlier, &parent) {
+                (Some(id), _) => read(&ctx.inputs, id)?,
+                (None, Some((verdicts, _))) => verdicts.clone(),
+                (None, None) => TriageOut::default(),
             };
             let call = TriageCall {
                 node_id: &ctx.node_id,

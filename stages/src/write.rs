@@ -22,7 +22,8 @@ use crate::types::{ClaimDraft, SectionOut, Subq};
 /// 4: ... unless it states a figure the earlier section's claims did not.
 /// 5: the depth's words are shared by the claims each section may state.
 /// 6: ... in steps of 25 words ([`WORDS_STEP`]).
-pub const STAGE_VERSION: u32 = 6;
+/// 7: ... at one rate per claim over the claims the sections could hold.
+pub const STAGE_VERSION: u32 = 7;
 /// Longest sentence kept, in characters (a quote may span two sentences, and the
 /// offline writer may write a quote as it is); a longer one is dropped, never cut.
 pub const MAX_SENTENCE_CHARS: usize = 1500;
@@ -213,23 +214,22 @@ const MIN_SECTION_WORDS: usize = 60;
 const WORDS_STEP: usize = 25;
 
 /// Each section's share of the depth's words, the summary's share set aside: at least
-/// [`MIN_SECTION_WORDS`] each, and the rest in proportion to the claims it may state
+/// [`MIN_SECTION_WORDS`] each, and the rest at one rate per claim it may state
 /// (`claims`, per section), so that a section its follow-ups joined is not asked to say
-/// twice as much in the same words; each rounded down to [`WORDS_STEP`]. Together they
-/// stay within the body's words unless the minimums alone exceed them.
-pub fn section_shares(depth: Depth, claims: &[usize]) -> Vec<usize> {
+/// twice as much in the same words; each rounded down to [`WORDS_STEP`]. The rate shares
+/// the rest over `capacity`, the most claims the sections could hold (their
+/// subquestions' and the follow-ups' the depth allows), not over the claims found: a
+/// section's words then follow its own claims, and a refresh that found new claims for
+/// one section leaves the others' prompts as they were. Together they stay within the
+/// body's words unless the minimums alone exceed them.
+pub fn section_shares(depth: Depth, claims: &[usize], capacity: usize) -> Vec<usize> {
     let body = body_words(depth) as f64 * (1.0 - SUMMARY_SHARE);
     let rest = (body - (MIN_SECTION_WORDS * claims.len()) as f64).max(0.0);
     let total: usize = claims.iter().sum();
+    let per_claim = rest / capacity.max(total).max(1) as f64;
     claims
         .iter()
-        .map(|&n| {
-            let extra = match total {
-                0 => rest / claims.len().max(1) as f64,
-                _ => rest * n as f64 / total as f64,
-            };
-            MIN_SECTION_WORDS + extra as usize / WORDS_STEP * WORDS_STEP
-        })
+        .map(|&n| MIN_SECTION_WORDS + (per_claim * n as f64) as usize / WORDS_STEP * WORDS_STEP)
         .collect()
 }
 
@@ -581,32 +581,36 @@ mod tests {
     #[test]
     fn section_words_follow_the_depth_and_the_evidence() {
         // Four sections at quick depth: the body, summary included, stays within 800.
-        let shares = section_shares(Depth::Quick, &[4, 4, 4, 4]);
+        let shares = section_shares(Depth::Quick, &[4, 4, 4, 4], 16);
         let sum: usize = shares.iter().sum();
         assert!(sum + (800.0 * SUMMARY_SHARE) as usize <= 800, "{shares:?}");
-        let standard = section_shares(Depth::Standard, &[5; 6]);
+        let standard = section_shares(Depth::Standard, &[5; 6], 30);
         assert!(standard[0] > shares[0]);
-        assert!(section_shares(Depth::Deep, &[5; 6])[0] > standard[0]);
+        assert!(section_shares(Depth::Deep, &[5; 6], 30)[0] > standard[0]);
         // A section with twice the claims gets twice the words beyond the minimum (to a
         // step); none gets less than the minimum, and together they stay within the body.
-        let uneven = section_shares(Depth::Standard, &[12, 6, 6, 0]);
+        let uneven = section_shares(Depth::Standard, &[12, 6, 6, 0], 24);
         let (twice, once) = (uneven[0] - MIN_SECTION_WORDS, uneven[1] - MIN_SECTION_WORDS);
         assert!(twice.abs_diff(2 * once) <= WORDS_STEP, "{uneven:?}");
         assert!(uneven
             .iter()
             .all(|w| (w - MIN_SECTION_WORDS) % WORDS_STEP == 0));
         assert_eq!(uneven[3], MIN_SECTION_WORDS);
-        // One claim more in one of ten sections (a refresh's new fact) leaves most other
-        // sections' words as they were.
-        let mut claims = [8, 7, 9, 8, 6, 10, 8, 7, 9, 8];
-        let before = section_shares(Depth::Standard, &claims);
-        claims[4] += 1;
-        let after = section_shares(Depth::Standard, &claims);
-        let same = (0..10).filter(|&i| i != 4 && before[i] == after[i]).count();
-        assert!(same >= 7, "{before:?} → {after:?}");
-        let skewed = section_shares(Depth::Quick, &[20, 1, 1, 1, 1, 1]);
+        let skewed = section_shares(Depth::Quick, &[20, 1, 1, 1, 1, 1], 24);
         let sum: usize = skewed.iter().sum();
         assert!(sum <= 640, "{skewed:?}");
+        // Claims beyond the capacity: still within the body.
+        let over = section_shares(Depth::Quick, &[20, 20, 20, 20], 16);
+        assert!(over.iter().sum::<usize>() <= 640, "{over:?}");
+        // New claims in two of ten sections (a refresh's new facts and a new follow-up)
+        // leave every other section's words as they were.
+        let mut claims = [8, 7, 9, 8, 6, 10, 8, 7, 9, 8];
+        let before = section_shares(Depth::Standard, &claims, 120);
+        claims[4] += 3;
+        claims[0] += 7;
+        let after = section_shares(Depth::Standard, &claims, 120);
+        let same = (1..10).filter(|&i| i != 4 && before[i] == after[i]).count();
+        assert_eq!(same, 8, "{before:?} → {after:?}");
         // Two claims bound a section well below its share; many claims do not raise it.
         assert_eq!(evidence_words(400, 2), 90);
         assert_eq!(evidence_words(400, 40), 400);

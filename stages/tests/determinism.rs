@@ -193,7 +193,7 @@ async fn run_scheduled(
         corpus_files: None,
         user_plan: None,
         shape: Default::default(),
-        earlier: None,
+        parent_reading: None,
     };
     let store = SledStore::open(&state.join("runs").join(run))
         .await

@@ -1,6 +1,6 @@
-//! A refresh reads only what changed (`deepr refresh`): its extract steps start from
-//! the claims the earlier run extracted and ask the model about the candidates of new
-//! and changed documents alone.
+//! What a refresh's parent read, and how a refresh reads only what changed (`deepr
+//! refresh`): its extract steps start from the claims the parent extracted and ask the
+//! model about the candidates of new and changed documents alone.
 //!
 //! A refresh asks its parent's subquestions over the same sources, so an unchanged
 //! document states what it stated: a claim the parent extracted from it still stands.
@@ -8,15 +8,17 @@
 //! unit is a new prompt the response cache cannot answer — the whole pool was read
 //! again (9 of 12 extract calls re-paid on a share of 25 files for one changed file).
 //! Here a step whose settings equal its parent's keeps the parent's claims whose every
-//! citation is in a document unchanged since ([`EarlierReading::gone`] holds the hashes
+//! citation is in a document unchanged since ([`ParentReading::gone`] holds the hashes
 //! of the changed and removed ones), and calls the extractor only on the pool's
 //! candidates from documents the parent's sources did not hold (new files, and the new
 //! versions of changed ones); with none, it makes no call.
 //!
 //! A round's conflict step likewise keeps the parent's disagreements whose claims all
 //! still stand, and asks only about the claims the parent did not have, beside the
-//! standing claims that share their subject ([`EarlierConflicts`]). Pure: the session
-//! reads the parent's checkpoints and hands them over as data.
+//! standing claims that share their subject ([`ParentConflicts`]); triage starts from
+//! the parent's verdicts, which are by content hash, so only new and changed documents
+//! are judged ([`ParentReading::scopes`]). Pure: the session reads the parent's
+//! checkpoints and hands them over as data.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,6 +27,7 @@ use serde_json::Value;
 use deepr_evidence::report::Conflict;
 use deepr_evidence::terms::content_terms;
 
+use crate::triage::TriageOut;
 use crate::types::{ClaimDraft, ConflictOut, ExtractOut, ScoreOut};
 
 /// Distinctive words a standing claim shares with a new one to be asked about beside
@@ -35,9 +38,9 @@ const SHARED_SUBJECT_TERMS: usize = 2;
 /// See [`SHARED_SUBJECT_TERMS`].
 const DISTINCTIVE_SHARE: usize = 8;
 
-/// What the run a refresh refreshes read and extracted.
+/// What the run a refresh refreshes (its parent) read and extracted.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct EarlierReading {
+pub struct ParentReading {
     /// Content hashes of every document the earlier run's sources held.
     pub documents: BTreeSet<String>,
     /// Of those, the ones the sources no longer hold (changed or removed since).
@@ -46,11 +49,15 @@ pub struct EarlierReading {
     pub extracted: BTreeMap<String, (Value, ExtractOut)>,
     /// Its conflict steps by step id: the step's key material and its output.
     pub conflicts: BTreeMap<String, (Value, ConflictOut)>,
+    /// Its triage steps by step id (`r{round}/triage`, each holding every earlier
+    /// round's verdicts too): the step's key material and its output. None when no
+    /// model judged (an offline run has no triage step).
+    pub triage: BTreeMap<String, (Value, TriageOut)>,
 }
 
-/// One conflict step's share of an [`EarlierReading`].
+/// One conflict step's share of an [`ParentReading`].
 #[derive(Clone, Debug, PartialEq)]
-pub struct EarlierConflicts {
+pub struct ParentConflicts {
     /// The earlier round's claims, by their earlier ids.
     pub claims: BTreeMap<String, ClaimDraft>,
     /// The disagreements the earlier step found among them.
@@ -71,9 +78,9 @@ pub struct ConflictDelta {
     pub carried: Vec<Conflict>,
 }
 
-/// One extract step's share of an [`EarlierReading`].
+/// One extract step's share of an [`ParentReading`].
 #[derive(Clone, Debug, PartialEq)]
-pub struct EarlierStep {
+pub struct ParentExtract {
     /// The earlier claims that still stand (every cited document unchanged).
     pub standing: Vec<ClaimDraft>,
     /// Hashes of the documents the earlier run's sources held.
@@ -82,10 +89,10 @@ pub struct EarlierStep {
     pub digest: String,
 }
 
-impl EarlierReading {
+impl ParentReading {
     /// Step `step_id`'s earlier claims, when it ran with key material `material`
     /// (a step whose prompt, model or limits differ starts afresh).
-    pub fn step(&self, step_id: &str, material: &Value) -> Option<EarlierStep> {
+    pub fn extract_step(&self, step_id: &str, material: &Value) -> Option<ParentExtract> {
         let (then, out) = self.extracted.get(step_id)?;
         // A degraded step (the model failed; the heuristic answered) is read again.
         if then != material || out.degraded.is_some() {
@@ -111,7 +118,7 @@ impl EarlierReading {
             hasher.update(&serde_json::to_vec(&standing).unwrap_or_default());
             hasher.finalize().to_hex().to_string()
         };
-        Some(EarlierStep {
+        Some(ParentExtract {
             standing,
             documents: self.documents.clone(),
             digest,
@@ -119,7 +126,29 @@ impl EarlierReading {
     }
 }
 
-impl EarlierReading {
+impl ParentReading {
+    /// The parent's verdicts on the documents still there, for a triage step with key
+    /// material `material`, with a digest of them; `None` when the parent's triage ran
+    /// otherwise or fell back to the offline rule.
+    pub fn scopes(&self, material: &Value) -> Option<(TriageOut, String)> {
+        let round = |id: &str| {
+            id.strip_prefix('r')
+                .and_then(|rest| rest.split('/').next())
+                .and_then(|n| n.parse::<u32>().ok())
+        };
+        // The last round's holds every verdict of the run.
+        let (then, out) = self.triage.iter().max_by_key(|(id, _)| round(id))?.1;
+        if then != material || out.degraded.is_some() {
+            return None;
+        }
+        let mut kept = out.clone();
+        kept.verdicts.retain(|sha, _| !self.gone.contains(sha));
+        let digest = blake3::hash(&serde_json::to_vec(&kept).unwrap_or_default())
+            .to_hex()
+            .to_string();
+        Some((kept, digest))
+    }
+
     /// Conflict step `step_id` of round `round`'s earlier disagreements and claims,
     /// when it ran with key material `material`.
     pub fn conflict_step(
@@ -127,7 +156,7 @@ impl EarlierReading {
         step_id: &str,
         round: u32,
         material: &Value,
-    ) -> Option<EarlierConflicts> {
+    ) -> Option<ParentConflicts> {
         let (then, out) = self.conflicts.get(step_id)?;
         if then != material || out.degraded.is_some() {
             return None;
@@ -143,7 +172,7 @@ impl EarlierReading {
         let mut hasher = blake3::Hasher::new();
         hasher.update(&serde_json::to_vec(&claims).unwrap_or_default());
         hasher.update(&serde_json::to_vec(&out.conflicts).unwrap_or_default());
-        Some(EarlierConflicts {
+        Some(ParentConflicts {
             claims,
             conflicts: out.conflicts.clone(),
             digest: hasher.finalize().to_hex().to_string(),
@@ -151,7 +180,7 @@ impl EarlierReading {
     }
 }
 
-impl EarlierConflicts {
+impl ParentConflicts {
     /// What to ask about `now` (the round's claims that may disagree), and which of the
     /// earlier disagreements stand: a claim is the earlier one when its subquestion,
     /// text and citations are.
@@ -241,7 +270,7 @@ fn distinctive_terms(claims: &[&ClaimDraft]) -> Vec<BTreeSet<String>> {
         .collect()
 }
 
-impl EarlierStep {
+impl ParentExtract {
     /// The pool's candidates from documents the earlier run's sources did not hold.
     pub fn news(&self, pool: &ScoreOut) -> ScoreOut {
         let mut news = pool.clone();
@@ -294,8 +323,8 @@ mod tests {
         }
     }
 
-    fn earlier() -> EarlierReading {
-        EarlierReading {
+    fn earlier() -> ParentReading {
+        ParentReading {
             documents: ["same", "changed-then"].map(String::from).into(),
             gone: ["changed-then"].map(String::from).into(),
             extracted: [(
@@ -310,13 +339,14 @@ mod tests {
             )]
             .into(),
             conflicts: BTreeMap::new(),
+            triage: BTreeMap::new(),
         }
     }
 
     #[test]
     fn claims_on_changed_documents_fall_and_only_new_documents_are_read_again() {
         let step = earlier()
-            .step("r0/sq1/extract", &serde_json::json!({"v": 1}))
+            .extract_step("r0/sq1/extract", &serde_json::json!({"v": 1}))
             .expect("same settings: the earlier claims are used");
         assert_eq!(step.standing.len(), 1, "the changed document's claim falls");
         assert_eq!(step.standing[0].citations[0].content_sha256, "same");
@@ -355,10 +385,10 @@ mod tests {
     fn a_step_with_other_settings_or_no_earlier_run_starts_afresh() {
         let reading = earlier();
         assert!(reading
-            .step("r0/sq1/extract", &serde_json::json!({"v": 2}))
+            .extract_step("r0/sq1/extract", &serde_json::json!({"v": 2}))
             .is_none());
         assert!(reading
-            .step("r1/sq1/extract", &serde_json::json!({"v": 1}))
+            .extract_step("r1/sq1/extract", &serde_json::json!({"v": 1}))
             .is_none());
     }
 
@@ -457,5 +487,46 @@ mod tests {
         // A claim gone: its disagreement goes with it.
         let delta = step.delta(&[&b, &c]);
         assert!(delta.carried.is_empty());
+    }
+
+    #[test]
+    fn triage_starts_from_the_last_rounds_verdicts_on_documents_still_there() {
+        use crate::triage::DocScope;
+        use deepr_tasks::triage::Scope;
+        let judged = |docs: &[&str]| TriageOut {
+            verdicts: docs
+                .iter()
+                .map(|d| {
+                    let scope = DocScope {
+                        scope: Scope::OffTopic,
+                        reason: "paperwork".into(),
+                    };
+                    (d.to_string(), scope)
+                })
+                .collect(),
+            degraded: None,
+        };
+        let mut reading = earlier();
+        reading.triage = [
+            ("r0/triage".to_string(), (Value::Null, judged(&["same"]))),
+            (
+                "r1/triage".to_string(),
+                (Value::Null, judged(&["same", "changed-then", "later"])),
+            ),
+        ]
+        .into();
+        let (kept, _) = reading.scopes(&Value::Null).expect("same settings");
+        let docs: Vec<&str> = kept.verdicts.keys().map(String::as_str).collect();
+        assert_eq!(
+            docs,
+            ["later", "same"],
+            "the changed document is judged again"
+        );
+        assert!(reading.scopes(&serde_json::json!({"v": 2})).is_none());
+        reading.triage.get_mut("r1/triage").unwrap().1.degraded = Some("down".into());
+        assert!(
+            reading.scopes(&Value::Null).is_none(),
+            "a fallback's verdicts are not kept"
+        );
     }
 }
