@@ -594,7 +594,7 @@ mod tests {
         assert!(twice.abs_diff(2 * once) <= WORDS_STEP, "{uneven:?}");
         assert!(uneven
             .iter()
-            .all(|w| (w - MIN_SECTION_WORDS) % WORDS_STEP == 0));
+            .all(|w| (w - MIN_SECTION_WORDS).is_multiple_of(WORDS_STEP)));
         assert_eq!(uneven[3], MIN_SECTION_WORDS);
         let skewed = section_shares(Depth::Quick, &[20, 1, 1, 1, 1, 1], 24);
         let sum: usize = skewed.iter().sum();
