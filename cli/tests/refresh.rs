@@ -257,3 +257,38 @@ fn a_refresh_killed_mid_run_resumes_to_the_same_report() {
     };
     assert_eq!(strip_paths(&killed_out), strip_paths(&out));
 }
+
+#[test]
+fn a_run_stopped_before_its_report_was_complete_is_resumed_before_it_is_refreshed() {
+    let share = Share::new();
+    let (corpus, out) = (share.path("share"), share.path("reports/parent.md"));
+    let output = share.deepr(&[
+        "run",
+        QUESTION,
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--run-id",
+        "parent",
+        "--max-tokens",
+        "3000",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.with_extension("json")).unwrap()).unwrap();
+    assert_eq!(report["complete"], false, "the budget stopped it");
+    share.change();
+    let output = share.deepr(&["refresh", "parent", "--run-id", "refreshed"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let said = stderr(&output);
+    assert!(
+        said.contains("stopped before its report was complete")
+            && said.contains("deepr resume parent"),
+        "{said}"
+    );
+    assert!(
+        !share.path("state/runs/refreshed").exists(),
+        "no run was created"
+    );
+}

@@ -240,8 +240,8 @@ pub fn parent_reading(
     Ok(Some(reading))
 }
 
-/// A parent's step a refresh starts from, kept in `reading`: its extract, conflict and
-/// triage steps. A step written by another version of deepr is not kept: the refresh
+/// A parent's step a refresh starts from, kept in `reading`: its extract, conflict,
+/// summary and triage steps. A step written by another version of deepr is not kept: the refresh
 /// does it again.
 fn keep_step(
     reading: &mut deepr_stages::parent_reading::ParentReading,
@@ -256,6 +256,10 @@ fn keep_step(
     } else if id.ends_with("/conflict") {
         if let Ok(out) = serde_json::from_value(node.output) {
             reading.conflicts.insert(id.to_string(), (material, out));
+        }
+    } else if id == deepr_stages::research::node_id::SYNTHESIZE {
+        if let Ok(out) = serde_json::from_value(node.output) {
+            reading.summary = Some((material, out));
         }
     } else if id.ends_with("/triage") {
         if let Ok(out) = serde_json::from_value(node.output) {

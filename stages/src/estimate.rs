@@ -50,7 +50,13 @@ fn one(
     let rounds = 1 + extra_rounds;
     let judge_calls = match strategy {
         Strategy::Linear | Strategy::FreeQuote => {
-            total_subqs.saturating_mul(claims_per.div_ceil(crate::judge::BATCH as u64))
+            // A batch holds whole subquestions' claims ([`crate::judge::batches_of`]).
+            let batch = crate::judge::BATCH as u64;
+            match claims_per {
+                0 => 0,
+                n if n > batch => total_subqs.saturating_mul(n.div_ceil(batch)),
+                n => subquestions.div_ceil(batch / n) + followups.div_ceil(batch / n),
+            }
         }
         Strategy::PerClaim => 3 * claims,
         Strategy::NoJudge => 0,

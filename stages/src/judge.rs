@@ -1,8 +1,9 @@
 //! judge: claims + their quotes → a verdict per claim, one call per batch of at most
-//! 8 claims of one subquestion (calls = the sum over subquestions of ceil(claims / 8)),
-//! not votes per claim. A batch never spans subquestions, so a refresh whose new
-//! document changed one subquestion's claims pays for that subquestion's batches only
-//! (the others' prompts are as they were, answered by the response cache).
+//! 8 claims, not votes per claim. A batch holds whole subquestions' claims (a
+//! subquestion with more is cut into batches of its own), so a refresh whose new
+//! document changed one subquestion's claims pays for that subquestion's batch, not
+//! for every batch after it (the others' prompts are as they were, answered by the
+//! response cache).
 //!
 //! A deterministic floor applies whatever the model says: a claim that shares no
 //! content word with its quotes is never `supported`.
@@ -22,7 +23,7 @@ use crate::types::{ClaimDraft, JudgeOut};
 /// 2: voters read the neighbourhood of each cited sentence (not a page prefix), and a
 /// free-quote claim is judged on the quote the report shows.
 /// 3: each quote is shown under its document and, for a row, its headings.
-/// 4: a batch holds one subquestion's claims ([`batches`]).
+/// 4: a batch holds whole subquestions' claims ([`batches_of`]).
 pub const STAGE_VERSION: u32 = 4;
 /// Claims per judge call.
 pub const BATCH: usize = 8;
@@ -97,21 +98,36 @@ pub fn neighbourhood(
         .join("\n…\n")
 }
 
-/// `claims` in batches of at most [`BATCH`], each of one subquestion's claims (they
-/// come grouped by subquestion), in order.
+/// `claims` (they come grouped by subquestion) in batches of at most [`BATCH`], in
+/// order: a batch holds whole subquestions' claims, as many as fit; a subquestion with
+/// more than a batch is cut into batches of its own.
 pub fn batches_of<'a, T>(claims: &'a [(&'a ClaimDraft, T)]) -> Vec<&'a [(&'a ClaimDraft, T)]> {
-    let mut batches = Vec::new();
-    let mut start = 0;
-    for end in 1..=claims.len() {
-        let full = end - start == BATCH;
-        let other = claims
-            .get(end)
-            .is_some_and(|(next, _)| next.subquestion != claims[start].0.subquestion);
-        if end == claims.len() || full || other {
-            batches.push(&claims[start..end]);
-            start = end;
+    // The runs of one subquestion's claims, as (start, end).
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    for (i, (claim, _)) in claims.iter().enumerate() {
+        match groups.last_mut() {
+            Some((start, end)) if claims[*start].0.subquestion == claim.subquestion => *end = i + 1,
+            _ => groups.push((i, i + 1)),
         }
     }
+    let mut batches = Vec::new();
+    let mut open: Option<(usize, usize)> = None;
+    for (start, end) in groups {
+        if let Some((from, to)) = open {
+            if to - from + end - start <= BATCH {
+                open = Some((from, end));
+                continue;
+            }
+            batches.push(&claims[from..to]);
+            open = None;
+        }
+        if end - start > BATCH {
+            batches.extend(claims[start..end].chunks(BATCH));
+        } else {
+            open = Some((start, end));
+        }
+    }
+    batches.extend(open.map(|(from, to)| &claims[from..to]));
     batches
 }
 
@@ -478,7 +494,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_batch_holds_one_subquestions_claims_and_at_most_a_batch_of_them() {
+    fn a_batch_holds_whole_subquestions_and_at_most_a_batch_of_claims() {
         let claim = |subquestion: &str, n: usize| ClaimDraft {
             id: format!("{subquestion}-c{n}"),
             subquestion: subquestion.into(),
@@ -493,7 +509,18 @@ mod tests {
             .iter()
             .map(|b| (b.len(), b[0].0.subquestion.as_str()))
             .collect();
-        assert_eq!(sizes, [(8, "q1"), (2, "q1"), (3, "q2"), (1, "q3")]);
+        // q1's ten are cut alone; q2 and q3 share one batch.
+        assert_eq!(sizes, [(8, "q1"), (2, "q1"), (4, "q2")]);
+        // One claim more in q2 moves no batch but its own.
+        claims.insert(11, claim("q2", 4));
+        let judged: Vec<(&ClaimDraft, ())> = claims.iter().map(|c| (c, ())).collect();
+        let ids = |b: &[(&ClaimDraft, ())]| b.iter().map(|(c, _)| c.id.clone()).collect::<Vec<_>>();
+        let batches = batches_of(&judged);
+        assert_eq!(batches.len(), 3);
+        assert_eq!(
+            ids(batches[2]),
+            ["q2-c1", "q2-c4", "q2-c2", "q2-c3", "q3-c1"]
+        );
         assert!(batches_of::<()>(&[]).is_empty());
     }
 

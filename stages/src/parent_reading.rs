@@ -28,7 +28,7 @@ use deepr_evidence::report::Conflict;
 use deepr_evidence::terms::content_terms;
 
 use crate::triage::TriageOut;
-use crate::types::{ClaimDraft, ConflictOut, ExtractOut, ScoreOut};
+use crate::types::{ClaimDraft, ConflictOut, ExtractOut, ScoreOut, SynthesizeOut};
 
 /// Distinctive words a standing claim shares with a new one to be asked about beside
 /// it (a disagreement is two claims on one subject). A word is distinctive when at most
@@ -49,6 +49,8 @@ pub struct ParentReading {
     pub extracted: BTreeMap<String, (Value, ExtractOut)>,
     /// Its conflict steps by step id: the step's key material and its output.
     pub conflicts: BTreeMap<String, (Value, ConflictOut)>,
+    /// Its summary step: its key material and output.
+    pub summary: Option<(Value, SynthesizeOut)>,
     /// Its triage steps by step id (`r{round}/triage`, each holding every earlier
     /// round's verdicts too): the step's key material and its output. None when no
     /// model judged (an offline run has no triage step).
@@ -149,6 +151,36 @@ impl ParentReading {
         Some((kept, digest))
     }
 
+    /// The parent's summary, with every claim and disagreement of the parent, when its
+    /// summary step ran with key material `material`.
+    pub fn summary_step(&self, material: &Value) -> Option<ParentSummary> {
+        let (then, summary) = self.summary.as_ref()?;
+        if then != material || summary.degraded.is_some() {
+            return None;
+        }
+        let claims: BTreeMap<String, ClaimDraft> = self
+            .extracted
+            .values()
+            .flat_map(|(_, extracted)| extracted.claims.iter())
+            .map(|c| (c.id.clone(), c.clone()))
+            .collect();
+        let conflicts: Vec<Conflict> = self
+            .conflicts
+            .values()
+            .flat_map(|(_, out)| out.conflicts.iter().cloned())
+            .collect();
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(&serde_json::to_vec(summary).unwrap_or_default());
+        hasher.update(&serde_json::to_vec(&claims).unwrap_or_default());
+        hasher.update(&serde_json::to_vec(&conflicts).unwrap_or_default());
+        Some(ParentSummary {
+            summary: summary.clone(),
+            claims,
+            conflicts,
+            digest: hasher.finalize().to_hex().to_string(),
+        })
+    }
+
     /// Conflict step `step_id` of round `round`'s earlier disagreements and claims,
     /// when it ran with key material `material`.
     pub fn conflict_step(
@@ -185,17 +217,7 @@ impl ParentConflicts {
     /// earlier disagreements stand: a claim is the earlier one when its subquestion,
     /// text and citations are.
     pub fn delta(&self, now: &[&ClaimDraft]) -> ConflictDelta {
-        let same = |a: &ClaimDraft, b: &ClaimDraft| {
-            a.subquestion == b.subquestion && a.text == b.text && a.citations == b.citations
-        };
-        let now_id: BTreeMap<&str, &str> = self
-            .claims
-            .values()
-            .filter_map(|then| {
-                let found = now.iter().find(|c| same(c, then))?;
-                Some((then.id.as_str(), found.id.as_str()))
-            })
-            .collect();
+        let now_id = ids_now(&self.claims, now);
         let known: BTreeSet<&str> = now_id.values().copied().collect();
         let new: BTreeSet<String> = now
             .iter()
@@ -245,6 +267,87 @@ impl ParentConflicts {
             new,
             carried,
         }
+    }
+}
+
+/// Today's id of each of the parent's claims that is still a claim today: the same
+/// subquestion, text and citations (ids are renumbered when earlier claims fall).
+fn ids_now<'a>(
+    then: &'a BTreeMap<String, ClaimDraft>,
+    now: &[&'a ClaimDraft],
+) -> BTreeMap<&'a str, &'a str> {
+    let same = |a: &ClaimDraft, b: &ClaimDraft| {
+        a.subquestion == b.subquestion && a.text == b.text && a.citations == b.citations
+    };
+    then.values()
+        .filter_map(|then| {
+            let found = now.iter().find(|c| same(c, then))?;
+            Some((then.id.as_str(), found.id.as_str()))
+        })
+        .collect()
+}
+
+/// The parent's summary, and what it stood on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParentSummary {
+    pub summary: SynthesizeOut,
+    /// Every claim of the parent, by its id.
+    pub claims: BTreeMap<String, ClaimDraft>,
+    /// Every disagreement the parent found.
+    pub conflicts: Vec<Conflict>,
+    /// A digest of what the step starts from (node key material).
+    pub digest: String,
+}
+
+impl ParentSummary {
+    /// The parent's summary with today's claim ids, when every claim it rests on is
+    /// still a claim today and usable (`usable`: its verdict lets a writer cite it), and
+    /// the disagreements are the parent's: its sentences then state only what still
+    /// stands, and what is new is told by the sections and "What changed". `None`: the
+    /// summary is written again.
+    pub fn still_stands(
+        &self,
+        now: &[&ClaimDraft],
+        usable: &dyn Fn(&str) -> bool,
+        conflicts_now: &[Conflict],
+    ) -> Option<SynthesizeOut> {
+        let ids = ids_now(&self.claims, now);
+        let mapped = |claims: &[String]| -> Option<Vec<String>> {
+            let mut out: Vec<String> = claims
+                .iter()
+                .map(|id| ids.get(id.as_str()).map(|now| now.to_string()))
+                .collect::<Option<_>>()?;
+            out.sort();
+            Some(out)
+        };
+        let then: BTreeSet<Vec<String>> = self
+            .conflicts
+            .iter()
+            .map(|c| mapped(&c.claims))
+            .collect::<Option<_>>()?;
+        let now: BTreeSet<Vec<String>> = conflicts_now
+            .iter()
+            .map(|c| {
+                let mut ids = c.claims.clone();
+                ids.sort();
+                ids
+            })
+            .collect();
+        if then != now {
+            return None;
+        }
+        let mut summary = self.summary.clone();
+        for point in &mut summary.summary {
+            point.claim_ids = point
+                .claim_ids
+                .iter()
+                .map(|id| ids.get(id.as_str()).map(|now| now.to_string()))
+                .collect::<Option<_>>()?;
+            if !point.claim_ids.iter().all(|id| usable(id)) {
+                return None;
+            }
+        }
+        Some(summary)
     }
 }
 
@@ -339,6 +442,7 @@ mod tests {
             )]
             .into(),
             conflicts: BTreeMap::new(),
+            summary: None,
             triage: BTreeMap::new(),
         }
     }
@@ -528,5 +632,72 @@ mod tests {
             reading.scopes(&Value::Null).is_none(),
             "a fallback's verdicts are not kept"
         );
+    }
+
+    #[test]
+    fn a_summary_is_kept_while_every_claim_it_states_stands_and_no_disagreement_is_new() {
+        use crate::types::SummaryPoint;
+        let worded = |id: &str, doc: &str, text: &str| ClaimDraft {
+            text: text.into(),
+            ..claim(id, doc)
+        };
+        let revenue = worded("q1-c1", "board", "Revenue was $14.2M");
+        let uptime = worded("q1-c2", "ops", "Fleet uptime was 99.2%");
+        let headcount = worded("q1-c3", "hr", "Headcount was 318");
+        let mut reading = earlier();
+        reading.extracted = [(
+            "r0/q1/extract".to_string(),
+            (
+                Value::Null,
+                ExtractOut {
+                    claims: vec![revenue.clone(), uptime.clone(), headcount.clone()],
+                    degraded: None,
+                },
+            ),
+        )]
+        .into();
+        reading.summary = Some((
+            Value::Null,
+            SynthesizeOut {
+                summary: vec![SummaryPoint {
+                    text: "Revenue was $14.2M and headcount 318.".into(),
+                    claim_ids: vec!["q1-c1".into(), "q1-c3".into()],
+                }],
+                dropped: Vec::new(),
+                degraded: None,
+            },
+        ));
+        let parent = reading.summary_step(&Value::Null).expect("same settings");
+        let all = |_: &str| true;
+        // The uptime claim fell (its document changed) and a new one came: the summary
+        // stated neither, so it stands, under today's ids.
+        let (revenue_now, headcount_now) = (
+            ClaimDraft {
+                id: "q1-c1".into(),
+                ..revenue.clone()
+            },
+            ClaimDraft {
+                id: "q1-c2".into(),
+                ..headcount.clone()
+            },
+        );
+        let new = worded("q1-c3", "ops2", "Fleet uptime was 98.7%");
+        let now = [&revenue_now, &headcount_now, &new];
+        let kept = parent.still_stands(&now, &all, &[]).expect("it stands");
+        assert_eq!(kept.summary[0].claim_ids, ["q1-c1", "q1-c2"]);
+        // A claim it states fell: written again.
+        assert!(parent
+            .still_stands(&[&revenue_now, &new], &all, &[])
+            .is_none());
+        // A claim it states is no longer usable: written again.
+        let not_headcount = |id: &str| id != "q1-c2";
+        assert!(parent.still_stands(&now, &not_headcount, &[]).is_none());
+        // A new disagreement: written again.
+        let disagreement = Conflict {
+            subquestion: "q1".into(),
+            summary: "uptime differs".into(),
+            claims: vec!["q1-c1".into(), "q1-c3".into()],
+        };
+        assert!(parent.still_stands(&now, &all, &[disagreement]).is_none());
     }
 }

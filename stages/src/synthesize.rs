@@ -200,7 +200,16 @@ pub fn node(
         &cx.providers.prompts.synthesize,
         cx.providers.strong_models(),
     );
-    let key = serde_json::json!({"v": STAGE_VERSION, "prose": deepr_evidence::prose::VERSION, "llm": llm});
+    let mut key = serde_json::json!({"v": STAGE_VERSION, "prose": deepr_evidence::prose::VERSION, "llm": llm});
+    // A refresh keeps its parent's summary while everything it states still stands.
+    let parent = cx
+        .config
+        .parent_reading
+        .as_ref()
+        .and_then(|p| p.summary_step(&key));
+    if let Some(parent) = &parent {
+        key["parent"] = serde_json::json!(parent.digest);
+    }
     let node = spec(
         crate::research::node_id::SYNTHESIZE.into(),
         "synthesize",
@@ -213,6 +222,15 @@ pub fn node(
             let mut conflicts = conflicts;
             for id in &late {
                 conflicts.extend(read::<crate::types::ConflictOut>(&ctx.inputs, id)?.conflicts);
+            }
+            if let Some(kept) = parent.as_ref().and_then(|parent| {
+                let now: Vec<&ClaimDraft> = cl.iter().map(|(c, _)| c).collect();
+                let verdicts: BTreeMap<&str, Verdict> =
+                    cl.iter().map(|(c, v)| (c.id.as_str(), *v)).collect();
+                let usable = |id: &str| verdicts.get(id).is_some_and(|v| crate::write::usable(*v));
+                parent.still_stands(&now, &usable, &conflicts)
+            }) {
+                return finish(kept, Vec::new());
             }
             let written = Written {
                 topic: &t,

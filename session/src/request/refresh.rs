@@ -57,13 +57,22 @@ pub fn prepare_refresh(globals: &Globals, args: &RefreshRequest) -> Result<Refre
         ))
     })?;
     // Another run may have written its report to the same path since.
-    let written_by = serde_json::from_slice::<serde_json::Value>(&report_bytes)
-        .ok()
-        .and_then(|report| report["run_id"].as_str().map(String::from));
-    if written_by.as_deref() != Some(parent.run_id.as_str()) {
+    let report = serde_json::from_slice::<serde_json::Value>(&report_bytes).unwrap_or_default();
+    if report["run_id"].as_str() != Some(parent.run_id.as_str()) {
         return Err(usage(format!(
             "{} is no longer run {}'s report (another run wrote it since); re-render that run first (deepr resume {1})",
             parent_report.display(),
+            parent.run_id
+        )));
+    }
+    // What changed is told against a finished report, and a refresh starts from its
+    // parent's steps: an incomplete one would be written again at the refresh's cost.
+    if report["complete"] == serde_json::Value::Bool(false) {
+        let why = report["incomplete_reason"]
+            .as_str()
+            .unwrap_or("stopped early");
+        return Err(usage(format!(
+            "run {} stopped before its report was complete ({why}); resume it first (deepr resume {0}), then refresh it",
             parent.run_id
         )));
     }
