@@ -294,6 +294,38 @@ mod tests {
     }
 
     #[test]
+    fn a_figure_or_date_may_be_written_as_prose_writes_it() {
+        // What the write and synthesize prompts promise: "52000" may be written
+        // "52,000", "2025-12-10" "December 10, 2025", "Mar 31 2026" "March 31, 2026".
+        let quoted = |quote: &str| CitedClaim {
+            verdict: Verdict::Supported,
+            quotes: vec![quote.into()],
+            sources: Vec::new(),
+        };
+        let ids = vec!["c1".to_string()];
+        let holds =
+            |text: &str, quote: &str| check_sentence(text, &ids, |_| Some(quoted(quote))).is_ok();
+        assert!(holds(
+            "The list price is $52,000.",
+            "Item: S5 · List price (USD): 52000"
+        ));
+        let meeting = "Meeting date: 2025-12-10 · Venue: Dayton";
+        assert!(holds(
+            "The meeting in Dayton was on December 10, 2025.",
+            meeting
+        ));
+        assert!(holds(
+            "The headcount plan is 365 at the quarter end of March 31, 2026.",
+            "Quarter end: Mar 31 2026 · Headcount plan: 365"
+        ));
+        // Another day is another figure.
+        assert!(!holds(
+            "The meeting in Dayton was on December 11, 2025.",
+            meeting
+        ));
+    }
+
+    #[test]
     fn a_sentence_may_name_its_source_with_the_numbers_of_its_title_and_date() {
         // c1 cites "Pager Notes 2024-05-01": its date's numbers count, its words do not.
         assert_eq!(

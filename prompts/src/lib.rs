@@ -189,7 +189,7 @@ prompt!(DEEPEN, "deepen", 1, || json!({
         "properties": {"gap_id": {"type": "string"}, "question": {"type": "string"}}
     }}}
 }));
-prompt!(WRITE_SECTION, "write_section", 1, || json!({
+prompt!(WRITE_SECTION, "write_section", 2, || json!({
     "type": "object", "additionalProperties": false, "required": ["heading", "paragraphs"],
     "properties": {
         "heading": {"type": "string"},
@@ -205,7 +205,7 @@ prompt!(WRITE_SECTION, "write_section", 1, || json!({
         }}
     }
 }));
-prompt!(SYNTHESIZE, "synthesize", 2, || json!({
+prompt!(SYNTHESIZE, "synthesize", 3, || json!({
     "type": "object", "additionalProperties": false, "required": ["summary"],
     "properties": {"summary": {"type": "array", "items": {
         "type": "object", "additionalProperties": false, "required": ["text", "claim_ids"],
