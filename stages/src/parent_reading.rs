@@ -27,8 +27,7 @@ use serde_json::Value;
 use deepr_evidence::report::Conflict;
 use deepr_evidence::terms::content_terms;
 
-use crate::triage::TriageOut;
-use crate::types::{ClaimDraft, ConflictOut, ExtractOut, ScoreOut, SynthesizeOut};
+use crate::types::{ClaimDraft, ConflictOut, ExtractOut, ScoreOut, SynthesizeOut, TriageOut};
 
 /// Distinctive words a standing claim shares with a new one to be asked about beside
 /// it (a disagreement is two claims on one subject). A word is distinctive when at most
@@ -595,7 +594,7 @@ mod tests {
 
     #[test]
     fn triage_starts_from_the_last_rounds_verdicts_on_documents_still_there() {
-        use crate::triage::DocScope;
+        use crate::types::DocScope;
         use deepr_tasks::triage::Scope;
         let judged = |docs: &[&str]| TriageOut {
             verdicts: docs

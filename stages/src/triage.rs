@@ -11,13 +11,12 @@
 //! subject, and is listed under References with its reason; a background one is read
 //! like one in scope.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use deepr_orchestrator::{ArchivedText, DocMeta, LedgerEntry, TextArchive, Tier};
 use deepr_tasks::triage::{
-    Document, Input, Scope, Triage, DOCUMENTS_PER_CALL, MAX_HEADINGS, OPENING_CHARS,
+    Document, Input, Triage, DOCUMENTS_PER_CALL, MAX_HEADINGS, OPENING_CHARS,
 };
-use serde::{Deserialize, Serialize};
 
 use crate::concurrent::in_order;
 use crate::model_call::{call_task, Models, TaskCall};
@@ -28,47 +27,7 @@ pub const STAGE_VERSION: u32 = 1;
 /// Characters of a model's reason kept for the report.
 const REASON_CHARS: usize = 200;
 
-/// A document's scope as triage judged it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DocScope {
-    pub scope: Scope,
-    /// Why (model text, cleaned; the offline rule's words when the fallback answered).
-    pub reason: String,
-}
-
-/// Every document judged so far in the run — this round's and the earlier rounds' —
-/// by content hash.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct TriageOut {
-    pub verdicts: BTreeMap<String, DocScope>,
-    /// Why a batch's answer was unusable (the offline rule answered it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub degraded: Option<String>,
-}
-
-impl TriageOut {
-    /// Why `content_sha256` is off-topic: `Some(reason)` when judged so, `None` when
-    /// judged in scope or background, and the title rule's answer when never judged.
-    pub fn off_topic(
-        &self,
-        doc: &DocMeta,
-        headings: &[String],
-        brief: &deepr_tasks::brief::Brief,
-    ) -> Option<String> {
-        match self.verdicts.get(&doc.content_sha256) {
-            Some(judged) if judged.scope == Scope::OffTopic => Some(judged.reason.clone()),
-            Some(_) => None,
-            None => deepr_tasks::triage::off_topic(&doc.title, headings, brief),
-        }
-    }
-
-    /// Whether triage judged `content_sha256` background.
-    pub fn is_background(&self, content_sha256: &str) -> bool {
-        self.verdicts
-            .get(content_sha256)
-            .is_some_and(|judged| judged.scope == Scope::Background)
-    }
-}
+pub use crate::types::{DocScope, TriageOut};
 
 /// How a document is shown to the model: what it is, not what it says.
 fn shown(id: String, doc: &DocMeta, text: &ArchivedText) -> Document {

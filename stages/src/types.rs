@@ -202,3 +202,47 @@ pub struct SectionOut {
     pub dropped: Vec<deepr_evidence::report::DroppedSentence>,
     pub degraded: Option<String>,
 }
+
+/// A document's scope as triage judged it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocScope {
+    pub scope: deepr_tasks::triage::Scope,
+    /// Why (model text, cleaned; the offline rule's words when the fallback answered).
+    pub reason: String,
+}
+
+/// Every document judged so far in the run — this round's and the earlier rounds' —
+/// by content hash.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TriageOut {
+    pub verdicts: std::collections::BTreeMap<String, DocScope>,
+    /// Why a batch's answer was unusable (the offline rule answered it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub degraded: Option<String>,
+}
+
+impl TriageOut {
+    /// Why `content_sha256` is off-topic: `Some(reason)` when judged so, `None` when
+    /// judged in scope or background, and the title rule's answer when never judged.
+    pub fn off_topic(
+        &self,
+        doc: &DocMeta,
+        headings: &[String],
+        brief: &deepr_tasks::brief::Brief,
+    ) -> Option<String> {
+        match self.verdicts.get(&doc.content_sha256) {
+            Some(judged) if judged.scope == deepr_tasks::triage::Scope::OffTopic => {
+                Some(judged.reason.clone())
+            }
+            Some(_) => None,
+            None => deepr_tasks::triage::off_topic(&doc.title, headings, brief),
+        }
+    }
+
+    /// Whether triage judged `content_sha256` background.
+    pub fn is_background(&self, content_sha256: &str) -> bool {
+        self.verdicts
+            .get(content_sha256)
+            .is_some_and(|judged| judged.scope == deepr_tasks::triage::Scope::Background)
+    }
+}

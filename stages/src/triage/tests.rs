@@ -9,6 +9,7 @@ use deepr_orchestrator::{ArchivedText, DocMeta, Outline, TextArchive};
 
 use super::*;
 use crate::model_call::tests::Scripted;
+use deepr_tasks::triage::Scope;
 
 struct Archive(BTreeMap<String, ArchivedText>);
 
