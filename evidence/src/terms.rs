@@ -370,6 +370,34 @@ pub fn content_terms(text: &str) -> Vec<String> {
 /// written two ways compares equal: thousands separators dropped ("1,000" and "1000"
 /// are both `1000`), decimals and versions kept ("3.5", "3.7.0"), dates as their parts
 /// ("2024-01-05" is `2024`, `1`, `5`), whole numbers without leading zeros.
+/// Each text's distinctive content words: those at most one text in `share` uses
+/// (never fewer than `floor` texts): among a run's claims, the organisation's name, in
+/// all of them, says nothing of what one is about.
+pub fn distinctive_terms(
+    texts: &[&str],
+    share: usize,
+    floor: usize,
+) -> Vec<std::collections::BTreeSet<String>> {
+    let terms: Vec<std::collections::BTreeSet<String>> = texts
+        .iter()
+        .map(|t| content_terms(t).into_iter().collect())
+        .collect();
+    let mut used_by: std::collections::BTreeMap<&str, usize> = Default::default();
+    for term in terms.iter().flatten() {
+        *used_by.entry(term.as_str()).or_default() += 1;
+    }
+    let most = (texts.len() / share.max(1)).max(floor);
+    terms
+        .iter()
+        .map(|mine| {
+            mine.iter()
+                .filter(|t| used_by.get(t.as_str()).is_some_and(|n| *n <= most))
+                .cloned()
+                .collect()
+        })
+        .collect()
+}
+
 pub fn numbers(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for word in words(text) {

@@ -21,7 +21,7 @@ use crate::decompose::clean_question;
 use crate::model_call::{call_task, Models, TaskCall};
 use crate::types::{ClaimDraft, DeepenOut, ScoreOut, Subq};
 
-mod unread;
+pub(crate) mod unread;
 
 /// 2: the brief's subjects the plan had no room for are followed up first.
 /// 3: the current documents found that no claim quotes are followed up too (after a

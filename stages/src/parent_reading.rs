@@ -25,7 +25,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use deepr_evidence::report::Conflict;
-use deepr_evidence::terms::content_terms;
 
 use crate::types::{ClaimDraft, ConflictOut, ExtractOut, ScoreOut, SynthesizeOut, TriageOut};
 
@@ -352,24 +351,8 @@ impl ParentSummary {
 
 /// Each claim's distinctive words ([`SHARED_SUBJECT_TERMS`]).
 fn distinctive_terms(claims: &[&ClaimDraft]) -> Vec<BTreeSet<String>> {
-    let terms: Vec<BTreeSet<String>> = claims
-        .iter()
-        .map(|c| content_terms(&c.text).into_iter().collect())
-        .collect();
-    let mut used_by: BTreeMap<&str, usize> = BTreeMap::new();
-    for term in terms.iter().flatten() {
-        *used_by.entry(term.as_str()).or_default() += 1;
-    }
-    let most = (claims.len() / DISTINCTIVE_SHARE).max(3);
-    terms
-        .iter()
-        .map(|mine| {
-            mine.iter()
-                .filter(|t| used_by.get(t.as_str()).is_some_and(|n| *n <= most))
-                .cloned()
-                .collect()
-        })
-        .collect()
+    let texts: Vec<&str> = claims.iter().map(|c| c.text.as_str()).collect();
+    deepr_evidence::terms::distinctive_terms(&texts, DISTINCTIVE_SHARE, 3)
 }
 
 impl ParentExtract {

@@ -214,7 +214,10 @@ fn write_dag(
     if let Some((round, _)) = last_round {
         deps.push(node_id::join(round, "judge"));
     }
-    let planned = crate::write::sections(&gathered.subquestions);
+    let planned = crate::write::homes::by_subject(
+        crate::write::sections(&gathered.subquestions),
+        &gathered.claims,
+    );
     let claims = Arc::new(crate::write::at_home(gathered.claims, &planned));
     // Each section with the claims it may state; one with none is not written.
     let (sections, stated): (Vec<Vec<Subq>>, Vec<usize>) = planned

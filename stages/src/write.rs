@@ -16,6 +16,8 @@ use crate::model_call::{call_task, clean_model_text, Models, TaskCall};
 use crate::research::Depth;
 use crate::types::{ClaimDraft, SectionOut, Subq};
 
+pub mod homes;
+
 /// 2: a section's words are bounded by its evidence too ([`evidence_words`]), and the
 /// summary's share is kept out of the sections'.
 /// 3: a claim restating an earlier section's is not handed to a writer ([`at_home`]).
@@ -23,7 +25,8 @@ use crate::types::{ClaimDraft, SectionOut, Subq};
 /// 5: the depth's words are shared by the claims each section may state.
 /// 6: ... in steps of 25 words ([`WORDS_STEP`]).
 /// 7: ... at one rate per claim over the claims the sections could hold.
-pub const STAGE_VERSION: u32 = 7;
+/// 8: a document follow-up is written in the section its claims are about ([`homes`]).
+pub const STAGE_VERSION: u32 = 8;
 /// Longest sentence kept, in characters (a quote may span two sentences, and the
 /// offline writer may write a quote as it is); a longer one is dropped, never cut.
 pub const MAX_SENTENCE_CHARS: usize = 1500;

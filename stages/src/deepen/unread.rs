@@ -84,7 +84,7 @@ pub(super) fn unread_documents(
         .take(limit)
         .enumerate()
         .map(|(k, (_, doc))| Subq {
-            id: format!("{}.d{k}.r{}", doc.subquestion, round + 1),
+            id: document_followup_id(doc.subquestion, k, round + 1),
             text: subject_question(&doc.title, entity),
             round: round + 1,
             parent: Some(doc.subquestion.to_string()),
@@ -179,12 +179,17 @@ fn is_invisible_format(c: char) -> bool {
     matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
 }
 
-/// Whether a subquestion id is a document follow-up's (`{parent}.d{k}.r{n}`).
-pub(super) fn is_document_followup(id: &str) -> bool {
+/// Whether a subquestion id is a document follow-up's ([`document_followup_id`]).
+pub(crate) fn is_document_followup(id: &str) -> bool {
     id.split('.').any(|part| {
         part.strip_prefix('d')
             .is_some_and(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_digit()))
     })
+}
+
+/// A document follow-up's id: `{subquestion}.d{k}.r{round}`.
+fn document_followup_id(subquestion: &str, k: usize, round: u32) -> String {
+    format!("{subquestion}.d{k}.r{round}")
 }
 
 #[cfg(test)]
