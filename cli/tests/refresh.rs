@@ -131,10 +131,16 @@ fn a_refresh_says_what_changed_and_pays_for_the_change() {
     let share = Share::new();
     share.run_parent(&[]);
     let parent = share.path("reports/parent.md");
+    let parent_text = std::fs::read_to_string(&parent).unwrap();
     assert!(
-        std::fs::read_to_string(&parent).unwrap().contains("96.4%"),
+        parent_text.contains("96.4%"),
         "the parent states the figure"
     );
+    // The brand rules share the brief's words (the company, its fleet) but not its
+    // subject: never stated, listed as read and judged off-topic.
+    let (body, references) = parent_text.split_once("## References").unwrap();
+    assert!(!body.contains("logo is navy"), "{body}");
+    assert!(references.contains("marketing/brand.md"), "{references}");
 
     // Nothing changed: no run, no report.
     let output = share.deepr(&["refresh", "parent", "--if-changed", "--run-id", "idle"]);

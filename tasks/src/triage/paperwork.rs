@@ -53,6 +53,12 @@ const ADMIN_WORDS: &[&str] = &[
 ];
 const ADMIN_PHRASES: &[&str] = &[
     "brand guidelines",
+    "brand rules",
+    "brand guide",
+    "brand book",
+    "brand standards",
+    "visual identity",
+    "logo usage",
     "style guide",
     "service desk",
     "office move",
@@ -215,6 +221,14 @@ mod tests {
         )
         .is_some());
         assert!(off_topic("Hybrid Work Policy 2026", &["Anchor days".into()], &b).is_some());
+        // Brand rules by any of their names.
+        for title in [
+            "Brand rules",
+            "Kestrelmoor brand book 2026",
+            "Visual identity",
+        ] {
+            assert!(off_topic(title, &[], &b).is_some(), "{title}");
+        }
         // Worded unlike the brief, but no paperwork: in scope.
         assert!(off_topic("2026 Headcount Plan", &[], &b).is_none());
         // Paperwork about what the brief asks: in scope.
