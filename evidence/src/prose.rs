@@ -28,7 +28,9 @@ use crate::terms::{content_terms, numbers};
 /// floor.
 /// 6: a term in quotation marks may be a cited document's title ("According to the
 /// “Q1 2026 Operations Review”").
-pub const VERSION: u32 = 6;
+/// 7: a heading may name the section's documents as a sentence may (their titles' and
+/// dates' numbers, their titles in quotation marks).
+pub const VERSION: u32 = 7;
 
 /// Content words a sentence must share with its quotes (or all it has, if fewer).
 pub const SHARED_WORDS_FLOOR: usize = 2;
@@ -99,18 +101,26 @@ impl fmt::Display for Ungrounded {
 
 pub use crate::quoted::{code_terms, quoted_terms};
 
-/// Does a heading state only numbers and quoted terms that the section's quotes hold?
+/// Does a heading state only numbers and quoted terms that the section's quotes hold,
+/// or its documents' names (`sources`: title and date, as a sentence may name them)?
 /// (A heading cites nothing, so only what it could invent is checked.)
-pub fn check_heading(heading: &str, quotes: &[String]) -> Result<(), Ungrounded> {
+pub fn check_heading(
+    heading: &str,
+    quotes: &[String],
+    sources: &[String],
+) -> Result<(), Ungrounded> {
     let evidence = quotes.join("\n");
-    let evidence_numbers: BTreeSet<String> = numbers(&evidence).into_iter().collect();
+    let evidence_numbers: BTreeSet<String> = numbers(&evidence)
+        .into_iter()
+        .chain(numbers(&sources.join("\n")))
+        .collect();
     if let Some(n) = numbers(heading)
         .into_iter()
         .find(|n| !evidence_numbers.contains(n))
     {
         return Err(Ungrounded::Number(n));
     }
-    verbatim_terms_held(heading, &evidence, &[])
+    verbatim_terms_held(heading, &evidence, sources)
 }
 
 /// Are the terms `text` quotes and the code it names all in the evidence? A quoted
@@ -290,6 +300,32 @@ mod tests {
         assert_eq!(
             check("The \"Page Cache\" holds at most 1,000 pages.", &["c1"]),
             Ok(())
+        );
+    }
+
+    #[test]
+    fn a_heading_may_name_its_documents_as_a_sentence_may() {
+        let quotes = vec!["The depot opened on 9 February.".to_string()];
+        let sources = vec!["Q1 2026 Operations Review (2026-04-08)".to_string()];
+        assert_eq!(
+            check_heading("The Columbus Depot in 2026", &quotes, &sources),
+            Ok(())
+        );
+        assert_eq!(
+            check_heading(
+                "What the “Q1 2026 Operations Review” Says",
+                &quotes,
+                &sources
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            check_heading("The Columbus Depot in 2027", &quotes, &sources),
+            Err(Ungrounded::Number("2027".into()))
+        );
+        assert_eq!(
+            check_heading("The Columbus Depot in 2026", &quotes, &[]),
+            Err(Ungrounded::Number("2026".into()))
         );
     }
 

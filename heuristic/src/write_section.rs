@@ -96,7 +96,7 @@ impl Heuristic for WriteSection {
             .flat_map(|c| c.quotes.iter().map(|q| q.text.clone()))
             .collect();
         let mut heading = heading_for(input.subquestions.first().map(String::as_str).unwrap_or(""));
-        if check_heading(&heading, &quotes).is_err() {
+        if check_heading(&heading, &quotes, &[]).is_err() {
             // A number or quoted term the quotes do not hold: leave those words out.
             heading = without_unheld_terms(&heading);
         }

@@ -260,12 +260,10 @@ impl ModelTask for WriteSection {
         if let Some(problem) = heading_problem(&answer.heading) {
             return Err(problem);
         }
-        let quotes: Vec<String> = input
-            .claims
-            .iter()
-            .flat_map(|c| c.quotes.iter().map(|q| q.text.clone()))
-            .collect();
-        if let Err(why) = deepr_evidence::prose::check_heading(&answer.heading, &quotes) {
+        let shown = shown_claims(&input.claims, &input.documents);
+        let quotes: Vec<String> = shown.values().flat_map(|c| c.quotes.clone()).collect();
+        let sources: Vec<String> = shown.values().flat_map(|c| c.sources.clone()).collect();
+        if let Err(why) = deepr_evidence::prose::check_heading(&answer.heading, &quotes, &sources) {
             return Err(format!(
                 "the heading does not stand on the section's quotes: {why}"
             ));
@@ -282,11 +280,7 @@ impl ModelTask for WriteSection {
                 "every paragraph needs sentences, at most {MAX_SENTENCES} in all (got {sentences})"
             ));
         }
-        ground(
-            &shown_claims(&input.claims, &input.documents),
-            &answer.paragraphs,
-        )
-        .some_stand("sentence")
+        ground(&shown, &answer.paragraphs).some_stand("sentence")
     }
 }
 
