@@ -205,7 +205,7 @@ prompt!(WRITE_SECTION, "write_section", 3, || json!({
         }}
     }
 }));
-prompt!(SYNTHESIZE, "synthesize", 3, || json!({
+prompt!(SYNTHESIZE, "synthesize", 4, || json!({
     "type": "object", "additionalProperties": false, "required": ["summary"],
     "properties": {"summary": {"type": "array", "items": {
         "type": "object", "additionalProperties": false, "required": ["text", "claim_ids"],

@@ -85,7 +85,7 @@ impl ModelTask for Synthesize {
                 let lines = s
                     .claims
                     .iter()
-                    .map(|c| format!("  {}: {}", c.id, quoted(&c.text)))
+                    .map(shown_claim)
                     .collect::<Vec<_>>()
                     .join("\n");
                 format!("{}: {}\n{lines}", s.id, quoted(&s.text))
@@ -131,6 +131,22 @@ impl ModelTask for Synthesize {
     }
 }
 
+/// A claim as the summary writer sees it: its ID and text; a claim the judge found only
+/// partly supported is marked so and shown with its quotes (the writer must see what
+/// its words overreach, as a section's writer does), the others without (they cost a
+/// summary call thousands of tokens and say what the claim says).
+fn shown_claim(claim: &Claim) -> String {
+    if claim.verdict != Verdict::Partial {
+        return format!("  {}: {}", claim.id, quoted(&claim.text));
+    }
+    let quotes: String = claim
+        .quotes
+        .iter()
+        .map(|q| format!("\n    quote: {}", quoted(q)))
+        .collect();
+    format!("  {} [partial]: {}{quotes}", claim.id, quoted(&claim.text))
+}
+
 /// The summary's sentences that stand on their quotes (one paragraph), and the rest.
 pub fn ground(input: &Input, answer: &Answer) -> write_section::Grounded {
     let shown = input
@@ -159,4 +175,42 @@ pub fn ground(input: &Input, answer: &Answer) -> write_section::Grounded {
             .collect(),
     };
     write_section::ground(&shown, &[paragraph])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partial_claim_is_shown_with_its_quotes_and_a_supported_one_without() {
+        let claim = |id: &str, verdict: Verdict| Claim {
+            id: id.into(),
+            text: format!("{id} says the West is the weakest region"),
+            verdict,
+            quotes: vec![format!("{id}'s quote: West uptime 98.9%")],
+        };
+        let input = Input {
+            topic: "Kestrel".into(),
+            subquestions: vec![Group {
+                id: "q1".into(),
+                text: "Operations".into(),
+                claims: vec![
+                    claim("q1-c1", Verdict::Supported),
+                    claim("q1-c2", Verdict::Partial),
+                ],
+            }],
+            conflicts: Vec::new(),
+            instructions: Vec::new(),
+        };
+        let values = Synthesize::values(&input);
+        let claims = &values.iter().find(|(k, _)| *k == "claims").unwrap().1;
+        assert!(
+            claims.contains("q1-c2 [partial]") && claims.contains("q1-c2's quote"),
+            "{claims}"
+        );
+        assert!(
+            !claims.contains("q1-c1 [") && !claims.contains("q1-c1's quote"),
+            "{claims}"
+        );
+    }
 }
