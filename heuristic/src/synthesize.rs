@@ -128,7 +128,7 @@ fn summary_of(claims: &[(usize, &Claim)], order: Vec<usize>, sections: usize) ->
             Some(CitedClaim {
                 verdict: claim.verdict,
                 quotes: claim.quotes.clone(),
-                sources: Vec::new(),
+                sources: claim.sources.clone(),
             })
         };
         let text = one_line(&claim.text);
@@ -235,6 +235,7 @@ mod tests {
             text: text.into(),
             verdict: Verdict::Supported,
             quotes: vec![text.into()],
+            sources: Vec::new(),
         }
     }
 

@@ -270,7 +270,7 @@ fn write_dag(
     }
     let summary = crate::synthesize::node(
         cx,
-        &claims,
+        (&claims, &documents),
         (gathered.conflicts, &late_conflicts),
         &section_ids,
         &deps,

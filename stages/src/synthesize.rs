@@ -13,13 +13,15 @@ use deepr_tasks::synthesize::{self as task, Group, Input, Synthesize};
 
 use crate::model_call::{call_task, clean_model_text, Models, TaskCall};
 use crate::types::{ClaimDraft, SectionOut, SummaryPoint, SynthesizeOut};
-use crate::write::MAX_SENTENCE_CHARS;
+use crate::write::{DocumentNames, MAX_SENTENCE_CHARS};
 
 /// 2: the summary is written over the sections' claims and grounded sentence by
 /// sentence.
 /// 3: the claims it reads keep a later section's claim that states a new figure off an
 /// earlier section's sentence (`write::at_home`).
-pub const STAGE_VERSION: u32 = 3;
+/// 4: a summary sentence may state the numbers of its claims' documents' titles and
+/// dates, as a section's may.
+pub const STAGE_VERSION: u32 = 4;
 pub use deepr_tasks::synthesize::MAX_POINTS;
 
 /// The id dropped summary sentences are listed under.
@@ -33,6 +35,8 @@ pub struct Written<'a> {
     /// Every claim with its verdict (the sections cite some of them).
     pub claims: &'a [(ClaimDraft, Verdict)],
     pub conflicts: &'a [Conflict],
+    /// Each document's title and date, by content hash.
+    pub documents: &'a DocumentNames,
 }
 
 pub async fn run(
@@ -47,8 +51,9 @@ pub async fn run(
         sections,
         claims,
         conflicts,
+        documents,
     } = written;
-    let groups = groups(sections, claims, archive);
+    let groups = groups(sections, claims, documents, archive);
     if groups.is_empty() {
         return (
             SynthesizeOut {
@@ -100,6 +105,7 @@ pub async fn run(
 fn groups(
     sections: &[SectionOut],
     claims: &[(ClaimDraft, Verdict)],
+    documents: &DocumentNames,
     archive: &dyn TextArchive,
 ) -> Vec<Group> {
     let by_id: BTreeMap<&str, &(ClaimDraft, Verdict)> =
@@ -126,12 +132,27 @@ fn groups(
                         text: claim.text.clone(),
                         verdict: *verdict,
                         quotes: crate::judge::quotes(claim, archive),
+                        sources: source_names(claim, documents),
                     })
                     .collect(),
             }
         })
         .filter(|g| !g.claims.is_empty())
         .collect()
+}
+
+/// The names (title and date) of the documents `claim` cites, once each.
+fn source_names(claim: &ClaimDraft, documents: &DocumentNames) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for citation in &claim.citations {
+        if let Some((title, date)) = documents.get(&citation.content_sha256) {
+            let name = deepr_evidence::prose::source_name(title, date.as_deref());
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
 }
 
 /// The summary's points that stand on their cited quotes (cleaned first, so the text
@@ -180,7 +201,10 @@ fn grounded_summary(
 /// round's, run beside the writers); `deps`: the deepen nodes that ran before.
 pub fn node(
     cx: &crate::node::PipelineContext,
-    claims: &std::sync::Arc<Vec<(ClaimDraft, Verdict)>>,
+    (claims, names): (
+        &std::sync::Arc<Vec<(ClaimDraft, Verdict)>>,
+        &std::sync::Arc<DocumentNames>,
+    ),
     (conflicts, conflict_nodes): (Vec<Conflict>, &[String]),
     sections: &[String],
     deps: &[String],
@@ -192,6 +216,7 @@ pub fn node(
         claims.clone(),
         sections.to_vec(),
     );
+    let names = names.clone();
     let mut all = deps.to_vec();
     all.extend(sections.iter().cloned());
     all.extend(conflict_nodes.iter().cloned());
@@ -237,6 +262,7 @@ pub fn node(
                 sections: &written_sections,
                 claims: &cl,
                 conflicts: &conflicts,
+                documents: &names,
             };
             let (out, calls) = run(
                 &ctx.node_id,

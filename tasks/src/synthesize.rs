@@ -25,6 +25,10 @@ pub struct Claim {
     pub verdict: Verdict,
     /// The verbatim quotes the claim rests on.
     pub quotes: Vec<String>,
+    /// The names (title and date) of the documents its quotes come from: a summary
+    /// sentence may state their numbers, as a section's may.
+    #[serde(default)]
+    pub sources: Vec<String>,
 }
 
 /// A section (its first subquestion's id and its heading) and the claims its text
@@ -159,7 +163,7 @@ pub fn ground(input: &Input, answer: &Answer) -> write_section::Grounded {
                 CitedClaim {
                     verdict: c.verdict,
                     quotes: c.quotes.clone(),
-                    sources: Vec::new(),
+                    sources: c.sources.clone(),
                 },
             )
         })
@@ -188,6 +192,7 @@ mod tests {
             text: format!("{id} says the West is the weakest region"),
             verdict,
             quotes: vec![format!("{id}'s quote: West uptime 98.9%")],
+            sources: Vec::new(),
         };
         let input = Input {
             topic: "Kestrel".into(),
@@ -212,5 +217,34 @@ mod tests {
             !claims.contains("q1-c1 [") && !claims.contains("q1-c1's quote"),
             "{claims}"
         );
+    }
+
+    #[test]
+    fn a_summary_sentence_may_state_its_documents_date_as_a_sections_may() {
+        let input = |sources: Vec<String>| Input {
+            topic: "LVTA".into(),
+            subquestions: vec![Group {
+                id: "q1".into(),
+                text: "Reserves".into(),
+                claims: vec![Claim {
+                    id: "q1-c1".into(),
+                    text: "Unrestricted reserves were $26.1M at March 31".into(),
+                    verdict: Verdict::Supported,
+                    quotes: vec!["Unrestricted operating reserves: $26.1M (47 days)".into()],
+                    sources,
+                }],
+            }],
+            conflicts: Vec::new(),
+            instructions: Vec::new(),
+        };
+        let answer = Answer {
+            summary: vec![AnswerPoint {
+                text: "Unrestricted operating reserves were $26.1M in the CFO memo of April 10, 2026.".into(),
+                claim_ids: vec!["q1-c1".into()],
+            }],
+        };
+        let dated = input(vec!["CFO memo (2026-04-10)".into()]);
+        assert!(Synthesize::validate(&dated, &answer).is_ok());
+        assert!(Synthesize::validate(&input(Vec::new()), &answer).is_err());
     }
 }
