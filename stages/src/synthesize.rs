@@ -13,7 +13,7 @@ use deepr_tasks::synthesize::{self as task, Group, Input, Synthesize};
 
 use crate::model_call::{call_task, clean_model_text, Models, TaskCall};
 use crate::types::{ClaimDraft, SectionOut, SummaryPoint, SynthesizeOut};
-use crate::write::{DocumentNames, MAX_SENTENCE_CHARS};
+use crate::write::{DocumentNames, Judged, MAX_SENTENCE_CHARS};
 
 /// 2: the summary is written over the sections' claims and grounded sentence by
 /// sentence.
@@ -201,10 +201,7 @@ fn grounded_summary(
 /// round's, run beside the writers); `deps`: the deepen nodes that ran before.
 pub fn node(
     cx: &crate::node::PipelineContext,
-    (claims, names): (
-        &std::sync::Arc<Vec<(ClaimDraft, Verdict)>>,
-        &std::sync::Arc<DocumentNames>,
-    ),
+    (claims, names): (&std::sync::Arc<Judged>, &std::sync::Arc<DocumentNames>),
     (conflicts, conflict_nodes): (Vec<Conflict>, &[String]),
     sections: &[String],
     deps: &[String],

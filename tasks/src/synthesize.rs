@@ -239,7 +239,9 @@ mod tests {
         };
         let answer = Answer {
             summary: vec![AnswerPoint {
-                text: "Unrestricted operating reserves were $26.1M in the CFO memo of April 10, 2026.".into(),
+                text:
+                    "Unrestricted operating reserves were $26.1M in the CFO memo of April 10, 2026."
+                        .into(),
                 claim_ids: vec!["q1-c1".into()],
             }],
         };
