@@ -79,7 +79,9 @@ pub async fn scout(
                 heading_lines(&text)
             };
             // An off-topic document's title and headings are no subjects to plan.
-            let lines = if deepr_tasks::triage::off_topic(&doc.title, &lines, &brief).is_some() {
+            let off_topic =
+                deepr_tasks::triage::off_topic_by_name(&doc.title, &doc.locator, &lines, &brief);
+            let lines = if off_topic.is_some() {
                 Vec::new()
             } else {
                 std::iter::once(doc.title.clone()).chain(lines).collect()

@@ -235,7 +235,9 @@ impl TriageOut {
                 Some(judged.reason.clone())
             }
             Some(_) => None,
-            None => deepr_tasks::triage::off_topic(&doc.title, headings, brief),
+            None => {
+                deepr_tasks::triage::off_topic_by_name(&doc.title, &doc.locator, headings, brief)
+            }
         }
     }
 

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::ModelTask;
 
 pub mod paperwork;
-pub use paperwork::off_topic;
+pub use paperwork::{off_topic, off_topic_by_name};
 
 pub struct Triage;
 

@@ -158,6 +158,28 @@ pub fn off_topic(title: &str, headings: &[String], brief: &Brief) -> Option<Stri
     ))
 }
 
+/// [`off_topic`] by the document's title, or, when its title names no kind of
+/// paperwork, by its file name (`locator`'s last part) when that names a two-word kind
+/// ("bristol-office-move-faq.md" titled "Moving to Cargo Works: your questions
+/// answered"): one word of a terse file name ("faq.html", "policy.md") is too often a
+/// product's own documentation to judge by.
+pub fn off_topic_by_name(
+    title: &str,
+    locator: &str,
+    headings: &[String],
+    brief: &Brief,
+) -> Option<String> {
+    if admin_kind(title).is_some() {
+        return off_topic(title, headings, brief);
+    }
+    let file = locator.rsplit(['/', '\\']).next().unwrap_or(locator);
+    let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
+    let name = stem.replace(['-', '_'], " ");
+    admin_kind(&name)
+        .filter(|kind| kind.contains(' '))
+        .and_then(|_| off_topic(&name, headings, brief))
+}
+
 /// The administrative kind a title names ("policy", "brand guidelines"), if any.
 fn admin_kind(title: &str) -> Option<String> {
     let lower = words(title).join(" ");
@@ -221,6 +243,23 @@ mod tests {
         )
         .is_some());
         assert!(off_topic("Hybrid Work Policy 2026", &["Anchor days".into()], &b).is_some());
+        // A title that names no paperwork is judged by its file name.
+        let faq = "facilities/bristol-office-move-faq.md";
+        assert!(off_topic_by_name(
+            "Moving to Cargo Works: your questions answered",
+            faq,
+            &[],
+            &b
+        )
+        .is_some());
+        assert!(
+            off_topic_by_name("2026 Headcount Plan", "hr/headcount-plan.xlsx", &[], &b).is_none()
+        );
+        assert!(off_topic_by_name("Notes", "product/pricing-policy-s4.docx", &[], &b).is_none());
+        // One word of a file name is not enough: a product's own FAQ stays.
+        assert!(
+            off_topic_by_name("Frequently Asked Questions", "docs/faq.html", &[], &b).is_none()
+        );
         // Brand rules by any of their names.
         for title in [
             "Brand rules",
