@@ -226,9 +226,44 @@ fn forward_to_postgres() -> u16 {
     port
 }
 
+/// Removes the machines a killed earlier run of this test left behind: their host
+/// links hold the same addresses, and a worker's packets would take the dead link.
+fn remove_stale_machines() {
+    let Ok(listed) = Command::new("ip").args(["netns", "list"]).output() else {
+        return;
+    };
+    let alive = |pid: u32| {
+        std::fs::read_dir("/proc").is_ok_and(|entries| {
+            entries.flatten().any(|e| {
+                e.file_name()
+                    .to_str()
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .is_some_and(|p| p % 100_000 == pid && p != std::process::id())
+            })
+        })
+    };
+    for line in String::from_utf8_lossy(&listed.stdout).lines() {
+        let Some(tag) = line
+            .split_whitespace()
+            .next()
+            .and_then(|ns| ns.strip_prefix("deepr-part-"))
+        else {
+            continue;
+        };
+        let pid = tag
+            .get(..tag.len().saturating_sub(1))
+            .and_then(|p| p.parse().ok());
+        if pid.is_some_and(|pid| !alive(pid)) {
+            let _ = ip(&["link", "del", &format!("dph{tag}")]);
+            let _ = ip(&["netns", "del", &format!("deepr-part-{tag}")]);
+        }
+    }
+}
+
 /// Two "machines", or `None` (a skip) where this test may not make them — only
 /// outside CI.
 fn two_machines() -> Option<(Machine, Machine)> {
+    remove_stale_machines();
     match Machine::create(1).and_then(|a| Ok((a, Machine::create(2)?))) {
         Ok(machines) => Some(machines),
         Err(error) => {

@@ -17,7 +17,8 @@
 //! still stand, and asks only about the claims the parent did not have, beside the
 //! standing claims that share their subject ([`ParentConflicts`]); triage starts from
 //! the parent's verdicts, which are by content hash, so only new and changed documents
-//! are judged ([`ParentReading::scopes`]). Pure: the session reads the parent's
+//! are judged ([`ParentReading::scopes`]); the summary is kept while every claim it
+//! states stands and no disagreement is new ([`ParentSummary`]). Pure: the session reads the parent's
 //! checkpoints and hands them over as data.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -39,7 +40,7 @@ const DISTINCTIVE_SHARE: usize = 8;
 /// What the run a refresh refreshes (its parent) read and extracted.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ParentReading {
-    /// Content hashes of every document the earlier run's sources held.
+    /// Content hashes of every document the parent's sources held.
     pub documents: BTreeSet<String>,
     /// Of those, the ones the sources no longer hold (changed or removed since).
     pub gone: BTreeSet<String>,
@@ -58,39 +59,39 @@ pub struct ParentReading {
 /// One conflict step's share of an [`ParentReading`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParentConflicts {
-    /// The earlier round's claims, by their earlier ids.
+    /// The parent's claims of the round, by the parent's ids.
     pub claims: BTreeMap<String, ClaimDraft>,
-    /// The disagreements the earlier step found among them.
+    /// The disagreements the parent's step found among them.
     pub conflicts: Vec<Conflict>,
     /// A digest of what the step starts from (node key material).
     pub digest: String,
 }
 
-/// What a conflict step with an earlier reading asks about, and what it carries over.
+/// What a conflict step with a parent reading asks about, and what it carries over.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConflictDelta {
     /// Ids (now) of the claims to show the model: the new ones and the standing ones
     /// that share their subject. Empty: no call.
     pub asked: BTreeSet<String>,
-    /// Ids (now) of the claims the earlier run did not have.
+    /// Ids (now) of the claims the parent did not have.
     pub new: BTreeSet<String>,
-    /// The earlier disagreements whose claims all still stand, with today's ids.
+    /// The parent's disagreements whose claims all still stand, with today's ids.
     pub carried: Vec<Conflict>,
 }
 
 /// One extract step's share of an [`ParentReading`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParentExtract {
-    /// The earlier claims that still stand (every cited document unchanged).
+    /// The parent's claims that still stand (every cited document unchanged).
     pub standing: Vec<ClaimDraft>,
-    /// Hashes of the documents the earlier run's sources held.
+    /// Hashes of the documents the parent's sources held.
     pub documents: BTreeSet<String>,
     /// A digest of what the step starts from (node key material).
     pub digest: String,
 }
 
 impl ParentReading {
-    /// Step `step_id`'s earlier claims, when it ran with key material `material`
+    /// Step `step_id`'s claims in the parent, when it ran with key material `material`
     /// (a step whose prompt, model or limits differ starts afresh).
     pub fn extract_step(&self, step_id: &str, material: &Value) -> Option<ParentExtract> {
         let (then, out) = self.extracted.get(step_id)?;
@@ -179,7 +180,7 @@ impl ParentReading {
         })
     }
 
-    /// Conflict step `step_id` of round `round`'s earlier disagreements and claims,
+    /// Conflict step `step_id` of round `round`'s disagreements and claims in the parent,
     /// when it ran with key material `material`.
     pub fn conflict_step(
         &self,
@@ -212,7 +213,7 @@ impl ParentReading {
 
 impl ParentConflicts {
     /// What to ask about `now` (the round's claims that may disagree), and which of the
-    /// earlier disagreements stand: a claim is the earlier one when its subquestion,
+    /// parent's disagreements stand: a claim is the parent's when its subquestion,
     /// text and citations are.
     pub fn delta(&self, now: &[&ClaimDraft]) -> ConflictDelta {
         let now_id = ids_now(&self.claims, now);
@@ -356,7 +357,7 @@ fn distinctive_terms(claims: &[&ClaimDraft]) -> Vec<BTreeSet<String>> {
 }
 
 impl ParentExtract {
-    /// The pool's candidates from documents the earlier run's sources did not hold.
+    /// The pool's candidates from documents the parent's sources did not hold.
     pub fn news(&self, pool: &ScoreOut) -> ScoreOut {
         let mut news = pool.clone();
         news.candidates
@@ -408,7 +409,7 @@ mod tests {
         }
     }
 
-    fn earlier() -> ParentReading {
+    fn fixture() -> ParentReading {
         ParentReading {
             documents: ["same", "changed-then"].map(String::from).into(),
             gone: ["changed-then"].map(String::from).into(),
@@ -431,7 +432,7 @@ mod tests {
 
     #[test]
     fn claims_on_changed_documents_fall_and_only_new_documents_are_read_again() {
-        let step = earlier()
+        let step = fixture()
             .extract_step("r0/sq1/extract", &serde_json::json!({"v": 1}))
             .expect("same settings: the earlier claims are used");
         assert_eq!(step.standing.len(), 1, "the changed document's claim falls");
@@ -469,7 +470,7 @@ mod tests {
 
     #[test]
     fn a_step_with_other_settings_or_no_earlier_run_starts_afresh() {
-        let reading = earlier();
+        let reading = fixture();
         assert!(reading
             .extract_step("r0/sq1/extract", &serde_json::json!({"v": 2}))
             .is_none());
@@ -500,7 +501,7 @@ mod tests {
                 worded(&format!("q2-c{}", i + 1), "e", &text)
             })
             .collect();
-        let mut reading = earlier();
+        let mut reading = fixture();
         let mut then = vec![then_a.clone(), then_b.clone(), then_c.clone()];
         then.extend(others.iter().cloned());
         reading.extracted = [(
@@ -592,7 +593,7 @@ mod tests {
                 .collect(),
             degraded: None,
         };
-        let mut reading = earlier();
+        let mut reading = fixture();
         reading.triage = [
             ("r0/triage".to_string(), (Value::Null, judged(&["same"]))),
             (
@@ -626,7 +627,7 @@ mod tests {
         let revenue = worded("q1-c1", "board", "Revenue was $14.2M");
         let uptime = worded("q1-c2", "ops", "Fleet uptime was 99.2%");
         let headcount = worded("q1-c3", "hr", "Headcount was 318");
-        let mut reading = earlier();
+        let mut reading = fixture();
         reading.extracted = [(
             "r0/q1/extract".to_string(),
             (
