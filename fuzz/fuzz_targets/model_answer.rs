@@ -61,6 +61,7 @@ fuzz_target!(|data: &[u8]| {
                     text: "the page size is 4096".into(),
                     verdict: Verdict::Supported,
                     quotes: vec!["The page size is 4096 bytes.".into()],
+                    sources: vec!["Pager notes (2024-05-01)".into()],
                 })
                 .collect(),
         }],
