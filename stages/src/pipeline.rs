@@ -233,11 +233,8 @@ fn write_dag(
         })
         .filter(|(_, usable)| *usable > 0)
         .unzip();
-    // The most claims the sections could hold: theirs and every follow-up's.
-    let limits = cx.config.depth.limits();
-    let followups = limits.extra_rounds as usize * crate::deepen::MAX_FOLLOWUPS;
     let capacity =
-        (stated.len() + followups) * cx.config.depth.claims_per_subquestion(cx.brief_with_parts);
+        crate::write::sections_capacity(cx.config.depth, stated.len(), cx.brief_with_parts);
     let shares = crate::write::section_shares(cx.config.depth, &stated, capacity);
     let documents: Arc<crate::write::DocumentNames> = Arc::new(
         gathered
