@@ -15,6 +15,7 @@
 //! * [`state`]: the state dir and run ids.
 //! * [`progress`]: the session's events (what it reports to its front end) and its log.
 
+pub mod credentials;
 pub mod embedder;
 pub mod exit;
 pub mod lifecycle;

@@ -21,6 +21,8 @@ use deepr_stages::ResearchProviders;
 use crate::record::RunRecord;
 use crate::{usage, Failure};
 
+pub use crate::credentials::{check_credentials, key_variable};
+
 /// This session's budget limits (`--max-tokens`, `--max-cost`, `--max-time`).
 pub struct BudgetLimits {
     pub max_tokens: Option<u64>,
@@ -396,42 +398,6 @@ pub fn load_prompts(dir: Option<&Path>) -> Result<PromptSet, Failure> {
             .map_err(|e| usage(format!("{}: {e}", file.display())))?;
     }
     Ok(prompts)
-}
-
-/// Is a key available where the provider needs one? (Local servers need none.)
-pub fn check_credentials(spec: &LlmSpec, base_url: Option<&str>) -> Result<(), Failure> {
-    let LlmSpec::Remote { provider, api, .. } = spec else {
-        return Ok(());
-    };
-    let local =
-        base_url.is_some() || std::env::var_os("OPENAI_BASE_URL").is_some() || provider == "ollama";
-    let (var, needed) = match api {
-        Api::OpenAi => ("OPENAI_API_KEY", !local),
-        Api::Anthropic => (
-            "ANTHROPIC_API_KEY",
-            base_url.is_none() && std::env::var_os("ANTHROPIC_BASE_URL").is_none(),
-        ),
-    };
-    if needed
-        && std::env::var(var)
-            .map(|v| v.trim().is_empty())
-            .unwrap_or(true)
-    {
-        return Err(usage(format!(
-            "{} needs {var} in the environment (or --llm-base-url for a local server)",
-            spec.as_string()
-        )));
-    }
-    Ok(())
-}
-
-/// The environment variable holding the key of a model provider (`openai:…`).
-pub fn key_variable(provider: &str) -> &'static str {
-    match provider.split(':').next() {
-        Some("anthropic") => "ANTHROPIC_API_KEY",
-        Some("openai") => "OPENAI_API_KEY",
-        _ => "the provider's key variable",
-    }
 }
 
 /// One tier's model: the model itself, priced, budgeted, cached and journaled.
