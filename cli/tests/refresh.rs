@@ -89,6 +89,11 @@ impl Share {
         deepr(&self.home, &all)
     }
     fn run_parent(&self, extra: &[&str]) {
+        let output = self.start_parent(extra);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    /// `deepr run` of the question as run `parent`, whatever its exit.
+    fn start_parent(&self, extra: &[&str]) -> std::process::Output {
         let (corpus, out) = (self.path("share"), self.path("reports/parent.md"));
         let mut args = vec![
             "run",
@@ -101,8 +106,7 @@ impl Share {
             out.to_str().unwrap(),
         ];
         args.extend(extra);
-        let output = self.deepr(&args);
-        assert!(output.status.success(), "{}", stderr(&output));
+        self.deepr(&args)
     }
     /// One figure changed in one file, one file added.
     fn change(&self) {
@@ -267,19 +271,8 @@ fn a_refresh_killed_mid_run_resumes_to_the_same_report() {
 #[test]
 fn a_run_stopped_before_its_report_was_complete_is_resumed_before_it_is_refreshed() {
     let share = Share::new();
-    let (corpus, out) = (share.path("share"), share.path("reports/parent.md"));
-    let output = share.deepr(&[
-        "run",
-        QUESTION,
-        "--corpus",
-        corpus.to_str().unwrap(),
-        "--run-id",
-        "parent",
-        "--max-tokens",
-        "3000",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let out = share.path("reports/parent.md");
+    let output = share.start_parent(&["--max-tokens", "3000"]);
     assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.with_extension("json")).unwrap()).unwrap();
