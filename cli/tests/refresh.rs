@@ -291,3 +291,42 @@ fn a_run_stopped_before_its_report_was_complete_is_resumed_before_it_is_refreshe
         "no run was created"
     );
 }
+
+#[test]
+fn a_refresh_after_a_new_file_reads_only_it_and_keeps_the_summary() {
+    // A new file shifts every ranking's word weights; the parent's claims on unchanged
+    // documents stand, only the new file's candidates are read (one extract call, where
+    // reading every changed pool again took two), and the summary, whose claims all
+    // stand, is kept (no call).
+    let share = Share::new();
+    share.run_parent(&[]);
+    std::fs::write(
+        share.path("share/ops/drill-note.md"),
+        "# Drill note\n\nThe fleet's crews completed their annual evacuation drill in September.\n",
+    )
+    .unwrap();
+    let out = share.path("reports/refreshed.md");
+    let output = share.deepr(&[
+        "refresh",
+        "parent",
+        "--run-id",
+        "refreshed",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.with_extension("json")).unwrap()).unwrap();
+    let by_stage = &report["usage"]["by_stage"];
+    let calls = |stage: &str| by_stage[stage]["calls"].as_u64().unwrap_or(0);
+    let (refreshed, fresh) = (tokens(&out), tokens(&share.path("reports/parent.md")));
+    println!("figures: a new file: refresh {refreshed} tokens, its parent {fresh}; {by_stage}");
+    assert_eq!(calls("extract"), 1, "{by_stage}");
+    assert_eq!(calls("synthesize"), 0, "{by_stage}");
+    assert!(refreshed * 2 < fresh, "{refreshed} of {fresh}");
+    let markdown = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        markdown.contains("1 new documents, 0 changed, 0 removed"),
+        "{markdown}"
+    );
+}
