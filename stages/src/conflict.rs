@@ -23,10 +23,8 @@ pub async fn run(
     claims: &[(ClaimDraft, Verdict, String)],
     models: Models<'_>,
 ) -> (ConflictOut, Vec<LedgerEntry>) {
-    let considered: Vec<&(ClaimDraft, Verdict, String)> = claims
-        .iter()
-        .filter(|(_, v, _)| matches!(v, Verdict::Supported | Verdict::Partial | Verdict::Unjudged))
-        .collect();
+    let considered: Vec<&(ClaimDraft, Verdict, String)> =
+        claims.iter().filter(|(_, v, _)| may_disagree(*v)).collect();
     if considered.len() < 2 {
         return (
             ConflictOut {
@@ -103,7 +101,15 @@ pub async fn run(
     )
 }
 
-/// A refresh's disagreements: the earlier ones that stand (among claims that may still
+/// Whether a claim with `verdict` is weighed against the others (a rejected one is not).
+fn may_disagree(verdict: Verdict) -> bool {
+    matches!(
+        verdict,
+        Verdict::Supported | Verdict::Partial | Verdict::Unjudged
+    )
+}
+
+/// A refresh's disagreements: the parent's that stand (among claims that may still
 /// disagree) and those found now that involve a new claim.
 fn refreshed(
     delta: crate::parent_reading::ConflictDelta,
@@ -112,7 +118,7 @@ fn refreshed(
 ) -> ConflictOut {
     let considered: BTreeSet<&str> = claims
         .iter()
-        .filter(|(_, v, _)| matches!(v, Verdict::Supported | Verdict::Partial | Verdict::Unjudged))
+        .filter(|(_, v, _)| may_disagree(*v))
         .map(|(c, ..)| c.id.as_str())
         .collect();
     let mut conflicts: Vec<Conflict> = delta
@@ -158,7 +164,7 @@ pub fn node(
         .config
         .parent_reading
         .as_ref()
-        .and_then(|e| e.conflict_step(&id, round, &key));
+        .and_then(|p| p.conflict_step(&id, round, &key));
     if let Some(parent) = &parent {
         key["parent"] = serde_json::json!(parent.digest);
     }

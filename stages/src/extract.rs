@@ -437,7 +437,7 @@ pub fn node(
             .config
             .parent_reading
             .as_ref()
-            .and_then(|e| e.extract_step(&id, &key)),
+            .and_then(|p| p.extract_step(&id, &key)),
     };
     if let Some(parent) = &parent {
         key["parent"] = serde_json::json!(parent.digest);
