@@ -27,7 +27,10 @@ impl Heuristic for Decompose {
     /// 8: a document's title is no heading to plan; a heading is asked as an aspect of
     /// the clause (part) it shares most words with; each subquestion's first queries
     /// come with it (the query step's own answer).
-    const VERSION: u32 = 8;
+    /// 9: a part that lists subjects after a colon is asked by them, not split into the
+    /// two clauses framing them; a listed clause is asked with the part's head ("Two
+    /// factories: how much each handled…").
+    const VERSION: u32 = 9;
 
     fn answer(input: &Input) -> Answer {
         let brief = deepr_tasks::brief::parse_brief(&input.topic);

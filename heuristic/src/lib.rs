@@ -199,7 +199,7 @@ mod tests {
             );
         }
         // An edited heuristic changes its task's model id, so node and cache keys change.
-        assert_eq!(version("decompose"), Some(8));
+        assert_eq!(version("decompose"), Some(9));
         assert_eq!(version("nope"), None);
     }
 

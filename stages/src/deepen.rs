@@ -27,7 +27,9 @@ pub(crate) mod unread;
 /// 3: the current documents found that no claim quotes are followed up too (after a
 /// model's plan as well); subjects, thin subquestions and documents take turns.
 /// 4: a document triage judged background is never followed up.
-pub const STAGE_VERSION: u32 = 4;
+/// 5: a brief part's subjects after a colon are its listed ones, each with the part's
+/// head when it is a clause (`deepr_tasks::brief::part_subjects`).
+pub const STAGE_VERSION: u32 = 5;
 /// A subquestion with fewer supported claims than this is thin.
 pub const MIN_SUPPORTED: usize = 2;
 /// Most follow-ups per round.

@@ -23,6 +23,7 @@ mod lexical_pass;
 mod node;
 mod sources;
 mod spans;
+mod tables;
 mod weights;
 
 pub use node::{node, node_key};
@@ -63,7 +64,9 @@ use crate::units::{is_front_matter, is_whole_block, states_a_figure, title_block
 /// subquestion; a source triage judged background is marked (deepening skips it).
 /// 13: a paragraph under a document's "Summary" (or "Overview", "Highlights", …) is
 /// read in the document's title ([`contexts::under_summary`]).
-pub const STAGE_VERSION: u32 = 13;
+/// 14: for the heuristic reader, a table's row with the largest amount ranks first
+/// among its rows ([`tables::largest_amount_first`]).
+pub const STAGE_VERSION: u32 = 14;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
 /// Weight of a topic term that is not a term of the subquestion.
@@ -203,6 +206,7 @@ fn lexical(
         rows_with_figures: specifics && reader == Reader::Heuristic,
         exact: &exact,
         every_unit: reader == Reader::Documents,
+        largest_row_first: reader == Reader::Heuristic,
     };
     let mut sources = sources;
     let mut scored: Vec<(f64, String, u32, Option<u32>)> = Vec::new();
@@ -304,6 +308,8 @@ fn units_of(
     let outline = &source.doc.outline;
     let title_end = title_block_end(&text.text, outline);
     let summary_words = contexts::summary_context(&source.doc.title);
+    // The run (and text) of each pushed list item or table row, to read tables whole.
+    let mut runs_of_out: Vec<Option<(usize, &str)>> = Vec::new();
     for sentence in text.sentences.iter() {
         let Some(Unit {
             body,
@@ -349,9 +355,14 @@ fn units_of(
         // a figure in a fetched document, worded like the question or not ("Gross
         // margin: 42.5%" answers "financial trajectory"); its bonus alone ranks it.
         let figure_row = weights.rows_with_figures && block_unit && states_a_figure(body);
+        let run_index = context_of
+            .get(&sentence.start)
+            .copied()
+            .filter(|_| block_unit);
         if matched <= 0.0 && !figure_row {
             if weights.every_unit {
                 out.push((0.0, source.doc.content_sha256.clone(), first, sentence_end));
+                runs_of_out.push(None);
             }
             continue;
         }
@@ -366,6 +377,10 @@ fn units_of(
             first,
             sentence_end,
         ));
+        runs_of_out.push(run_index.map(|run| (run, body)));
+    }
+    if weights.largest_row_first {
+        tables::largest_amount_first(&mut out, &runs_of_out);
     }
     out
 }

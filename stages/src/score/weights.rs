@@ -30,6 +30,10 @@ pub(super) struct Weights<'w> {
     /// Whether a unit sharing no word with the question is a candidate all the same,
     /// at weight 0 ([`Reader::Documents`]).
     pub(super) every_unit: bool,
+    /// Whether a table's row with the largest amount ranks first among its rows
+    /// ([`super::tables::largest_amount_first`]; the heuristic reader, which cannot
+    /// tell which row matters).
+    pub(super) largest_row_first: bool,
 }
 
 /// Weight a unit gains for holding one of the question's exact terms: more than any

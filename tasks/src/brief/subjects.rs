@@ -63,7 +63,10 @@ pub fn part_subjects(brief: &super::Brief) -> Vec<PartSubjects> {
         .iter()
         .map(|part| {
             let whole = subject_of(part);
-            let pair = split_pair(&whole);
+            // "How the business did and how this year has started: sales, profit,
+            // borrowing…": the list after the colon is what the part asks; the pair
+            // before it only frames it.
+            let pair = split_pair(&whole).filter(|_| !lists_after_colon(&whole));
             let head = LIST_LEADS
                 .iter()
                 .filter_map(|lead| whole.find(lead))
@@ -75,6 +78,7 @@ pub fn part_subjects(brief: &super::Brief) -> Vec<PartSubjects> {
             named.extend(head);
             let mut listed = Vec::new();
             for item in listed_subjects(&whole) {
+                let item = with_head(&whole, item);
                 if !named.iter().any(|n| same_subject(n, &item)) {
                     named.push(item.clone());
                     listed.push(item);
@@ -87,6 +91,33 @@ pub fn part_subjects(brief: &super::Brief) -> Vec<PartSubjects> {
             }
         })
         .collect()
+}
+
+/// A clause listed after a noun phrase and a colon is asked with that noun phrase:
+/// "The two factories: how much each handled…" lists "How much each handled", which
+/// alone does not say what handled it → "Two factories: how much each handled…".
+fn with_head(whole: &str, item: String) -> String {
+    let Some((head, after)) = whole.split_once(": ") else {
+        return item;
+    };
+    let listed_after = after.to_lowercase().contains(&item.to_lowercase());
+    if !listed_after || opens_clause(head) || !opens_clause(&item) {
+        return item;
+    }
+    let mut chars = item.chars();
+    let lowered: String = chars
+        .next()
+        .map(|c| c.to_lowercase().chain(chars).collect())
+        .unwrap_or_default();
+    format!("{}: {lowered}", subject_of(head))
+}
+
+/// Whether a part lists two subjects or more after a colon ("…: sales, profit and
+/// borrowing").
+fn lists_after_colon(whole: &str) -> bool {
+    whole
+        .split_once(": ")
+        .is_some_and(|(_, after)| super::lists::list_items(after).len() >= 2)
 }
 
 /// What sets a part's head apart from the subjects it lists.

@@ -90,7 +90,8 @@ fn a_parts_subjects_are_its_pair_and_its_list_never_a_fragment_of_a_clause() {
     let brief = parse_brief(
         "We lend to Orbel Foods and need a note covering: how its sales and margins have \
          moved; how the business did in 2025 and how this year has started: sales, profit \
-         and borrowing; its finances, including the budget, reserves and debt. Quote figures.",
+         and borrowing; its finances, including the budget, reserves and debt; the two \
+         factories: how much each handled and any recalls. Quote figures.",
     );
     let subjects: Vec<(String, Vec<String>)> = part_subjects(&brief)
         .into_iter()
@@ -101,13 +102,12 @@ fn a_parts_subjects_are_its_pair_and_its_list_never_a_fragment_of_a_clause() {
         [
             // A clause is one subject, however many "and"s it holds.
             ("How its sales and margins have moved".to_string(), vec![]),
-            // Two clauses are two; what follows the colon is listed, the head is not.
+            // What follows the colon is what the part asks; the two clauses before it
+            // only frame it (asked as halves, they had lost "profit" and "borrowing").
             (
                 "How the business did in 2025 and how this year has started: sales, profit and borrowing"
                     .to_string(),
                 vec![
-                    "How the business did in 2025".to_string(),
-                    "How this year has started".to_string(),
                     "Sales".to_string(),
                     "Profit".to_string(),
                     "Borrowing".to_string(),
@@ -117,6 +117,15 @@ fn a_parts_subjects_are_its_pair_and_its_list_never_a_fragment_of_a_clause() {
             (
                 "Finances, including the budget, reserves and debt".to_string(),
                 vec!["Budget".to_string(), "Reserves".to_string(), "Debt".to_string()]
+            ),
+            // A clause listed after a noun phrase is asked with it: "how much each
+            // handled" alone does not say what handled it.
+            (
+                "Two factories: how much each handled and any recalls".to_string(),
+                vec![
+                    "Two factories: how much each handled".to_string(),
+                    "Any recalls".to_string()
+                ]
             ),
         ]
     );
