@@ -1,12 +1,22 @@
 //! The names a brief's context mentions: runs of capitalised words.
 
 /// Runs of capitalised words (joined by "of", "&" or a comma before "Inc"), not at a
-/// sentence's start unless followed by another capitalised word; longest first seen.
+/// sentence's or a line's start or after a colon ("…cover: Please stick to…") unless
+/// followed by another capitalised word; longest first seen.
 pub(super) fn entities(context: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     let mut run: Vec<&str> = Vec::new();
     let words: Vec<&str> = context.split_whitespace().collect();
+    // A line's first word opens a sentence too ("…right now\nPlease stick to…").
+    let line_starts: std::collections::BTreeSet<usize> = context
+        .lines()
+        .scan(0usize, |seen, line| {
+            let first = *seen;
+            *seen += line.split_whitespace().count();
+            Some(first)
+        })
+        .collect();
     let mut flush = |run: &mut Vec<&str>, out: &mut Vec<String>| {
         let joined = run.join(" ");
         let name = joined.trim_end_matches([',', '.', ';', ':']);
@@ -27,7 +37,8 @@ pub(super) fn entities(context: &str) -> Vec<String> {
     for (i, word) in words.iter().enumerate() {
         let bare = word.trim_matches(|c: char| !c.is_alphanumeric());
         let capital = bare.chars().next().is_some_and(char::is_uppercase);
-        let sentence_start = i == 0 || words[i - 1].ends_with(['.', '?', '!']);
+        let sentence_start =
+            i == 0 || line_starts.contains(&i) || words[i - 1].ends_with(['.', '?', '!', ':']);
         if capital && !(sentence_start && run.is_empty() && !next_is_capital(&words, i)) {
             run.push(word);
             // A possessive ends its name: "Keldermans Logistics' Waalhaven terminal".

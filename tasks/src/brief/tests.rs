@@ -188,3 +188,18 @@ fn a_questions_context_line_is_context_never_a_part_or_its_title() {
     );
     assert_eq!(brief.title(persona), "What drove the milk price in 2025?");
 }
+
+#[test]
+fn a_lines_first_word_is_no_name() {
+    // The bullet before it ends without a stop; "Please" opens a line, not a name.
+    let brief = parse_brief(
+        "I lend to Harrowgate Dairy Co-operative. Could you cover:\n- sales and profit\n- \
+         the milk supply right now\nPlease stick to what the documents say.",
+    );
+    assert!(
+        brief.entities.iter().any(|e| e == "Harrowgate Dairy Co-operative"),
+        "{:?}",
+        brief.entities
+    );
+    assert!(!brief.entities.iter().any(|e| e == "Please"), "{:?}", brief.entities);
+}
