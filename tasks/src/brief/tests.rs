@@ -197,9 +197,16 @@ fn a_lines_first_word_is_no_name() {
          the milk supply right now\nPlease stick to what the documents say.",
     );
     assert!(
-        brief.entities.iter().any(|e| e == "Harrowgate Dairy Co-operative"),
+        brief
+            .entities
+            .iter()
+            .any(|e| e == "Harrowgate Dairy Co-operative"),
         "{:?}",
         brief.entities
     );
-    assert!(!brief.entities.iter().any(|e| e == "Please"), "{:?}", brief.entities);
+    assert!(
+        !brief.entities.iter().any(|e| e == "Please"),
+        "{:?}",
+        brief.entities
+    );
 }
