@@ -8,17 +8,49 @@ pub(crate) fn folded(text: &str) -> String {
 }
 
 /// Whether folded `prose` states folded `value` as a whole: not inside a longer number
-/// or word ("38%" is not stated by "138%", "$48M" not by "$148M").
+/// or word ("38%" is not stated by "138%", "$48M" not by "$148M"). A decimal read off a
+/// column in millions may be written with its magnitude: "$4.62m" states "4.62".
 pub(crate) fn states(prose: &str, value: &str) -> bool {
     let part_of = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
     prose.match_indices(value).any(|(at, _)| {
         let before = prose[..at].chars().next_back();
         let after = prose[at + value.len()..].chars().next();
         let joins_before = value.starts_with(|c: char| c.is_alphanumeric()) && part_of(before);
-        let joins_after = value.ends_with(|c: char| c.is_alphanumeric()) && part_of(after);
+        let rest = &prose[at + value.len()..];
+        let joins_after = value.ends_with(|c: char| c.is_alphanumeric())
+            && part_of(after)
+            && !magnitude_after(value, rest);
         let decimal_after = value.ends_with(|c: char| c.is_ascii_digit())
             && after == Some('.')
             && prose[at + value.len() + 1..].starts_with(|c: char| c.is_ascii_digit());
         !joins_before && !joins_after && !decimal_after
     })
+}
+
+/// Whether `rest`, after a decimal `value`, is a magnitude letter ending the number:
+/// "m", "bn" or "k" ("4.62" in "$4.62m arr").
+fn magnitude_after(value: &str, rest: &str) -> bool {
+    let decimal = value.contains('.') && value.chars().all(|c| c.is_ascii_digit() || c == '.');
+    decimal
+        && ["m", "bn", "k"].iter().any(|m| {
+            rest.strip_prefix(m)
+                .is_some_and(|r| !r.starts_with(|c: char| c.is_alphanumeric()))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_is_stated_whole_or_with_its_magnitude() {
+        let prose = folded("220 S5 robots worth $4.62M ARR, up 138% and 12 more");
+        assert!(states(&prose, "4.62"));
+        assert!(states(&prose, "138%"));
+        assert!(!states(&prose, "38%"));
+        assert!(!states(&prose, "4.6"));
+        // Only a decimal takes a magnitude: "12" is not "12k".
+        assert!(!states(&folded("12k users"), "12"));
+        assert!(!states(&folded("4.62mm"), "4.62"));
+    }
 }

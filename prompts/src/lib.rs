@@ -125,7 +125,7 @@ macro_rules! prompt {
     };
 }
 
-prompt!(DECOMPOSE, "decompose", 2, || json!({
+prompt!(DECOMPOSE, "decompose", 3, || json!({
     "type": "object", "additionalProperties": false, "required": ["subquestions"],
     "properties": {
         "subquestions": {"type": "array", "items": {"type": "string"}},

@@ -98,7 +98,17 @@ fn parts_block(parts: &[String]) -> String {
     parts
         .iter()
         .enumerate()
-        .map(|(i, p)| format!("{}. {}", i + 1, quoted(p)))
+        .map(|(i, p)| {
+            // The subjects a part lists beside its own ("leadership, the workforce,
+            // labour relations…"): a plan that names none of one leaves it unread.
+            let subjects = crate::brief::subjects_of_part(p).beyond_whole();
+            if subjects.len() < 2 {
+                format!("{}. {}", i + 1, quoted(p))
+            } else {
+                let listed: Vec<String> = subjects.iter().map(|s| quoted(s)).collect();
+                format!("{}. {} — subjects: {}", i + 1, quoted(p), listed.join(", "))
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -179,6 +189,21 @@ mod tests {
             rendered.user.contains("3. \"operational risks\""),
             "{}",
             rendered.user
+        );
+        // A part's listed subjects are shown beside it, for the plan to name each.
+        let listing = self::input(
+            "Write a note on Lanthorn Transit covering: (1) its finances, including the budget \
+             and reserves; (2) leadership, the workforce, labour relations and litigation.",
+        );
+        let values = Decompose::values(&listing);
+        let parts = values.iter().find(|(k, _)| *k == "parts").map(|(_, v)| v);
+        assert_eq!(
+            parts.map(String::as_str),
+            Some(
+                "1. \"its finances, including the budget and reserves\" — subjects: \"Budget\", \
+                 \"Reserves\"\n2. \"leadership, the workforce, labour relations and litigation\" \
+                 — subjects: \"Leadership\", \"Workforce\", \"Labour relations\", \"Litigation\""
+            )
         );
     }
 

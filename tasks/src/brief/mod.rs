@@ -21,7 +21,7 @@ pub use lists::list_items;
 use lists::{clean_part, enumeration, numbered_parts, ENUMERATION_LEADS};
 pub use subjects::{
     asked_subject, is_name, listed_subjects, part_subjects, same_subject, split_pair, subject_of,
-    subject_question, PartSubjects,
+    subject_question, subjects_of_part, PartSubjects,
 };
 
 /// A parsed brief.

@@ -61,36 +61,39 @@ pub fn part_subjects(brief: &super::Brief) -> Vec<PartSubjects> {
     brief
         .parts
         .iter()
-        .map(|part| {
-            let whole = subject_of(part);
-            // "How the business did and how this year has started: sales, profit,
-            // borrowing…": the list after the colon is what the part asks; the pair
-            // before it only frames it.
-            let pair = split_pair(&whole).filter(|_| !lists_after_colon(&whole));
-            let head = LIST_LEADS
-                .iter()
-                .filter_map(|lead| whole.find(lead))
-                .min()
-                .and_then(|at| whole.get(..at))
-                .map(subject_of);
-            let mut named: Vec<String> = vec![whole.clone()];
-            named.extend(pair.iter().flat_map(|(a, b)| [a.clone(), b.clone()]));
-            named.extend(head);
-            let mut listed = Vec::new();
-            for item in listed_subjects(&whole) {
-                let item = with_head(&whole, item);
-                if !named.iter().any(|n| same_subject(n, &item)) {
-                    named.push(item.clone());
-                    listed.push(item);
-                }
-            }
-            PartSubjects {
-                whole,
-                pair,
-                listed,
-            }
-        })
+        .map(|part| subjects_of_part(part))
         .collect()
+}
+
+/// The subjects one part of a brief names (see [`part_subjects`]).
+pub fn subjects_of_part(part: &str) -> PartSubjects {
+    let whole = subject_of(part);
+    // "How the business did and how this year has started: sales, profit,
+    // borrowing…": the list after the colon is what the part asks; the pair
+    // before it only frames it.
+    let pair = split_pair(&whole).filter(|_| !lists_after_colon(&whole));
+    let head = LIST_LEADS
+        .iter()
+        .filter_map(|lead| whole.find(lead))
+        .min()
+        .and_then(|at| whole.get(..at))
+        .map(subject_of);
+    let mut named: Vec<String> = vec![whole.clone()];
+    named.extend(pair.iter().flat_map(|(a, b)| [a.clone(), b.clone()]));
+    named.extend(head);
+    let mut listed = Vec::new();
+    for item in listed_subjects(&whole) {
+        let item = with_head(&whole, item);
+        if !named.iter().any(|n| same_subject(n, &item)) {
+            named.push(item.clone());
+            listed.push(item);
+        }
+    }
+    PartSubjects {
+        whole,
+        pair,
+        listed,
+    }
 }
 
 /// A clause listed after a noun phrase and a colon is asked with that noun phrase:

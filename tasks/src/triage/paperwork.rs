@@ -76,6 +76,24 @@ const ADMIN_PHRASES: &[&str] = &[
     "kick off",
     "staff briefing",
     "near miss",
+    "release notes",
+    "change log",
+    "changelog",
+];
+
+/// One-word kinds a file name may be judged by alone: an office event or a facility,
+/// never a product's own documentation ("hackathon-2026-results.md" titled "Quillhack
+/// 2026: the results"; "faq.html" or "policy.md" may document a product).
+const FILE_NAME_WORDS: &[&str] = &[
+    "hackathon",
+    "canteen",
+    "cafeteria",
+    "newsletter",
+    "offsite",
+    "kickoff",
+    "parking",
+    "wellbeing",
+    "etiquette",
 ];
 
 /// Kinds of paperwork that may be what a brief asks about (a pricing policy, a
@@ -91,6 +109,11 @@ const WEAK_KINDS: &[&str] = &[
     "code of conduct",
     "expense policy",
     "travel and expenses",
+    // A release's notes list what shipped and what was fixed: the subject of a
+    // question about that release, detail beside a brief's "where the roadmap stands".
+    "release notes",
+    "change log",
+    "changelog",
 ];
 
 /// Words of a brief that name no subject of its documents.
@@ -101,6 +124,9 @@ const GENERIC: &[&str] = &[
     "including",
     "include",
     "brief",
+    "briefing",
+    "note",
+    "notes",
     "report",
     "overview",
     "summary",
@@ -161,8 +187,8 @@ pub fn off_topic(title: &str, headings: &[String], brief: &Brief) -> Option<Stri
 /// [`off_topic`] by the document's title, or, when its title names no kind of
 /// paperwork, by its file name (`locator`'s last part) when that names a two-word kind
 /// ("bristol-office-move-faq.md" titled "Moving to Cargo Works: your questions
-/// answered"): one word of a terse file name ("faq.html", "policy.md") is too often a
-/// product's own documentation to judge by.
+/// answered") or one of [`FILE_NAME_WORDS`]: one word of a terse file name
+/// ("faq.html", "policy.md") is too often a product's own documentation to judge by.
 pub fn off_topic_by_name(
     title: &str,
     locator: &str,
@@ -176,7 +202,7 @@ pub fn off_topic_by_name(
     let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
     let name = stem.replace(['-', '_'], " ");
     admin_kind(&name)
-        .filter(|kind| kind.contains(' '))
+        .filter(|kind| kind.contains(' ') || FILE_NAME_WORDS.contains(&kind.as_str()))
         .and_then(|_| off_topic(&name, headings, brief))
 }
 
@@ -260,6 +286,16 @@ mod tests {
         assert!(
             off_topic_by_name("Frequently Asked Questions", "docs/faq.html", &[], &b).is_none()
         );
+        // …unless it names an office event: a hackathon's results are no product fact.
+        let hackathon = "engineering/hackathon-2026-results.md";
+        assert!(off_topic_by_name("Quillhack 2026: the results", hackathon, &[], &b).is_some());
+        // A release's notes are detail beside a brief on a company; the subject of a
+        // question about its releases.
+        let notes = "product/release-notes-2026-09.md";
+        let fixes = ["New".to_string(), "Fixed".to_string()];
+        assert!(off_topic_by_name("Quillfeather Dispatch 2026.9", notes, &fixes, &b).is_some());
+        let asks_releases = crate::brief::parse_brief("What did the last two releases fix?");
+        assert!(off_topic_by_name("Release notes 2026.9", notes, &fixes, &asks_releases).is_none());
         // Brand rules by any of their names.
         for title in [
             "Brand rules",
