@@ -150,11 +150,35 @@ pub fn list_items(list: &str) -> Vec<String> {
             }
             pieces
         })
+        .map(from_range)
         .unwrap_or_default()
         .into_iter()
         .map(clean_part)
         .filter(|p| !p.is_empty())
         .collect()
+}
+
+/// A range's ends are items of their own: in "from headcount, hiring and attrition to
+/// leadership changes", "from headcount" is "headcount" and "attrition to leadership
+/// changes" is two items — the first " to " after an item opening with "from ".
+fn from_range(pieces: Vec<&str>) -> Vec<&str> {
+    let mut out = Vec::with_capacity(pieces.len() + 1);
+    let mut in_range = false;
+    for piece in pieces {
+        if let Some(rest) = piece.strip_prefix("from ") {
+            in_range = true;
+            out.push(rest);
+            continue;
+        }
+        match piece.split_once(" to ").filter(|_| in_range) {
+            Some((end, next)) if !end.trim().is_empty() && !next.trim().is_empty() => {
+                in_range = false;
+                out.extend([end, next]);
+            }
+            _ => out.push(piece),
+        }
+    }
+    out
 }
 
 /// A part without its joining words and final punctuation.

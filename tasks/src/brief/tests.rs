@@ -210,3 +210,25 @@ fn a_lines_first_word_is_no_name() {
         brief.entities
     );
 }
+
+#[test]
+fn a_range_from_one_subject_to_another_lists_both_ends() {
+    assert_eq!(
+        list_items(
+            "the people side, from headcount, hiring and attrition to leadership changes and \
+             any dependence on particular individuals"
+        ),
+        [
+            "the people side",
+            "headcount",
+            "hiring and attrition",
+            "leadership changes",
+            "any dependence on particular individuals"
+        ]
+    );
+    // Without a "from", "to" is no range: "changes to pricing" stays one item.
+    assert_eq!(
+        list_items("churn, changes to pricing and renewals"),
+        ["churn", "changes to pricing", "renewals"]
+    );
+}
