@@ -27,7 +27,8 @@ pub use words::{body_words, evidence_words, section_shares, sections_capacity};
 /// 6: ... in steps of 25 words (`words::WORDS_STEP`).
 /// 7: ... at one rate per claim over the claims the sections could hold.
 /// 8: a document follow-up is written in the section its claims are about ([`homes`]).
-pub const STAGE_VERSION: u32 = 8;
+/// 9: at least a short sentence per claim while the claims found fit the body.
+pub const STAGE_VERSION: u32 = 9;
 /// Longest sentence kept, in characters (a quote may span two sentences, and the
 /// offline writer may write a quote as it is); a longer one is dropped, never cut.
 pub const MAX_SENTENCE_CHARS: usize = 1500;

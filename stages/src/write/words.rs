@@ -19,6 +19,8 @@ pub fn body_words(depth: Depth) -> usize {
 const SUMMARY_SHARE: f64 = 0.2;
 /// Words a section may spend on each claim it shows: about a sentence and a half.
 const WORDS_PER_CLAIM: usize = 45;
+/// Words of a short sentence: the least a claim is given while the body has room.
+const SENTENCE_WORDS: f64 = 16.0;
 /// Fewest words a section is asked for.
 const MIN_SECTION_WORDS: usize = 60;
 /// A section's share is a whole number of these: one claim more or less elsewhere
@@ -31,15 +33,20 @@ const WORDS_STEP: usize = 25;
 /// (`claims`, per section), so that a section its follow-ups joined is not asked to say
 /// twice as much in the same words; each rounded down to [`WORDS_STEP`]. The rate shares
 /// the rest over `capacity`, the most claims the sections could hold (their
-/// subquestions' and the follow-ups' the depth allows), not over the claims found: a
-/// section's words then follow its own claims, and a refresh that found new claims for
-/// one section leaves the others' prompts as they were. Together they stay within the
+/// subquestions' and the follow-ups' the depth allows), not over the claims found, and
+/// is at least [`SENTENCE_WORDS`] while the claims found fit at that rate: a section's
+/// words then follow its own claims, and a refresh that found new claims for one
+/// section leaves the others' prompts as they were. Together they stay within the
 /// body's words unless the minimums alone exceed them.
 pub fn section_shares(depth: Depth, claims: &[usize], capacity: usize) -> Vec<usize> {
     let body = body_words(depth) as f64 * (1.0 - SUMMARY_SHARE);
     let rest = (body - (MIN_SECTION_WORDS * claims.len()) as f64).max(0.0);
     let total: usize = claims.iter().sum();
-    let per_claim = rest / capacity.max(total).max(1) as f64;
+    // At least a short sentence per claim while the claims found fit the body at that
+    // rate (a depth that allows more claims per subquestion no longer thins every
+    // claim's words: relayed writers had cut claims to meet their counts).
+    let per_claim = (rest / capacity.max(total).max(1) as f64)
+        .max(SENTENCE_WORDS.min(rest / total.max(1) as f64));
     claims
         .iter()
         .map(|&n| MIN_SECTION_WORDS + (per_claim * n as f64) as usize / WORDS_STEP * WORDS_STEP)
@@ -96,6 +103,10 @@ mod tests {
         let after = section_shares(Depth::Standard, &claims, 120);
         let same = (1..10).filter(|&i| i != 4 && before[i] == after[i]).count();
         assert_eq!(same, 8, "{before:?} → {after:?}");
+        // A capacity far above the claims found does not thin them below a sentence
+        // each: 80 claims over 140 places get 16 words each, not 12.
+        let roomy = section_shares(Depth::Standard, &[8; 10], 140);
+        assert_eq!(roomy[0], MIN_SECTION_WORDS + 125, "{roomy:?}");
         // Two claims bound a section well below its share; many claims do not raise it.
         assert_eq!(evidence_words(400, 2), 90);
         assert_eq!(evidence_words(400, 40), 400);
