@@ -23,9 +23,35 @@ pub(super) fn stands_alone(body: &str, block_unit: bool, message: bool) -> bool 
     } else {
         MAX_SENTENCE_CHARS
     };
-    (MIN_SENTENCE_CHARS..=longest).contains(&body.chars().count())
+    // A short list item or row that names a person in a role ("Gwen Pargeter (Chair)"
+    // in the minutes' list of those present) says who holds it: a fact, however short.
+    let shortest = if block_unit && names_a_role(body) {
+        MIN_ROLE_CHARS
+    } else {
+        MIN_SENTENCE_CHARS
+    };
+    (shortest..=longest).contains(&body.chars().count())
         && (ends_like_sentence(body) || block_unit)
         && !body.trim_end().ends_with(':')
+}
+
+/// Shortest list item naming a person in a role ("Jo Li (CFO)").
+const MIN_ROLE_CHARS: usize = 10;
+
+/// Whether `body` is a name and a role in brackets: two or more capitalised words, then
+/// "(Role)" ending the line ("Gwen Pargeter (Chair)", "Owen Trethewey (Vice-Chair)").
+fn names_a_role(body: &str) -> bool {
+    let body = body.trim().trim_start_matches(['-', '*', '•', ' ']);
+    let Some((name, role)) = body.strip_suffix(')').and_then(|b| b.split_once(" (")) else {
+        return false;
+    };
+    let words: Vec<&str> = name.split_whitespace().collect();
+    words.len() >= 2
+        && words
+            .iter()
+            .all(|w| w.starts_with(|c: char| c.is_uppercase()))
+        && role.starts_with(|c: char| c.is_uppercase())
+        && !role.contains(['(', ')'])
 }
 
 /// Whether an earlier round cited any of sentences `first..=last` of `reference`'s
@@ -68,4 +94,20 @@ pub(super) fn message_span<'t>(
         .last()
         .map_or(sentence.index, |s| s.index);
     Some(Some((sentence.index, last.max(sentence.index), whole)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_item_stands_alone_when_it_names_a_person_in_a_role() {
+        assert!(stands_alone("- Gwen Pargeter (Chair)", true, false));
+        assert!(stands_alone("Owen Trethewey (Vice-Chair)", true, false));
+        // Not as prose, not without a role, not a lower-case aside.
+        assert!(!stands_alone("Gwen Pargeter (Chair)", false, false));
+        assert!(!stands_alone("Gwen Pargeter", true, false));
+        assert!(!stands_alone("Total (see note 4)", true, false));
+        assert!(!stands_alone("pack sizes (250g)", true, false));
+    }
 }
