@@ -122,7 +122,7 @@ fn disagree(a: &Candidate, b: &Candidate) -> bool {
     a.doc != b.doc && !x.is_empty() && !y.is_empty() && x.iter().all(|n| !y.contains(n))
 }
 
-/// Most quotes one claim joins (the task's limit on sentence IDs per claim).
+/// Most quotes one claim joins (within the task's limit on sentence IDs per claim).
 const MAX_JOINED: usize = 3;
 
 /// The group a short candidate may join: an earlier one of the same document whose

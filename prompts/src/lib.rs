@@ -152,13 +152,13 @@ prompt!(TRIAGE, "triage", 1, || json!({
         }
     }}}
 }));
-prompt!(EXTRACT, "extract", 1, || json!({
+prompt!(EXTRACT, "extract", 2, || json!({
     "type": "object", "additionalProperties": false, "required": ["claims"],
     "properties": {"claims": {"type": "array", "items": {
         "type": "object", "additionalProperties": false, "required": ["text", "sentence_ids"],
         "properties": {
             "text": {"type": "string"},
-            "sentence_ids": {"type": "array", "minItems": 1, "maxItems": 3, "items": {"type": "string"}}
+            "sentence_ids": {"type": "array", "minItems": 1, "maxItems": 5, "items": {"type": "string"}}
         }
     }}}
 }));

@@ -10,6 +10,11 @@ use crate::ModelTask;
 
 pub struct Extract;
 
+/// Most sentence IDs one claim may cite: a comparison or a table's rows need several
+/// (at 3, relayed models' comparisons across a table's rows were judged partial and
+/// their figures left out of the prose).
+pub const MAX_CITED: usize = 5;
+
 /// One candidate sentence as the model sees it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -162,7 +167,8 @@ impl ModelTask for Extract {
         ]
     }
 
-    /// At most `max_claims` claims, each with text and 1–3 sentence IDs that were shown.
+    /// At most `max_claims` claims, each with text and 1 to [`MAX_CITED`] sentence IDs
+    /// that were shown.
     fn validate(input: &Input, answer: &Answer) -> Result<(), String> {
         let shown: BTreeSet<&str> = input.candidates.iter().map(|c| c.id.as_str()).collect();
         if answer.claims.len() > input.max_claims {
@@ -176,8 +182,11 @@ impl ModelTask for Extract {
             if claim.text.trim().is_empty() {
                 return Err(format!("claim {} has no text", i + 1));
             }
-            if !(1..=3).contains(&claim.sentence_ids.len()) {
-                return Err(format!("claim {} must cite 1 to 3 sentence IDs", i + 1));
+            if !(1..=MAX_CITED).contains(&claim.sentence_ids.len()) {
+                return Err(format!(
+                    "claim {} must cite 1 to {MAX_CITED} sentence IDs",
+                    i + 1
+                ));
             }
             if let Some(unknown) = claim
                 .sentence_ids
@@ -228,5 +237,21 @@ mod tests {
         assert!(error.contains("unknown sentence ID"), "{error}");
         assert!(Extract::validate(&input(), &claim(&[])).is_err());
         assert!(Extract::validate(&input(), &claim(&["c1"])).is_ok());
+    }
+
+    #[test]
+    fn a_claim_may_cite_up_to_five_rows() {
+        let mut wide = input();
+        wide.candidates = (1..=6)
+            .map(|i| Candidate {
+                id: format!("c{i}"),
+                ..input().candidates[0].clone()
+            })
+            .collect();
+        let five = claim(&["c1", "c2", "c3", "c4", "c5"]);
+        assert!(Extract::validate(&wide, &five).is_ok());
+        let six = claim(&["c1", "c2", "c3", "c4", "c5", "c6"]);
+        let error = Extract::validate(&wide, &six).unwrap_err();
+        assert!(error.contains("1 to 5"), "{error}");
     }
 }
