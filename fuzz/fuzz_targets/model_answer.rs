@@ -90,6 +90,7 @@ fuzz_target!(|data: &[u8]| {
                     sentence: 0,
                     text: "The page size is 4096 bytes.".into(),
                 }],
+                stated_earlier: Vec::new(),
             })
             .collect(),
         words: 300,

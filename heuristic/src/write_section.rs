@@ -396,6 +396,7 @@ mod tests {
                 sentence,
                 text: quote.into(),
             }],
+            stated_earlier: Vec::new(),
         }
     }
 

@@ -189,7 +189,7 @@ prompt!(DEEPEN, "deepen", 1, || json!({
         "properties": {"gap_id": {"type": "string"}, "question": {"type": "string"}}
     }}}
 }));
-prompt!(WRITE_SECTION, "write_section", 3, || json!({
+prompt!(WRITE_SECTION, "write_section", 4, || json!({
     "type": "object", "additionalProperties": false, "required": ["heading", "paragraphs"],
     "properties": {
         "heading": {"type": "string"},

@@ -258,12 +258,22 @@ fn write_dag(
         late_conflicts.push(node_id::join(round, "conflict"));
     }
     let mut section_ids = Vec::new();
+    // The subquestions of the sections written before each one, in plan order.
+    let mut earlier: Vec<String> = Vec::new();
     for (section, words) in sections.into_iter().zip(shares) {
         section_ids.push(node_id::section(&section[0].id));
+        let these: Vec<String> = section.iter().map(|s| s.id.clone()).collect();
         add(
             &mut dag,
-            crate::write::node(cx, section, (&claims, &documents), words, &deps),
+            crate::write::node(
+                cx,
+                section,
+                (&claims, &documents),
+                (words, earlier.clone()),
+                &deps,
+            ),
         )?;
+        earlier.extend(these);
     }
     let summary = crate::synthesize::node(
         cx,

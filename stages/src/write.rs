@@ -15,6 +15,7 @@ use deepr_tasks::write_section::{self as task, shown_claims, Input, WriteSection
 use crate::model_call::{call_task, clean_model_text, Models, TaskCall};
 use crate::types::{ClaimDraft, SectionOut, Subq};
 
+mod earlier;
 pub mod homes;
 mod words;
 pub use words::{body_words, evidence_words, section_shares, sections_capacity};
@@ -28,7 +29,9 @@ pub use words::{body_words, evidence_words, section_shares, sections_capacity};
 /// 7: ... at one rate per claim over the claims the sections could hold.
 /// 8: a document follow-up is written in the section its claims are about ([`homes`]).
 /// 9: at least a short sentence per claim while the claims found fit the body.
-pub const STAGE_VERSION: u32 = 9;
+/// 10: a claim's figures an earlier section states from the same documents are named
+/// to its writer, not to be stated again ([`earlier`]).
+pub const STAGE_VERSION: u32 = 10;
 /// Longest sentence kept, in characters (a quote may span two sentences, and the
 /// offline writer may write a quote as it is); a longer one is dropped, never cut.
 pub const MAX_SENTENCE_CHARS: usize = 1500;
@@ -204,6 +207,10 @@ pub struct Brief<'a> {
     pub topic: &'a str,
     pub words: usize,
     pub documents: &'a DocumentNames,
+    /// The subquestions of the sections before this one (plan order): the figures
+    /// their claims state from the same documents are named to this writer
+    /// ([`earlier::stated_earlier`]).
+    pub earlier: &'a [String],
 }
 
 /// Each document's title and date, by content hash.
@@ -220,14 +227,16 @@ fn shown_claims_of(
     claims: &[(ClaimDraft, Verdict)],
     archive: &dyn TextArchive,
 ) -> Vec<task::Claim> {
-    shown_with_documents(ids, claims, archive).0
+    shown_with_documents(ids, claims, archive, &[]).0
 }
 
-/// [`shown_claims_of`], with the content hashes of `d1`, `d2`, … in order.
+/// [`shown_claims_of`], with the content hashes of `d1`, `d2`, … in order, and each
+/// claim's figures an earlier section states (`earlier`: its subquestions).
 fn shown_with_documents<'c>(
     ids: &[String],
     claims: &'c [(ClaimDraft, Verdict)],
     archive: &dyn TextArchive,
+    earlier: &[String],
 ) -> (Vec<task::Claim>, Vec<&'c str>) {
     let mut documents: Vec<&str> = Vec::new();
     let mut shown = Vec::new();
@@ -271,6 +280,7 @@ fn shown_with_documents<'c>(
             text: claim.text.clone(),
             verdict: *verdict,
             quotes,
+            stated_earlier: earlier::stated_earlier(claim, claims, earlier),
         });
     }
     (shown, documents)
@@ -294,7 +304,7 @@ pub async fn run(
         dropped: vec![],
         degraded: None,
     };
-    let (shown, cited) = shown_with_documents(&ids, claims, archive);
+    let (shown, cited) = shown_with_documents(&ids, claims, archive, brief.earlier);
     if shown.is_empty() {
         return (out, vec![]);
     }
@@ -409,7 +419,7 @@ pub fn node(
     cx: &crate::node::PipelineContext,
     section: Vec<Subq>,
     (claims, documents): (&Arc<Judged>, &Arc<DocumentNames>),
-    words: usize,
+    (words, earlier): (usize, Vec<String>),
     deps: &[String],
 ) -> crate::node::Node {
     use crate::node::{finish, spec};
@@ -423,7 +433,7 @@ pub fn node(
         &cx.providers.prompts.write_section,
         cx.providers.strong_models(),
     );
-    let mut key = serde_json::json!({"v": STAGE_VERSION, "prose": deepr_evidence::prose::VERSION, "words": words, "llm": llm});
+    let mut key = serde_json::json!({"v": STAGE_VERSION, "prose": deepr_evidence::prose::VERSION, "words": words, "earlier": earlier, "llm": llm});
     let id = crate::research::node_id::section(
         &section.first().map(|s| s.id.clone()).unwrap_or_default(),
     );
@@ -439,6 +449,7 @@ pub fn node(
             topic: &t,
             words,
             documents: &names,
+            earlier: &earlier,
         };
         let (out, calls) = run(
             &ctx.node_id,

@@ -43,6 +43,10 @@ pub struct Claim {
     pub text: String,
     pub verdict: Verdict,
     pub quotes: Vec<Quote>,
+    /// The claim's figures an earlier section already states from the same documents:
+    /// every fact once — the writer refers to them, it does not state them again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stated_earlier: Vec<String>,
 }
 
 /// A document the section's quotes come from, as the writer may name it: its
@@ -213,8 +217,16 @@ impl ModelTask for WriteSection {
                     })
                     .collect::<Vec<_>>()
                     .join("\n");
+                let earlier = if c.stated_earlier.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "\n    stated in an earlier section, not to be stated again: {}",
+                        c.stated_earlier.join(", ")
+                    )
+                };
                 format!(
-                    "{} [{}]: {}\n{quotes}",
+                    "{} [{}]: {}{earlier}\n{quotes}",
                     c.id,
                     c.verdict.as_str(),
                     quoted(&c.text)
@@ -302,6 +314,7 @@ mod tests {
                         sentence: 3,
                         text: "The default page size is 4096 bytes.".into(),
                     }],
+                    stated_earlier: Vec::new(),
                 },
                 Claim {
                     id: "q1-c2".into(),
@@ -312,6 +325,7 @@ mod tests {
                         sentence: 0,
                         text: "Older versions used 1024-byte pages.".into(),
                     }],
+                    stated_earlier: Vec::new(),
                 },
             ],
             words: 300,
@@ -401,6 +415,23 @@ mod tests {
             paragraphs: vec![],
         };
         assert!(WriteSection::validate(&input, &empty).is_err());
+    }
+
+    #[test]
+    fn figures_an_earlier_section_states_are_named_beside_their_claim() {
+        let mut input = input();
+        input.claims[0].stated_earlier = vec!["4096".into()];
+        let values = WriteSection::values(&input);
+        let claims = values.iter().find(|(k, _)| *k == "claims").map(|(_, v)| v);
+        let claims = claims.map(String::as_str).unwrap_or("");
+        assert!(
+            claims.contains(
+                "q1-c1 [supported]: \"The default page size is 4096 bytes.\"\n    stated in an earlier section, not to be stated again: 4096"
+            ),
+            "{claims}"
+        );
+        // A claim with none shows no such line.
+        assert_eq!(claims.matches("stated in an earlier section").count(), 1);
     }
 
     #[test]

@@ -1,0 +1,119 @@
+//! Every fact once, across writers that run side by side: a claim's figures that a
+//! claim of an earlier section (plan order) already states from the same documents are
+//! named to its writer, which refers to them and does not state them again (relayed
+//! models had written one competitor's list price in four sections).
+
+use std::collections::BTreeSet;
+
+use deepr_evidence::report::Verdict;
+
+use crate::types::ClaimDraft;
+
+/// The figures of `claim` ("$1,590", "99.2%", "3,412") that a usable claim of a
+/// subquestion in `earlier` states too, citing a document `claim` cites; as `claim`
+/// writes them, in its order. Years and small counts are no such figure: a section may
+/// always say "2026" or "three".
+pub fn stated_earlier(
+    claim: &ClaimDraft,
+    claims: &[(ClaimDraft, Verdict)],
+    earlier: &[String],
+) -> Vec<String> {
+    if earlier.is_empty() {
+        return Vec::new();
+    }
+    let documents: BTreeSet<&str> = claim
+        .citations
+        .iter()
+        .map(|c| c.content_sha256.as_str())
+        .collect();
+    let stated: BTreeSet<String> = claims
+        .iter()
+        .filter(|(other, verdict)| {
+            super::usable(*verdict)
+                && earlier.contains(&other.subquestion)
+                && other
+                    .citations
+                    .iter()
+                    .any(|c| documents.contains(c.content_sha256.as_str()))
+        })
+        .flat_map(|(other, _)| figures(&other.text))
+        .map(|(_, value)| value)
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    for (written, value) in figures(&claim.text) {
+        if stated.contains(&value) && !out.contains(&written) {
+            out.push(written);
+        }
+    }
+    out
+}
+
+/// The figures a text states that identify a fact: an amount with a currency sign, a
+/// percentage, a number with a decimal point or a thousands separator — each as
+/// written and as a bare value ("$1,590" → "1590"). Years ("2026") and small counts
+/// are none.
+fn figures(text: &str) -> Vec<(String, String)> {
+    text.split_whitespace()
+        .filter_map(|word| {
+            let written = word.trim_matches(|c: char| {
+                !(c.is_alphanumeric() || matches!(c, '$' | '£' | '€' | '%'))
+            });
+            let marked = written.contains(['$', '£', '€', '%', '.', ',']);
+            let value: String = written
+                .chars()
+                .filter(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            let value = value.trim_matches('.').to_string();
+            let digits = value.chars().filter(char::is_ascii_digit).count();
+            (marked && digits >= 2).then(|| (written.to_string(), value))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::SentenceRef;
+
+    fn claim(id: &str, subquestion: &str, doc: &str, text: &str) -> (ClaimDraft, Verdict) {
+        (
+            ClaimDraft {
+                id: id.into(),
+                subquestion: subquestion.into(),
+                text: text.into(),
+                citations: vec![SentenceRef {
+                    content_sha256: doc.into(),
+                    sentence: 0,
+                    sentence_end: None,
+                    written_quote: None,
+                }],
+            },
+            Verdict::Supported,
+        )
+    }
+
+    #[test]
+    fn an_earlier_sections_figures_from_the_same_document_are_named() {
+        let claims = vec![
+            claim("q1-c1", "q1", "landscape", "Swiftlane lists at $1,420 and Corvid at $1,250 a month."),
+            claim("q2-c1", "q2", "pricing", "The S4 costs $1,590 a month from 2026."),
+            claim("q3-c1", "q3", "landscape", "In 2026 Swiftlane ($1,420), MediRover ($1,480) and Corvid ($1,250) list below the S4."),
+        ];
+        let later = &claims[2].0;
+        let earlier = ["q1".to_string(), "q2".to_string()];
+        assert_eq!(
+            stated_earlier(later, &claims, &earlier),
+            ["($1,420)", "($1,250)"].map(|s| s.trim_matches(['(', ')']).to_string())
+        );
+        // Not from another document, not a year, not when nothing came before.
+        assert_eq!(
+            stated_earlier(&claims[1].0, &claims, &["q1".to_string()]),
+            Vec::<String>::new()
+        );
+        assert!(stated_earlier(later, &claims, &[]).is_empty());
+        // An unsupported earlier claim states nothing.
+        let mut unsupported = claims.clone();
+        unsupported[0].1 = Verdict::Unsupported;
+        assert!(stated_earlier(later, &unsupported, &earlier).is_empty());
+    }
+}
