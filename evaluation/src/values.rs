@@ -9,7 +9,8 @@ pub(crate) fn folded(text: &str) -> String {
 
 /// Whether folded `prose` states folded `value` as a whole: not inside a longer number
 /// or word ("38%" is not stated by "138%", "$48M" not by "$148M"). A decimal read off a
-/// column in millions may be written with its magnitude: "$4.62m" states "4.62".
+/// column in thousands, millions or billions may be written with its magnitude letter:
+/// "$4.62m" states "4.62" (the letter is not checked against the column's unit).
 pub(crate) fn states(prose: &str, value: &str) -> bool {
     let part_of = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
     prose.match_indices(value).any(|(at, _)| {

@@ -9,7 +9,9 @@ use deepr_tasks::triage::{off_topic, Answer, Input, Scope, Triage, Verdict};
 use crate::Heuristic;
 
 impl Heuristic for Triage {
-    const VERSION: u32 = 1;
+    /// 2: release notes and change logs are paperwork unless the brief asks about
+    /// releases; a brief's "note" names no subject.
+    const VERSION: u32 = 2;
 
     fn answer(input: &Input) -> Answer {
         let brief = parse_brief(&input.topic);

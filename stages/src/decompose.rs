@@ -19,7 +19,8 @@ use crate::types::{DecomposeOut, ScoutOut, Subq};
 /// planner; bylines are no headings.
 /// 5: each subquestion carries the first queries the plan wrote for it; the planner
 /// is shown the scout's document titles apart (no title is a subject of its own).
-pub const STAGE_VERSION: u32 = 5;
+/// 6: the scout's title rule knows release notes and a file name's office event.
+pub const STAGE_VERSION: u32 = 6;
 /// Documents the scout reads headings from.
 pub const SCOUT_DOCS: usize = 6;
 /// Headings shown to the planner.

@@ -240,6 +240,28 @@ mod tests {
     }
 
     #[test]
+    fn the_prompt_and_its_schema_say_the_same_limit() {
+        let prompts = PromptSet::default();
+        let prompt = Extract::prompt(&prompts);
+        let schema = prompt.schema();
+        let max =
+            &schema["properties"]["claims"]["items"]["properties"]["sentence_ids"]["maxItems"];
+        assert_eq!(max.as_u64(), Some(MAX_CITED as u64));
+        let rendered = prompt
+            .render(&[
+                ("subquestion", "q"),
+                ("candidates", ""),
+                ("max_claims", "5"),
+            ])
+            .map(|r| r.user)
+            .unwrap_or_default();
+        assert!(
+            rendered.contains(&format!("1 to {MAX_CITED} sentence IDs")),
+            "{rendered}"
+        );
+    }
+
+    #[test]
     fn a_claim_may_cite_up_to_five_rows() {
         let mut wide = input();
         wide.candidates = (1..=6)

@@ -222,7 +222,11 @@ impl ModelTask for WriteSection {
                 } else {
                     format!(
                         "\n    stated in an earlier section, not to be stated again: {}",
-                        c.stated_earlier.join(", ")
+                        c.stated_earlier
+                            .iter()
+                            .map(|f| quoted(f))
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     )
                 };
                 format!(
@@ -426,7 +430,7 @@ mod tests {
         let claims = claims.map(String::as_str).unwrap_or("");
         assert!(
             claims.contains(
-                "q1-c1 [supported]: \"The default page size is 4096 bytes.\"\n    stated in an earlier section, not to be stated again: 4096"
+                "q1-c1 [supported]: \"The default page size is 4096 bytes.\"\n    stated in an earlier section, not to be stated again: \"4096\""
             ),
             "{claims}"
         );

@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 
 use crate::units::is_summary_row;
 
-/// A table row: its unit's index among the candidates, and its cells (label, value).
-type Row<'t> = (usize, Vec<(&'t str, &'t str)>);
+/// A table row: its unit's index among the candidates, its text, and its cells
+/// (label, value).
+type Row<'t> = (usize, &'t str, Vec<(&'t str, &'t str)>);
 
 /// Fewest rows a table must have for its largest one to be told apart.
 const MIN_ROWS: usize = 3;
@@ -26,7 +27,7 @@ pub(super) fn largest_amount_first(
     for (i, run) in runs.iter().enumerate() {
         if let Some((run, body)) = run {
             if let Some(cells) = cells(body) {
-                tables.entry(*run).or_default().push((i, cells));
+                tables.entry(*run).or_default().push((i, body, cells));
             }
         }
     }
@@ -40,8 +41,8 @@ pub(super) fn largest_amount_first(
         // The best of its fellow rows (a total row weighs more as the table's sum).
         let best = rows
             .iter()
-            .filter(|(_, cells)| !is_summary_row(&joined(cells)))
-            .filter_map(|(i, _)| units.get(*i).map(|u| u.0))
+            .filter(|(_, body, _)| !is_summary_row(body))
+            .filter_map(|(i, _, _)| units.get(*i).map(|u| u.0))
             .fold(0.0_f64, f64::max);
         if let Some(unit) = units.get_mut(largest) {
             unit.0 = unit.0.max(crate::rerank::round4(best + LIFT));
@@ -70,15 +71,16 @@ fn cells(body: &str) -> Option<Vec<(&str, &str)>> {
 /// column: a column whose label or values name a currency, every row's value a
 /// number. `None` when no column is one, or two rows tie for largest.
 fn largest_row(rows: &[Row<'_>]) -> Option<usize> {
-    let (_, first) = rows.first()?;
+    let (_, _, first) = rows.first()?;
+    // A total row (its first cell "Total", labelled or bare) sums the others.
     let rows: Vec<&Row<'_>> = rows
         .iter()
-        .filter(|(_, cells)| !is_summary_row(&joined(cells)))
+        .filter(|(_, body, _)| !is_summary_row(body))
         .collect();
     for (label, _) in first {
         let values: Vec<(usize, f64)> = rows
             .iter()
-            .filter_map(|(i, cells)| {
+            .filter_map(|(i, _, cells)| {
                 let value = cells.iter().find(|(l, _)| l == label)?.1;
                 Some((*i, amount(value)?))
             })
@@ -86,7 +88,7 @@ fn largest_row(rows: &[Row<'_>]) -> Option<usize> {
         let currency = names_currency(label)
             || rows
                 .iter()
-                .any(|(_, cells)| cells.iter().any(|(l, v)| l == label && names_currency(v)));
+                .any(|(_, _, cells)| cells.iter().any(|(l, v)| l == label && names_currency(v)));
         if !currency || values.len() < rows.len() || values.len() < MIN_ROWS {
             continue;
         }
@@ -96,14 +98,6 @@ fn largest_row(rows: &[Row<'_>]) -> Option<usize> {
         return at_max.next().is_none().then_some(largest);
     }
     None
-}
-
-fn joined(cells: &[(&str, &str)]) -> String {
-    cells
-        .iter()
-        .map(|(l, v)| format!("{l}: {v}"))
-        .collect::<Vec<_>>()
-        .join(" · ")
 }
 
 /// Whether a label or value names a currency: a sign (`$`, `£`, `€`, `¥`) or a code
@@ -118,18 +112,21 @@ fn names_currency(text: &str) -> bool {
         })
 }
 
-/// A cell's amount: its number without currency, thousands separators or magnitude
-/// ("$4.62M" → 4.62, "3,290,000" → 3290000); `None` for anything else ("S5",
-/// "2026-06-26", "25%").
+/// A cell's amount: its number without currency or thousands separators, times its
+/// magnitude ("$4.62M" → 4,620,000, "$950k" → 950,000, "3,290,000" → 3,290,000);
+/// `None` for anything else ("S5", "2026-06-26", "25%").
 fn amount(value: &str) -> Option<f64> {
-    let number = value
-        .trim_start_matches(['$', '£', '€', '¥'])
-        .trim_end_matches(['m', 'M', 'k', 'K', 'n', 'b', 'B'])
-        .replace(',', "");
+    let value = value.trim_start_matches(['$', '£', '€', '¥']);
+    let lower = value.to_ascii_lowercase();
+    let (number, magnitude) = [("bn", 1e9), ("b", 1e9), ("m", 1e6), ("k", 1e3)]
+        .iter()
+        .find_map(|(suffix, times)| lower.strip_suffix(suffix).map(|n| (n.to_string(), *times)))
+        .unwrap_or((lower.clone(), 1.0));
+    let number = number.replace(',', "");
     if number.is_empty() || !number.chars().all(|c| c.is_ascii_digit() || c == '.') {
         return None;
     }
-    number.parse().ok()
+    number.parse::<f64>().ok().map(|n| n * magnitude)
 }
 
 #[cfg(test)]
@@ -149,6 +146,8 @@ mod tests {
             "Account: Northgate · Segment: Distribution centre · ARR ($M): 2.45",
             "Account: Lakeshore · Segment: Hospital network · ARR ($M): 4.62",
             "Account: Total · Segment: All · ARR ($M): 9.59",
+            // A total whose first cell has no header is a total all the same.
+            "Total · Segment: All · ARR ($M): 9.59",
         ];
         let mut out = units(rows.len());
         let runs: Vec<Option<(usize, &str)>> = rows.iter().map(|r| Some((0, *r))).collect();
@@ -188,9 +187,12 @@ mod tests {
 
     #[test]
     fn amounts_are_read_with_their_currency_and_magnitude() {
-        assert_eq!(amount("$4.62M"), Some(4.62));
+        assert_eq!(amount("$4.62M"), Some(4_620_000.0));
         assert_eq!(amount("3,290,000"), Some(3_290_000.0));
-        assert_eq!(amount("£265.4m"), Some(265.4));
+        assert!(amount("£265.4m").is_some_and(|a| (a - 265_400_000.0).abs() < 1.0));
+        // A column mixing magnitudes compares what they mean: $1.2M is more than $950k.
+        assert!(amount("$1.2M") > amount("$950k"));
+        assert!(amount("$1.1bn") > amount("$900M"));
         assert_eq!(amount("2026-06-26"), None);
         assert_eq!(amount("22.4%"), None);
         assert!(names_currency("arr_gbp") && names_currency("ARR ($M)"));

@@ -1,7 +1,10 @@
 //! Every fact once, across writers that run side by side: a claim's figures that a
-//! claim of an earlier section (plan order) already states from the same documents are
-//! named to its writer, which refers to them and does not state them again (relayed
-//! models had written one competitor's list price in four sections).
+//! supported claim of an earlier section (plan order) already states from the same
+//! documents are named to its writer, which refers to them and does not state them
+//! again (relayed models had written one competitor's list price in four sections).
+//! The earlier claim is only handed to its writer, not yet written: a writer that
+//! leaves it out (its words ran short) leaves the figure unstated — hence supported
+//! claims only, whose figures writers keep.
 
 use std::collections::BTreeSet;
 
@@ -9,7 +12,7 @@ use deepr_evidence::report::Verdict;
 
 use crate::types::ClaimDraft;
 
-/// The figures of `claim` ("$1,590", "99.2%", "3,412") that a usable claim of a
+/// The figures of `claim` ("$1,590", "99.2%", "3,412") that a supported claim of a
 /// subquestion in `earlier` states too, citing a document `claim` cites; as `claim`
 /// writes them, in its order. Years and small counts are no such figure: a section may
 /// always say "2026" or "three".
@@ -29,7 +32,7 @@ pub fn stated_earlier(
     let stated: BTreeSet<String> = claims
         .iter()
         .filter(|(other, verdict)| {
-            super::usable(*verdict)
+            *verdict == Verdict::Supported
                 && earlier.contains(&other.subquestion)
                 && other
                     .citations
@@ -50,22 +53,29 @@ pub fn stated_earlier(
 
 /// The figures a text states that identify a fact: an amount with a currency sign, a
 /// percentage, a number with a decimal point or a thousands separator — each as
-/// written and as a bare value ("$1,590" → "1590"). Years ("2026") and small counts
-/// are none.
+/// written and as a key of its number and marks ("$1,590" → "$1590", "15%" → "15%",
+/// "1,590 units" → "1590": not the same fact). Years ("2026") and plain counts are none.
 fn figures(text: &str) -> Vec<(String, String)> {
     text.split_whitespace()
         .filter_map(|word| {
             let written = word.trim_matches(|c: char| {
                 !(c.is_alphanumeric() || matches!(c, '$' | '£' | '€' | '%'))
             });
-            let marked = written.contains(['$', '£', '€', '%', '.', ',']);
-            let value: String = written
+            let currency: String = written
+                .chars()
+                .filter(|c| matches!(c, '$' | '£' | '€'))
+                .collect();
+            let percent = if written.contains('%') { "%" } else { "" };
+            let separated = written.contains([',', '.']);
+            let number: String = written
                 .chars()
                 .filter(|c| c.is_ascii_digit() || *c == '.')
                 .collect();
-            let value = value.trim_matches('.').to_string();
-            let digits = value.chars().filter(char::is_ascii_digit).count();
-            (marked && digits >= 2).then(|| (written.to_string(), value))
+            let number = number.trim_matches('.');
+            let has_digits = number.chars().any(|c| c.is_ascii_digit());
+            let marked = !currency.is_empty() || !percent.is_empty() || separated;
+            (has_digits && marked)
+                .then(|| (written.to_string(), format!("{currency}{number}{percent}")))
         })
         .collect()
 }
@@ -105,15 +115,32 @@ mod tests {
             stated_earlier(later, &claims, &earlier),
             ["($1,420)", "($1,250)"].map(|s| s.trim_matches(['(', ')']).to_string())
         );
-        // Not from another document, not a year, not when nothing came before.
+        // Not from another document, not when nothing came before.
         assert_eq!(
             stated_earlier(&claims[1].0, &claims, &["q1".to_string()]),
             Vec::<String>::new()
         );
         assert!(stated_earlier(later, &claims, &[]).is_empty());
-        // An unsupported earlier claim states nothing.
+        // A year or a plain count is no figure; a percentage is not the same amount.
+        let counts = vec![
+            claim(
+                "q1-c1",
+                "q1",
+                "landscape",
+                "In 2026 it had 15 depots and 15% share.",
+            ),
+            claim(
+                "q2-c1",
+                "q2",
+                "landscape",
+                "In 2026 the 15 depots cost $15 each.",
+            ),
+        ];
+        assert!(stated_earlier(&counts[1].0, &counts, &["q1".to_string()]).is_empty());
+        // An earlier claim judged only partly supported (its writer may leave it out)
+        // states nothing.
         let mut unsupported = claims.clone();
-        unsupported[0].1 = Verdict::Unsupported;
+        unsupported[0].1 = Verdict::Partial;
         assert!(stated_earlier(later, &unsupported, &earlier).is_empty());
     }
 }

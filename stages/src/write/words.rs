@@ -36,8 +36,10 @@ const WORDS_STEP: usize = 25;
 /// subquestions' and the follow-ups' the depth allows), not over the claims found, and
 /// is at least [`SENTENCE_WORDS`] while the claims found fit at that rate: a section's
 /// words then follow its own claims, and a refresh that found new claims for one
-/// section leaves the others' prompts as they were. Together they stay within the
-/// body's words unless the minimums alone exceed them.
+/// section leaves the others' prompts as they were — unless the claims found no longer
+/// fit at that rate (over 112 at standard), when the rate is the body's words over them
+/// and every share moves. Together they stay within the body's words unless the
+/// minimums alone exceed them.
 pub fn section_shares(depth: Depth, claims: &[usize], capacity: usize) -> Vec<usize> {
     let body = body_words(depth) as f64 * (1.0 - SUMMARY_SHARE);
     let rest = (body - (MIN_SECTION_WORDS * claims.len()) as f64).max(0.0);

@@ -1,8 +1,15 @@
 //! The names a brief's context mentions: runs of capitalised words.
 
+/// Words that open an instruction, never a name, when a colon's list ends and the
+/// writing instructions begin on the same line.
+const INSTRUCTION_OPENERS: [&str; 10] = [
+    "please", "note", "also", "thanks", "cover", "include", "write", "give", "use", "be",
+];
+
 /// Runs of capitalised words (joined by "of", "&" or a comma before "Inc"), not at a
-/// sentence's or a line's start or after a colon ("…cover: Please stick to…") unless
-/// followed by another capitalised word; longest first seen.
+/// sentence's or a line's start, nor an instruction's opening word after a colon
+/// ("…cover: Please stick to…"), unless followed by another capitalised word; longest
+/// first seen.
 pub(super) fn entities(context: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
@@ -37,8 +44,14 @@ pub(super) fn entities(context: &str) -> Vec<String> {
     for (i, word) in words.iter().enumerate() {
         let bare = word.trim_matches(|c: char| !c.is_alphanumeric());
         let capital = bare.chars().next().is_some_and(char::is_uppercase);
-        let sentence_start =
-            i == 0 || line_starts.contains(&i) || words[i - 1].ends_with(['.', '?', '!', ':']);
+        // After a colon a name may follow ("two suppliers: Orbel and Harrow"); an
+        // instruction's opening word may too ("…cover: Please stick to…").
+        let after_colon = words[i.saturating_sub(1)].ends_with(':')
+            && INSTRUCTION_OPENERS.contains(&bare.to_lowercase().as_str());
+        let sentence_start = i == 0
+            || line_starts.contains(&i)
+            || after_colon
+            || words[i - 1].ends_with(['.', '?', '!']);
         if capital && !(sentence_start && run.is_empty() && !next_is_capital(&words, i)) {
             run.push(word);
             // A possessive ends its name: "Keldermans Logistics' Waalhaven terminal".

@@ -165,8 +165,12 @@ fn from_range(pieces: Vec<&str>) -> Vec<&str> {
     let mut out = Vec::with_capacity(pieces.len() + 1);
     let mut in_range = false;
     for piece in pieces {
-        if let Some(rest) = piece.strip_prefix("from ") {
-            in_range = true;
+        let opens = piece
+            .get(..5)
+            .is_some_and(|head| head.eq_ignore_ascii_case("from "));
+        if let Some(rest) = piece.get(5..).filter(|_| opens) {
+            // "from Q1 to Q3" holds its own end: no range left open.
+            in_range = !rest.contains(" to ");
             out.push(rest);
             continue;
         }

@@ -209,6 +209,14 @@ fn a_lines_first_word_is_no_name() {
         "{:?}",
         brief.entities
     );
+    // A one-word name after a colon stays a name.
+    let listed =
+        parse_brief("We buy from two suppliers: Orbel and Harrowell. How reliable are they?");
+    assert!(
+        listed.entities.iter().any(|e| e == "Orbel"),
+        "{:?}",
+        listed.entities
+    );
 }
 
 #[test]
