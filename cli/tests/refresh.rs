@@ -108,6 +108,15 @@ impl Share {
         args.extend(extra);
         self.deepr(&args)
     }
+    /// `deepr refresh parent` as run `refreshed`, its report at `reports/refreshed.md`
+    /// (returned with the output), `extra` flags before the run id.
+    fn refresh(&self, extra: &[&str]) -> (std::process::Output, PathBuf) {
+        let out = self.path("reports/refreshed.md");
+        let mut args = vec!["refresh", "parent"];
+        args.extend(extra);
+        args.extend(["--run-id", "refreshed", "--out", out.to_str().unwrap()]);
+        (self.deepr(&args), out)
+    }
     /// One figure changed in one file, one file added.
     fn change(&self) {
         let report = self.path("share/ops/q3-operations-report.md");
@@ -157,16 +166,7 @@ fn a_refresh_says_what_changed_and_pays_for_the_change() {
     assert_eq!(reports.len(), 2, "only the parent's report and its sidecar");
 
     share.change();
-    let out = share.path("reports/refreshed.md");
-    let output = share.deepr(&[
-        "refresh",
-        "parent",
-        "--if-changed",
-        "--run-id",
-        "refreshed",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (output, out) = share.refresh(&["--if-changed"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let markdown = std::fs::read_to_string(&out).unwrap();
     let changed = markdown
@@ -224,15 +224,7 @@ fn a_refresh_killed_mid_run_resumes_to_the_same_report() {
     let whole = Share::new();
     whole.run_parent(&["--offline-latency", "200ms"]);
     whole.change();
-    let out = whole.path("reports/refreshed.md");
-    let output = whole.deepr(&[
-        "refresh",
-        "parent",
-        "--run-id",
-        "refreshed",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (output, out) = whole.refresh(&[]);
     assert!(output.status.success(), "{}", stderr(&output));
 
     let killed = Share::new();
@@ -305,15 +297,7 @@ fn a_refresh_after_a_new_file_reads_only_it_and_keeps_the_summary() {
         "# Drill note\n\nThe fleet's crews completed their annual evacuation drill in September.\n",
     )
     .unwrap();
-    let out = share.path("reports/refreshed.md");
-    let output = share.deepr(&[
-        "refresh",
-        "parent",
-        "--run-id",
-        "refreshed",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (output, out) = share.refresh(&[]);
     assert!(output.status.success(), "{}", stderr(&output));
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.with_extension("json")).unwrap()).unwrap();

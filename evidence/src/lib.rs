@@ -13,6 +13,7 @@
 //!
 //! This crate does no I/O: callers hand it bytes and strings.
 
+pub mod amounts;
 pub mod hash;
 pub mod normalise;
 pub mod prose;

@@ -10,6 +10,7 @@
 
 use std::collections::BTreeSet;
 
+use deepr_evidence::amounts::amount_at;
 use deepr_evidence::stem::snowball;
 use deepr_evidence::terms::{is_stop_word, words};
 
@@ -123,48 +124,6 @@ fn is_period_word(word: &str) -> bool {
         word,
         "q1" | "q2" | "q3" | "q4" | "h1" | "h2" | "quarter" | "fy" | "year" | "month"
     )
-}
-
-/// An amount starting at `token` (`$1.2M`, `≈$2M`, `€18,500`, `2.5bn`, `$2` + `million`):
-/// its value in units and how it was written.
-fn amount_at(token: &str, next: &str) -> Option<(f64, String)> {
-    let trimmed = token.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | ';' | '.' | '"'));
-    let bare = trimmed.trim_start_matches(['≈', '~', '+']);
-    let (currency, rest) = ["$", "€", "£", "USD", "EUR", "GBP"]
-        .iter()
-        .find_map(|c| bare.strip_prefix(c).map(|r| (true, r)))
-        .unwrap_or((false, bare));
-    let digits: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',')
-        .collect();
-    if digits.is_empty() || !digits.starts_with(|c: char| c.is_ascii_digit()) {
-        return None;
-    }
-    let number: f64 = digits
-        .trim_end_matches(['.', ','])
-        .replace(',', "")
-        .parse()
-        .ok()?;
-    let suffix = rest[digits.len()..].to_ascii_lowercase();
-    let word = next
-        .trim_matches(|c: char| !c.is_alphabetic())
-        .to_ascii_lowercase();
-    let magnitude =
-        magnitude(&suffix).or_else(|| suffix.is_empty().then(|| magnitude(&word)).flatten());
-    if !currency && magnitude.is_none() {
-        return None;
-    }
-    Some((number * magnitude.unwrap_or(1.0), trimmed.to_string()))
-}
-
-fn magnitude(word: &str) -> Option<f64> {
-    match word {
-        "k" | "thousand" => Some(1e3),
-        "m" | "mn" | "million" | "millions" => Some(1e6),
-        "b" | "bn" | "billion" | "billions" => Some(1e9),
-        _ => None,
-    }
 }
 
 /// The period a text names: `q3-2026`, `h1-2026` or `fy2025` (the first it names).

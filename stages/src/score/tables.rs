@@ -112,21 +112,19 @@ fn names_currency(text: &str) -> bool {
         })
 }
 
-/// A cell's amount: its number without currency or thousands separators, times its
-/// magnitude ("$4.62M" → 4,620,000, "$950k" → 950,000, "3,290,000" → 3,290,000);
-/// `None` for anything else ("S5", "2026-06-26", "25%").
+/// A cell's amount in units: as documents write amounts
+/// ([`deepr_evidence::amounts::amount_at`]: "$4.62M" → 4,620,000, "$950k" → 950,000),
+/// or a bare number in a column whose label names the currency ("3,290,000", "4.62"
+/// under "ARR ($M)"); `None` for anything else ("S5", "2026-06-26", "25%").
 fn amount(value: &str) -> Option<f64> {
-    let value = value.trim_start_matches(['$', '£', '€', '¥']);
-    let lower = value.to_ascii_lowercase();
-    let (number, magnitude) = [("bn", 1e9), ("b", 1e9), ("m", 1e6), ("k", 1e3)]
-        .iter()
-        .find_map(|(suffix, times)| lower.strip_suffix(suffix).map(|n| (n.to_string(), *times)))
-        .unwrap_or((lower.clone(), 1.0));
-    let number = number.replace(',', "");
+    if let Some((units, _)) = deepr_evidence::amounts::amount_at(value, "") {
+        return Some(units);
+    }
+    let number = value.replace(',', "");
     if number.is_empty() || !number.chars().all(|c| c.is_ascii_digit() || c == '.') {
         return None;
     }
-    number.parse::<f64>().ok().map(|n| n * magnitude)
+    number.parse().ok()
 }
 
 #[cfg(test)]
