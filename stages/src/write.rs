@@ -499,6 +499,45 @@ mod tests {
         (draft, Verdict::Supported)
     }
 
+    struct Archive(deepr_orchestrator::ArchivedText);
+
+    impl TextArchive for Archive {
+        fn get(&self, sha: &str) -> Option<deepr_orchestrator::ArchivedText> {
+            (sha == self.0.content_sha256).then(|| self.0.clone())
+        }
+    }
+
+    #[test]
+    fn a_writer_is_told_the_figures_an_earlier_section_states() {
+        let text = deepr_orchestrator::ArchivedText::new(
+            "Company: Swiftlane · List price: $1,420\n\nCompany: Corvid · List price: $1,250",
+        );
+        let sha = text.content_sha256.clone();
+        let archive = Archive(text);
+        let stating = |id: &str, subquestion: &str, sentence: u32, text: &str| {
+            let (mut draft, verdict) = claim(id, subquestion, &[(sha.as_str(), sentence)]);
+            draft.text = text.into();
+            (draft, verdict)
+        };
+        let claims = vec![
+            stating("q1-c1", "q1", 0, "Swiftlane lists at $1,420."),
+            stating(
+                "q2-c1",
+                "q2",
+                1,
+                "Corvid ($1,250) lists below Swiftlane ($1,420).",
+            ),
+        ];
+        let ids = ["q2".to_string()];
+        let (shown, _) = shown_with_documents(&ids, &claims, &archive, &["q1".to_string()]);
+        assert_eq!(shown[0].stated_earlier, ["$1,420"]);
+        // The first section's writer, or one told of no earlier section, is told nothing.
+        let (first, _) = shown_with_documents(&["q1".to_string()], &claims, &archive, &[]);
+        assert!(first[0].stated_earlier.is_empty());
+        let (alone, _) = shown_with_documents(&ids, &claims, &archive, &[]);
+        assert!(alone[0].stated_earlier.is_empty());
+    }
+
     #[test]
     fn a_claim_restating_an_earlier_sections_sentences_stays_home() {
         let sections = vec![
