@@ -12,6 +12,27 @@ pub(crate) fn folded(text: &str) -> String {
 /// column in thousands, millions or billions may be written with its magnitude letter:
 /// "$4.62m" states "4.62" (the letter is not checked against the column's unit).
 pub(crate) fn states(prose: &str, value: &str) -> bool {
+    states_as_written(prose, value)
+        || with_magnitude_letter(value).is_some_and(|v| states_as_written(prose, &v))
+}
+
+/// A value written with its magnitude as a word, written with its letter: "48.6
+/// million" → "48.6m" (a table's "48.6M" states the annual report's "48.6 million").
+fn with_magnitude_letter(value: &str) -> Option<String> {
+    let (number, word) = value.rsplit_once(' ')?;
+    let letter = match word {
+        "thousand" => "k",
+        "million" => "m",
+        "billion" => "bn",
+        _ => return None,
+    };
+    number
+        .ends_with(|c: char| c.is_ascii_digit())
+        .then(|| format!("{number}{letter}"))
+}
+
+/// [`states`], for the value as the facts file writes it.
+fn states_as_written(prose: &str, value: &str) -> bool {
     let part_of = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
     prose.match_indices(value).any(|(at, _)| {
         let before = prose[..at].chars().next_back();
@@ -53,5 +74,11 @@ mod tests {
         // Only a decimal takes a magnitude: "12" is not "12k".
         assert!(!states(&folded("12k users"), "12"));
         assert!(!states(&folded("4.62mm"), "4.62"));
+        // A magnitude word may be written as its letter, and only as its own.
+        let table = folded("FY2025 boardings: 48.6M; reserves $1.2bn");
+        assert!(states(&table, &folded("48.6 million")));
+        assert!(states(&table, &folded("$1.2 billion")));
+        assert!(!states(&table, &folded("48.6 billion")));
+        assert!(!states(&folded("148.6M"), &folded("48.6 million")));
     }
 }

@@ -1,7 +1,8 @@
 //! Amounts as documents write them: a number with a currency sign or code (`$`, `€`,
 //! `£`, `USD`…) or a magnitude (`k`, `M`, `bn`, `million`…), and its value in units —
 //! read by the offline conflict finder (the same measure with two values) and by
-//! score's tables (which row holds the largest amount).
+//! score's tables (which row holds the largest amount); and the figures a text states
+//! that identify a fact, which writers state once ([`marked_figures`]).
 
 /// An amount starting at `token` (`$1.2M`, `≈$2M`, `€18,500`, `2.5bn`, `$2` + `million`):
 /// its value in units and how it was written.
@@ -44,4 +45,34 @@ pub fn magnitude(word: &str) -> Option<f64> {
         "b" | "bn" | "billion" | "billions" => Some(1e9),
         _ => None,
     }
+}
+
+/// The figures a text states that identify a fact (what "every fact once" compares):
+/// an amount with a currency sign, a percentage, a number with a decimal point or a
+/// thousands separator — each as written and as a key of its number and marks
+/// ("$1,590" → "$1590", "15%" → "15%", "1,590 units" → "1590": not the same fact).
+/// Years ("2026") and plain counts are none.
+pub fn marked_figures(text: &str) -> Vec<(String, String)> {
+    text.split_whitespace()
+        .filter_map(|word| {
+            let written = word.trim_matches(|c: char| {
+                !(c.is_alphanumeric() || matches!(c, '$' | '£' | '€' | '%'))
+            });
+            let currency: String = written
+                .chars()
+                .filter(|c| matches!(c, '$' | '£' | '€'))
+                .collect();
+            let percent = if written.contains('%') { "%" } else { "" };
+            let separated = written.contains([',', '.']);
+            let number: String = written
+                .chars()
+                .filter(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            let number = number.trim_matches('.');
+            let has_digits = number.chars().any(|c| c.is_ascii_digit());
+            let marked = !currency.is_empty() || !percent.is_empty() || separated;
+            (has_digits && marked)
+                .then(|| (written.to_string(), format!("{currency}{number}{percent}")))
+        })
+        .collect()
 }

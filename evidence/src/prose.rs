@@ -30,7 +30,10 @@ use crate::terms::{content_terms, numbers};
 /// “Q1 2026 Operations Review”").
 /// 7: a heading may name the section's documents as a sentence may (their titles' and
 /// dates' numbers, their titles in quotation marks).
-pub const VERSION: u32 = 7;
+/// 8: a quote's snake_case labels hold their numbers ("complaints_per_100k") and what
+/// their abbreviations stand for ("otp": on time performance); an amount written with
+/// its magnitude stands on the amount written out ("100k" = "100,000").
+pub const VERSION: u32 = 8;
 
 /// Content words a sentence must share with its quotes (or all it has, if fewer).
 pub const SHARED_WORDS_FLOOR: usize = 2;
@@ -175,23 +178,44 @@ pub fn check_sentence(
         sources.extend(claim.sources);
     }
     let evidence = quotes.join("\n");
+    // A column named `complaints_per_100k` (a table row's label) holds its words and
+    // numbers as well as the identifier.
+    let labels = evidence.replace('_', " ");
+    let scaled = scaled_numbers(&labels);
+    // "$4.62M" is "$4.62 million": a quote's magnitudes hold their words.
+    let magnitude_words = if scaled.is_empty() {
+        ""
+    } else {
+        "thousand million billion"
+    };
     let evidence_numbers: BTreeSet<String> = numbers(&evidence)
         .into_iter()
+        .chain(numbers(&labels))
         .chain(numbers(&sources.join("\n")))
+        .chain(scaled.into_iter().map(|(_, value)| value))
+        .collect();
+    // A number written with its magnitude ("$4.6 million", "100k") stands on the
+    // same amount written out ("4,600,000", "100,000"), and the other way round.
+    let held_scaled: BTreeSet<String> = scaled_numbers(text)
+        .into_iter()
+        .filter(|(_, value)| evidence_numbers.contains(value))
+        .map(|(mantissa, _)| mantissa)
         .collect();
     if let Some(n) = numbers(text)
         .into_iter()
-        .find(|n| !evidence_numbers.contains(n))
+        .find(|n| !evidence_numbers.contains(n) && !held_scaled.contains(n))
     {
         return Err(Ungrounded::Number(n));
     }
     verbatim_terms_held(text, &evidence, &sources)?;
     let own: BTreeSet<String> = content_terms(text).into_iter().collect();
-    // A column named `rail_otp_pct` (a table row's label) holds the words rail, otp and
-    // pct as well as the identifier.
+    // A column named `rail_otp_pct` holds the words rail, otp and pct, and what its
+    // abbreviations stand for (on-time performance, percent).
     let theirs: BTreeSet<String> = content_terms(&evidence)
         .into_iter()
-        .chain(content_terms(&evidence.replace('_', " ")))
+        .chain(content_terms(&labels))
+        .chain(content_terms(&label_abbreviations_spelt_out(&evidence)))
+        .chain(content_terms(magnitude_words))
         .collect();
     let shared = own.intersection(&theirs).count();
     let needed = own.len().clamp(1, SHARED_WORDS_FLOOR);
@@ -199,6 +223,72 @@ pub fn check_sentence(
         return Err(Ungrounded::FewSharedWords { shared, needed });
     }
     Ok(())
+}
+
+/// Each amount `text` writes with a magnitude ("100k", "$4.62M", "48.6 million"): its
+/// number as [`numbers`] reads it and its value written out ("100000", "4620000").
+fn scaled_numbers(text: &str) -> Vec<(String, String)> {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let mut out = Vec::new();
+    for (i, token) in tokens.iter().enumerate() {
+        // A label's "100k:" is "100k".
+        let token = token.trim_end_matches(':');
+        let next = tokens.get(i + 1).copied().unwrap_or("");
+        let Some((value, _)) = crate::amounts::amount_at(token, next) else {
+            continue;
+        };
+        let Some(mantissa) = numbers(token).into_iter().next() else {
+            continue;
+        };
+        let whole = value.round();
+        let written = if (value - whole).abs() < 1e-6 * value.abs().max(1.0) {
+            format!("{whole:.0}")
+        } else {
+            value.to_string()
+        };
+        if written != mantissa {
+            out.push((mantissa, written));
+        }
+    }
+    out
+}
+
+/// What the abbreviations in a quote's snake_case labels stand for, as words: the
+/// column `rail_otp_pct` holds "on time performance" and "percent", so a sentence
+/// that spells them out shares those words with it. Only labels are read: an
+/// abbreviation in prose is left as written.
+fn label_abbreviations_spelt_out(evidence: &str) -> String {
+    const SPELT_OUT: [(&str, &str); 16] = [
+        ("pct", "percent percentage"),
+        ("otp", "on time performance"),
+        ("avg", "average"),
+        ("qty", "quantity"),
+        ("amt", "amount"),
+        ("num", "number"),
+        ("cnt", "count"),
+        ("rev", "revenue"),
+        ("yoy", "year over year"),
+        ("ytd", "year to date"),
+        ("mtd", "month to date"),
+        ("ttm", "trailing twelve months"),
+        ("hc", "headcount"),
+        ("fte", "full time equivalent"),
+        ("mdbf", "mean distance between failures"),
+        ("sev", "severity"),
+    ];
+    evidence
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|word| word.contains('_'))
+        .flat_map(|label| label.split('_'))
+        .filter_map(|part| {
+            let part = part.to_ascii_lowercase();
+            SPELT_OUT
+                .iter()
+                .find(|(short, _)| *short == part)
+                .map(|(_, long)| *long)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]
@@ -243,6 +333,58 @@ mod tests {
     }
 
     #[test]
+    fn a_table_rows_labels_hold_their_numbers_and_abbreviations() {
+        let row = CitedClaim {
+            verdict: Verdict::Supported,
+            quotes: vec!["quarter: Q3 FY26 · rail_otp_pct: 93.1 · complaints_per_100k: 17.4 · arr_usd: $4.62M".into()],
+            sources: Vec::new(),
+        };
+        let ids = vec!["c1".to_string()];
+        let check = |text: &str| check_sentence(text, &ids, |_| Some(row.clone()));
+        // Spelt out, the label's abbreviation and number still stand on it.
+        assert_eq!(
+            check("Light-rail on-time performance reached 93.1%."),
+            Ok(())
+        );
+        assert_eq!(
+            check("Complaints ran at 17.4 per 100,000 boardings."),
+            Ok(())
+        );
+        assert_eq!(check("Its ARR was $4,620,000."), Ok(()));
+        assert_eq!(check("Its ARR was $4.62 million."), Ok(()));
+        // What the row does not hold still fails.
+        assert_eq!(
+            check("Complaints ran at 17.4 per 10,000 boardings."),
+            Err(Ungrounded::Number("10000".into()))
+        );
+        assert_eq!(
+            check("Its ARR was $4,700,000."),
+            Err(Ungrounded::Number("4700000".into()))
+        );
+        assert!(matches!(
+            check("Light rail performance reached 93.1%."),
+            Ok(())
+        ));
+        assert!(matches!(
+            check("Punctuality reached 93.1%."),
+            Err(Ungrounded::FewSharedWords { .. })
+        ));
+        // An abbreviation in prose is not spelt out.
+        let prose = CitedClaim {
+            quotes: vec!["The otp was 93.1 in Q3.".into()],
+            ..row.clone()
+        };
+        assert!(matches!(
+            check_sentence(
+                "Punctual performance reached 93.1 on time.",
+                &ids,
+                |_| Some(prose.clone())
+            ),
+            Err(Ungrounded::FewSharedWords { .. })
+        ));
+    }
+
+    #[test]
     fn a_cited_documents_title_may_be_quoted() {
         let claims = claims();
         let ids = vec!["c1".to_string()];
@@ -274,13 +416,18 @@ mod tests {
         };
         let ids = vec!["r1".to_string()];
         let lookup = |_: &str| Some(row.clone());
+        // "otp" stands for on-time performance (prose version 8).
         assert_eq!(
             check_sentence("Rail on-time performance slipped to 93.1%.", &ids, lookup),
+            Ok(())
+        );
+        assert_eq!(
+            check_sentence("Rail punctuality slipped to 93.1%.", &ids, lookup),
             Err(Ungrounded::FewSharedWords {
                 shared: 1,
                 needed: 2
             }),
-            "on-time and performance are not in the row"
+            "punctuality is not in the row"
         );
         assert_eq!(
             check_sentence("Rail OTP was 93.1% in the quarter.", &ids, lookup),

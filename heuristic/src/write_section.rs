@@ -9,6 +9,7 @@
 
 use std::collections::BTreeSet;
 
+use deepr_evidence::amounts::marked_figures;
 use deepr_evidence::normalise;
 use deepr_evidence::prose::{check_heading, check_sentence};
 use deepr_tasks::one_line;
@@ -32,13 +33,16 @@ impl Heuristic for WriteSection {
     /// 5: a heading asked as an aspect of a clause is named after both.
     /// 6: a heading that loses a number its quotes lack keeps a subject that reads as
     /// one ("SQLite database file header record", not "The byte at offset of the …").
-    const VERSION: u32 = 6;
+    /// 7: a claim whose every figure an earlier section states ([`Claim::stated_earlier`])
+    /// is left out, unless the section would be left with nothing.
+    const VERSION: u32 = 7;
 
     fn answer(input: &Input) -> Answer {
         let shown = shown_claims(&input.claims, &input.documents);
+        let claims = not_restating(&input.claims);
         // Documents in order of first appearance; each claim goes with its first quote's.
         let mut documents: Vec<&str> = Vec::new();
-        for claim in &input.claims {
+        for claim in &claims {
             if let Some(quote) = claim.quotes.first() {
                 if !documents.contains(&quote.document.as_str()) {
                     documents.push(&quote.document);
@@ -48,9 +52,9 @@ impl Heuristic for WriteSection {
         let mut written: BTreeSet<String> = BTreeSet::new();
         let mut paragraphs = Vec::new();
         for document in documents {
-            let mut own: Vec<&Claim> = input
-                .claims
+            let mut own: Vec<&Claim> = claims
                 .iter()
+                .copied()
                 .filter(|c| c.quotes.first().is_some_and(|q| q.document == document))
                 .collect();
             own.sort_by_key(|c| c.quotes.first().map(|q| q.sentence));
@@ -104,6 +108,26 @@ impl Heuristic for WriteSection {
             heading,
             paragraphs,
         }
+    }
+}
+
+/// The claims to write: every fact once — a claim whose every figure an earlier
+/// section states (all its figures in [`Claim::stated_earlier`]) is left out, since
+/// the earlier section says it; unless every claim is such a one (a section is never
+/// left empty).
+fn not_restating(claims: &[Claim]) -> Vec<&Claim> {
+    let restates = |claim: &Claim| {
+        let figures = marked_figures(&claim.text);
+        !figures.is_empty()
+            && figures
+                .iter()
+                .all(|(written, _)| claim.stated_earlier.contains(written))
+    };
+    let kept: Vec<&Claim> = claims.iter().filter(|c| !restates(c)).collect();
+    if kept.is_empty() {
+        claims.iter().collect()
+    } else {
+        kept
     }
 }
 
@@ -466,6 +490,51 @@ mod tests {
             ]
         );
         assert_eq!(WriteSection::validate(&input, &answer), Ok(()));
+    }
+
+    #[test]
+    fn a_claim_an_earlier_section_states_is_left_out_but_never_every_claim() {
+        let restating = |id: &str, text: &str, earlier: &[&str]| Claim {
+            stated_earlier: earlier.iter().map(|s| s.to_string()).collect(),
+            ..claim(id, text, "d1", 1, text)
+        };
+        let input = |claims: Vec<Claim>| Input {
+            topic: "t".into(),
+            instructions: Vec::new(),
+            documents: Vec::new(),
+            subquestions: vec!["What does it cost?".into()],
+            claims,
+            words: 300,
+        };
+        let written = |input: &Input| -> Vec<String> {
+            WriteSection::answer(input)
+                .paragraphs
+                .iter()
+                .flat_map(|p| p.sentences.iter().map(|s| s.text.clone()))
+                .collect()
+        };
+        let section = input(vec![
+            // Every figure stated earlier: left out.
+            restating("c1", "The S5 lists at $1,890 a month.", &["$1,890"]),
+            // A figure of its own as well: kept.
+            restating("c2", "The S5 at $1,890 wins 61% of tenders.", &["$1,890"]),
+            // No figure at all: kept.
+            restating("c3", "Hospitals buy on uptime.", &[]),
+        ]);
+        assert_eq!(
+            written(&section),
+            [
+                "The S5 at $1,890 wins 61% of tenders.",
+                "Hospitals buy on uptime."
+            ]
+        );
+        // A section whose every claim was stated earlier still says something.
+        let all_earlier = input(vec![restating(
+            "c1",
+            "The S5 lists at $1,890 a month.",
+            &["$1,890"],
+        )]);
+        assert_eq!(written(&all_earlier), ["The S5 lists at $1,890 a month."]);
     }
 
     #[test]

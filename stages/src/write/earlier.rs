@@ -1,6 +1,6 @@
 //! Every fact once, across writers that run side by side: a claim's figures that a
-//! supported claim of an earlier section (plan order) already states from the same
-//! documents are named to its writer, which refers to them and does not state them
+//! supported claim of an earlier section (plan order) already states — from the same
+//! documents, or a figure of four digits or more from any — are named to its writer, which refers to them and does not state them
 //! again (relayed models had written one competitor's list price in four sections).
 //! The earlier claim is only handed to its writer, not yet written: a writer that
 //! leaves it out (its words ran short) leaves the figure unstated — hence supported
@@ -8,13 +8,14 @@
 
 use std::collections::BTreeSet;
 
+use deepr_evidence::amounts::marked_figures;
 use deepr_evidence::report::Verdict;
 
 use crate::types::ClaimDraft;
 
 /// The figures of `claim` ("$1,590", "99.2%", "3,412") that a supported claim of a
-/// subquestion in `earlier` states too, citing a document `claim` cites; as `claim`
-/// writes them, in its order. Years and small counts are no such figure: a section may
+/// subquestion in `earlier` states too, citing a document `claim` cites (any document,
+/// for a figure of [`DIGITS_ALONE`] digits); as `claim` writes them, in its order. Years and small counts are no such figure: a section may
 /// always say "2026" or "three".
 pub fn stated_earlier(
     claim: &ClaimDraft,
@@ -32,18 +33,21 @@ pub fn stated_earlier(
     let stated: BTreeSet<String> = claims
         .iter()
         .filter(|(other, verdict)| {
-            *verdict == Verdict::Supported
-                && earlier.contains(&other.subquestion)
-                && other
-                    .citations
-                    .iter()
-                    .any(|c| documents.contains(c.content_sha256.as_str()))
+            *verdict == Verdict::Supported && earlier.contains(&other.subquestion)
         })
-        .flat_map(|(other, _)| figures(&other.text))
+        .flat_map(|(other, _)| {
+            let same_document = other
+                .citations
+                .iter()
+                .any(|c| documents.contains(c.content_sha256.as_str()));
+            marked_figures(&other.text)
+                .into_iter()
+                .filter(move |(_, value)| same_document || identifies_alone(value))
+        })
         .map(|(_, value)| value)
         .collect();
     let mut out: Vec<String> = Vec::new();
-    for (written, value) in figures(&claim.text) {
+    for (written, value) in marked_figures(&claim.text) {
         if stated.contains(&value) && !out.contains(&written) {
             out.push(written);
         }
@@ -51,33 +55,13 @@ pub fn stated_earlier(
     out
 }
 
-/// The figures a text states that identify a fact: an amount with a currency sign, a
-/// percentage, a number with a decimal point or a thousands separator — each as
-/// written and as a key of its number and marks ("$1,590" → "$1590", "15%" → "15%",
-/// "1,590 units" → "1590": not the same fact). Years ("2026") and plain counts are none.
-fn figures(text: &str) -> Vec<(String, String)> {
-    text.split_whitespace()
-        .filter_map(|word| {
-            let written = word.trim_matches(|c: char| {
-                !(c.is_alphanumeric() || matches!(c, '$' | '£' | '€' | '%'))
-            });
-            let currency: String = written
-                .chars()
-                .filter(|c| matches!(c, '$' | '£' | '€'))
-                .collect();
-            let percent = if written.contains('%') { "%" } else { "" };
-            let separated = written.contains([',', '.']);
-            let number: String = written
-                .chars()
-                .filter(|c| c.is_ascii_digit() || *c == '.')
-                .collect();
-            let number = number.trim_matches('.');
-            let has_digits = number.chars().any(|c| c.is_ascii_digit());
-            let marked = !currency.is_empty() || !percent.is_empty() || separated;
-            (has_digits && marked)
-                .then(|| (written.to_string(), format!("{currency}{number}{percent}")))
-        })
-        .collect()
+/// Digits a figure needs to name one fact whatever document states it ("3,412",
+/// "$1,890", "£148,000"): fewer ("93.1%", "$15") may be two facts' by chance.
+const DIGITS_ALONE: usize = 4;
+
+/// Whether a figure's key ([`marked_figures`]) has [`DIGITS_ALONE`] digits or more.
+fn identifies_alone(value: &str) -> bool {
+    value.chars().filter(char::is_ascii_digit).count() >= DIGITS_ALONE
 }
 
 #[cfg(test)]
@@ -137,6 +121,26 @@ mod tests {
             ),
         ];
         assert!(stated_earlier(&counts[1].0, &counts, &["q1".to_string()]).is_empty());
+        // From another document, a figure of four digits is the same fact; one of
+        // three may be another's.
+        let across = vec![
+            claim(
+                "q1-c1",
+                "q1",
+                "ops",
+                "The fleet was 3,412 robots with 99.2% uptime.",
+            ),
+            claim(
+                "q2-c1",
+                "q2",
+                "case",
+                "It has 3,412 robots in service and 99.2% uptime.",
+            ),
+        ];
+        assert_eq!(
+            stated_earlier(&across[1].0, &across, &["q1".to_string()]),
+            ["3,412"]
+        );
         // An earlier claim judged only partly supported (its writer may leave it out)
         // states nothing.
         let mut unsupported = claims.clone();
