@@ -53,8 +53,20 @@ pub fn magnitude(word: &str) -> Option<f64> {
 /// ("$1,590" → "$1590", "15%" → "15%", "1,590 units" → "1590": not the same fact).
 /// Years ("2026") and plain counts are none.
 pub fn marked_figures(text: &str) -> Vec<(String, String)> {
-    text.split_whitespace()
-        .filter_map(|word| {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words
+        .iter()
+        .enumerate()
+        .filter_map(|(i, word)| {
+            // "step 3.12", "version 3.7.0", "section 2.1": a number that names a thing is
+            // no figure.
+            let named = i
+                .checked_sub(1)
+                .and_then(|before| words.get(before))
+                .is_some_and(|before| names_by_number(before));
+            if named {
+                return None;
+            }
             let written = word.trim_matches(|c: char| {
                 !(c.is_alphanumeric() || matches!(c, '$' | '£' | '€' | '%'))
             });
@@ -75,4 +87,32 @@ pub fn marked_figures(text: &str) -> Vec<(String, String)> {
                 .then(|| (written.to_string(), format!("{currency}{number}{percent}")))
         })
         .collect()
+}
+
+/// Whether a word is one a number names a thing after ("step 3.12", "version 3.7.0").
+fn names_by_number(word: &str) -> bool {
+    const NAMING: [&str; 14] = [
+        "step", "steps", "version", "versions", "release", "section", "sections", "chapter",
+        "clause", "figure", "table", "page", "item", "rule",
+    ];
+    let word = word
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    NAMING.contains(&word.as_str()) || word == "v"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_are_marked_amounts_and_not_the_numbers_that_name_things() {
+        let figures: Vec<String> = marked_figures(
+            "Step 3.12 of version 3.7.0 cost $1,590 for 3,412 robots at 99.2% in 2026 (15 sites).",
+        )
+        .into_iter()
+        .map(|(_, key)| key)
+        .collect();
+        assert_eq!(figures, ["$1590", "3412", "99.2%"]);
+    }
 }
