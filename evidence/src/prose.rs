@@ -332,15 +332,22 @@ mod tests {
         check_sentence(text, &ids, |id| claims.get(id).cloned())
     }
 
+    /// A supported claim quoting one table row.
+    fn row(quote: &str) -> CitedClaim {
+        CitedClaim {
+            verdict: Verdict::Supported,
+            quotes: vec![quote.into()],
+            sources: Vec::new(),
+        }
+    }
+
     #[test]
     fn a_table_rows_labels_hold_their_numbers_and_abbreviations() {
-        let row = CitedClaim {
-            verdict: Verdict::Supported,
-            quotes: vec!["quarter: Q3 FY26 · rail_otp_pct: 93.1 · complaints_per_100k: 17.4 · arr_usd: $4.62M".into()],
-            sources: Vec::new(),
-        };
+        let row_claim = row(
+            "quarter: Q3 FY26 · rail_otp_pct: 93.1 · complaints_per_100k: 17.4 · arr_usd: $4.62M",
+        );
         let ids = vec!["c1".to_string()];
-        let check = |text: &str| check_sentence(text, &ids, |_| Some(row.clone()));
+        let check = |text: &str| check_sentence(text, &ids, |_| Some(row_claim.clone()));
         // Spelt out, the label's abbreviation and number still stand on it.
         assert_eq!(
             check("Light-rail on-time performance reached 93.1%."),
@@ -370,10 +377,7 @@ mod tests {
             Err(Ungrounded::FewSharedWords { .. })
         ));
         // An abbreviation in prose is not spelt out.
-        let prose = CitedClaim {
-            quotes: vec!["The otp was 93.1 in Q3.".into()],
-            ..row.clone()
-        };
+        let prose = row("The otp was 93.1 in Q3.");
         assert!(matches!(
             check_sentence(
                 "Punctual performance reached 93.1 on time.",
@@ -409,13 +413,9 @@ mod tests {
 
     #[test]
     fn a_rows_snake_case_labels_hold_their_words() {
-        let row = CitedClaim {
-            verdict: Verdict::Supported,
-            quotes: vec!["quarter: Q3 FY26 · bus_otp_pct: 84.7 · rail_otp_pct: 93.1".into()],
-            sources: Vec::new(),
-        };
+        let row_claim = row("quarter: Q3 FY26 · bus_otp_pct: 84.7 · rail_otp_pct: 93.1");
         let ids = vec!["r1".to_string()];
-        let lookup = |_: &str| Some(row.clone());
+        let lookup = |_: &str| Some(row_claim.clone());
         // "otp" stands for on-time performance (prose version 8).
         assert_eq!(
             check_sentence("Rail on-time performance slipped to 93.1%.", &ids, lookup),
