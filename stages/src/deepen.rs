@@ -30,6 +30,20 @@ pub(crate) mod unread;
 /// 5: a brief part's subjects after a colon are its listed ones, each with the part's
 /// head when it is a clause (`deepr_tasks::brief::part_subjects`).
 pub const STAGE_VERSION: u32 = 5;
+/// Most follow-ups of a round whose brief lists more subjects than its plan asked
+/// ([`followup_limit`]).
+pub const MAX_BRIEF_FOLLOWUPS: usize = 2 * MAX_FOLLOWUPS;
+
+/// How many follow-ups a round takes, in turns, when the brief lists `unasked`
+/// subjects no subquestion asked: [`MAX_FOLLOWUPS`] (where subjects take about half),
+/// and one more for each unasked subject beyond those, at most [`MAX_BRIEF_FOLLOWUPS`].
+/// A brief listing fifteen subjects over five parts had left its pay deal and court
+/// cases unasked (offline, the third share: 82.5 → 90 % of key facts; taking the
+/// subjects only after the turns: 87.5 %, the recall review no longer read).
+pub fn followup_limit(unasked: usize) -> usize {
+    (MAX_FOLLOWUPS + unasked.saturating_sub(MAX_FOLLOWUPS / 2)).min(MAX_BRIEF_FOLLOWUPS)
+}
+
 /// A subquestion with fewer supported claims than this is thin.
 pub const MIN_SUPPORTED: usize = 2;
 /// Most follow-ups per round.
@@ -259,7 +273,8 @@ fn open_followups(
     round: u32,
     another_round: bool,
 ) -> Vec<Open> {
-    let subjects = unplanned_subjects(topic, subquestions, round, MAX_FOLLOWUPS);
+    let subjects = unplanned_subjects(topic, subquestions, round, MAX_BRIEF_FOLLOWUPS);
+    let limit = followup_limit(subjects.len());
     let unread = if another_round {
         unread::unread_documents(topic, subquestions, scored, claims, round, MAX_FOLLOWUPS)
     } else {
@@ -280,7 +295,7 @@ fn open_followups(
                 .map(|s| Open::Asked(s, "found, not quoted in this round"))
                 .collect(),
         ],
-        MAX_FOLLOWUPS,
+        limit,
     )
 }
 
@@ -491,6 +506,43 @@ mod tests {
     }
 
     #[test]
+    fn a_brief_that_lists_many_unasked_subjects_takes_more_follow_ups() {
+        // Subjects take about half the turns of MAX_FOLLOWUPS; each unasked subject
+        // beyond those adds one, up to MAX_BRIEF_FOLLOWUPS.
+        let limits: Vec<usize> = [0, 2, 3, 5, 6, 20].map(followup_limit).to_vec();
+        assert_eq!(limits, [4, 4, 5, 7, 8, 8]);
+        // The ferry brief's plan leaves six subjects unasked, and every subquestion is
+        // thin (no claims): the round takes eight in turns, four of them subjects (a cap
+        // of four had taken two).
+        let plan = [
+            subq(
+                "q1",
+                "Finances, including the budget, fare revenue, reserves and borrowing",
+            ),
+            subq("q2", "Budget"),
+            subq("q3", "Fleet"),
+            subq(
+                "q4",
+                "Leadership, the workforce, labour relations and litigation",
+            ),
+            subq("q5", "Leadership"),
+        ];
+        let taken = open_followups(BRIEF, &plan, &[], &[], &BTreeMap::new(), 0, true);
+        let asked: Vec<&str> = taken
+            .iter()
+            .filter_map(|open| match open {
+                Open::Asked(s, _) => asked_subject(&s.text),
+                Open::Thin(..) => None,
+            })
+            .collect();
+        assert_eq!(
+            asked,
+            ["Fare revenue", "Workforce", "Reserves", "Labour relations"]
+        );
+        assert_eq!(taken.len(), MAX_BRIEF_FOLLOWUPS);
+    }
+
+    #[test]
     fn subjects_thin_subquestions_and_unread_documents_take_turns_up_to_the_limit() {
         assert_eq!(
             taking_turns(vec![vec![1, 2, 3], vec![], vec![10, 20]], 4),
@@ -559,6 +611,11 @@ mod tests {
                 "q1 (thin)",
                 "q2.d0.r1 (found, not quoted in this round)",
                 "q3.p2s0.r1 (the brief asks about it, no subquestion did)",
+                // Six subjects unasked: the round goes on, up to MAX_BRIEF_FOLLOWUPS.
+                "q2 (thin)",
+                "q1.p0s1.r1 (the brief asks about it, no subquestion did)",
+                "q3 (thin)",
+                "q3.p2s1.r1 (the brief asks about it, no subquestion did)",
             ]
         );
         // With no round left, no document is asked about (nor listed as a gap).

@@ -67,7 +67,9 @@ use crate::units::{is_front_matter, is_whole_block, states_a_figure, title_block
 /// 14: for the heuristic reader, a table's row with the largest amount ranks first
 /// among its rows ([`tables::largest_amount_first`]).
 /// 15: a short list item naming a person in a role ("Gwen Pargeter (Chair)") is a unit.
-pub const STAGE_VERSION: u32 = 15;
+/// 16: "above"/"below" points elsewhere only when it ends a clause or follows a pointing
+/// word ("the table below"); "23% above the FY2025 total" is a comparison, not a pointer.
+pub const STAGE_VERSION: u32 = 16;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
 /// Weight of a topic term that is not a term of the subquestion.
