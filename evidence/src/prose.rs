@@ -33,7 +33,9 @@ use crate::terms::{content_terms, numbers};
 /// 8: a quote's snake_case labels hold their numbers ("complaints_per_100k") and what
 /// their abbreviations stand for ("otp": on time performance); an amount written with
 /// its magnitude stands on the amount written out ("100k" = "100,000").
-pub const VERSION: u32 = 8;
+/// 9: a percentage stands on the fraction a spreadsheet keeps ("42%" on "Gross margin
+/// plan: 0.42"; a relayed writer lost two sentences there).
+pub const VERSION: u32 = 9;
 
 /// Content words a sentence must share with its quotes (or all it has, if fewer).
 pub const SHARED_WORDS_FLOOR: usize = 2;
@@ -201,10 +203,16 @@ pub fn check_sentence(
         .filter(|(_, value)| evidence_numbers.contains(value))
         .map(|(mantissa, _)| mantissa)
         .collect();
-    if let Some(n) = numbers(text)
+    // A spreadsheet keeps a percentage as its fraction ("Gross margin plan: 0.42"):
+    // "42%" stands on it.
+    let fractions = fractions_as_percents(&evidence);
+    let held_percents: BTreeSet<String> = percents(text)
         .into_iter()
-        .find(|n| !evidence_numbers.contains(n) && !held_scaled.contains(n))
-    {
+        .filter(|n| fractions.contains(n))
+        .collect();
+    if let Some(n) = numbers(text).into_iter().find(|n| {
+        !evidence_numbers.contains(n) && !held_scaled.contains(n) && !held_percents.contains(n)
+    }) {
         return Err(Ungrounded::Number(n));
     }
     verbatim_terms_held(text, &evidence, &sources)?;
@@ -223,6 +231,44 @@ pub fn check_sentence(
         return Err(Ungrounded::FewSharedWords { shared, needed });
     }
     Ok(())
+}
+
+/// The numbers `text` writes as percentages ("42%", "42.5 %"), as [`numbers`] reads them.
+fn percents(text: &str) -> Vec<String> {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let mut out = Vec::new();
+    for (i, token) in tokens.iter().enumerate() {
+        let token = token.trim_end_matches(|c: char| ",.;:)".contains(c));
+        let next = tokens.get(i + 1).copied().unwrap_or("");
+        if token.ends_with('%') || next.starts_with('%') || next.starts_with("percent") {
+            out.extend(numbers(token));
+        }
+    }
+    out
+}
+
+/// A quote's decimal fractions (0 < x < 1, at most four places, no currency sign) as
+/// the percentages they are: "0.42" → "42", "0.0385" → "3.85".
+fn fractions_as_percents(evidence: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for token in evidence.split_whitespace() {
+        let token = token.trim_end_matches(|c: char| ",.;:)".contains(c));
+        let Some(places) = token.strip_prefix("0.") else {
+            continue;
+        };
+        if places.is_empty() || places.len() > 4 || !places.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(fraction) = token.parse::<f64>() else {
+            continue;
+        };
+        if fraction > 0.0 {
+            let percent = format!("{:.2}", fraction * 100.0);
+            let percent = percent.trim_end_matches('0').trim_end_matches('.');
+            out.extend(numbers(percent));
+        }
+    }
+    out
 }
 
 /// Each amount `text` writes with a magnitude ("100k", "$4.62M", "48.6 million"): its
@@ -386,6 +432,25 @@ mod tests {
             ),
             Err(Ungrounded::FewSharedWords { .. })
         ));
+    }
+
+    #[test]
+    fn a_percentage_stands_on_the_fraction_a_sheet_keeps() {
+        let sheet = row(
+            "Quarter: Q2 2026 · Revenue plan ($M): 15.8 · Gross margin plan: 0.43 · Churn: 0.0385",
+        );
+        let lookup = |_: &str| Some(sheet.clone());
+        let ids = ["c1".to_string()];
+        let held = "In Q2 2026 the plan puts gross margin at 43% and churn at 3.85 %.";
+        assert_eq!(check_sentence(held, &ids, lookup), Ok(()));
+        // Only as a percentage, and only the fraction's own value.
+        for wrong in [
+            "In Q2 2026 the plan puts gross margin at 43 points.",
+            "In Q2 2026 the plan puts gross margin at 44%.",
+            "In Q2 2026 the plan puts gross margin at 4.3%.",
+        ] {
+            assert!(check_sentence(wrong, &ids, lookup).is_err(), "{wrong}");
+        }
     }
 
     #[test]
