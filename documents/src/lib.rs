@@ -45,7 +45,9 @@ pub use model::{
 /// ranges; authors; PDF lines of one paragraph joined; dates the text contradicts.
 /// 6: PDF streams inflated within the limits; text, Markdown, CSV and sheets past the
 /// text, block or row limits read in part; `.log` files read as text.
-pub const READER_VERSION: u32 = 6;
+/// 7: a text table's header of one cell fewer than its rows labels all columns but
+/// the first (a stub column's blank header: a PDF's "2025  2024" over its rows).
+pub const READER_VERSION: u32 = 7;
 
 /// The formats deepr reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -69,7 +69,8 @@ use crate::units::{is_front_matter, is_whole_block, states_a_figure, title_block
 /// 15: a short list item naming a person in a role ("Gwen Pargeter (Chair)") is a unit.
 /// 16: "above"/"below" points elsewhere only when it ends a clause or follows a pointing
 /// word ("the table below"); "23% above the FY2025 total" is a comparison, not a pointer.
-pub const STAGE_VERSION: u32 = 16;
+/// 17: a model reader is shown the figure rows of a brief that asks for specifics too.
+pub const STAGE_VERSION: u32 = 17;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
 /// Weight of a topic term that is not a term of the subquestion.
@@ -206,7 +207,7 @@ fn lexical(
         } else {
             FIGURE_BONUS
         },
-        rows_with_figures: specifics && reader == Reader::Heuristic,
+        rows_with_figures: specifics && reader != Reader::Documents,
         exact: &exact,
         every_unit: reader == Reader::Documents,
         largest_row_first: reader == Reader::Heuristic,
@@ -277,8 +278,11 @@ fn term_weights(
 }
 
 /// Who reads the candidates: the offline heuristic (its 30, partitioned, above its
-/// floor) or a model (its own larger pool, uncut). Only the heuristic, which cannot tell
-/// what a row means, is handed figure rows that share no word with the question.
+/// floor) or a model (its own larger pool, uncut). For a brief that asks for specifics,
+/// both are handed the list items and table rows stating a figure that share no word
+/// with the question, after those that do: a model can tell what such a row means, but
+/// only if it is shown (a workbook's per-site volumes, worded unlike "how much did each
+/// factory handle", had been in no relayed model's pool).
 /// A model reading documents ([`crate::research::Reading::Documents`]) is handed every
 /// unit of a found document — those that share no word with the question too, at
 /// weight 0, after the ranked ones — so that extract can show each document whole, in

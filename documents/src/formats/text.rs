@@ -3,7 +3,8 @@
 //! own, so a list without final periods still gives one evidence unit per item; a
 //! short line standing alone (no final punctuation, no comma) is taken as a heading;
 //! consecutive lines whose cells are set apart by runs of spaces or tabs, the same
-//! number of cells each, are a table whose first line labels the others.
+//! number of cells each, are a table whose first line labels the others (a first line
+//! of one cell fewer labels all columns but the first: a stub column's blank header).
 //!
 //! A text past the text or block limit is read in part: the lines up to the block that
 //! would pass it (a long paragraph — a log's lines with no blank line between them —
@@ -155,6 +156,14 @@ fn table_run(lines: &[&str], start: usize) -> Option<(usize, Vec<Vec<String>>)> 
     if header.len() < 2 || !labels || list_marker(lines[start]).is_some() {
         return None;
     }
+    let mut header = header;
+    // A header over a stub column leaves its first cell blank ("      2025    2024"
+    // over "Revenue   £1,184.6m   £1,093.8m"): the text layer shows one cell fewer.
+    // Two rows of one cell more each make it the header of a blank first label.
+    let wider = |at: usize| lines.get(at).map(|l| cells(l).len()) == Some(header.len() + 1);
+    if wider(start + 1) && wider(start + 2) {
+        header.insert(0, String::new());
+    }
     let mut rows = vec![header];
     let mut end = start + 1;
     for line in &lines[start + 1..] {
@@ -231,6 +240,19 @@ mod tests {
         );
         let at = doc.text.find("Supply").unwrap();
         assert_eq!(doc.heading_path(at), ["Fleet report", "Risks"]);
+    }
+
+    /// A year-by-year table over a stub column: its header line has no first cell.
+    #[test]
+    fn a_header_over_a_stub_column_labels_every_column_but_the_first() {
+        let text = "2025 at a glance\n        2025        2024\nRevenue    £1,184.6m    £1,093.8m\nOperating profit    £38.9m    £33.2m\n\nA header of two over one row of three is no table:\nNorth    South\nDepots    4    5\n";
+        let doc = read(text, &Limits::default()).unwrap();
+        assert!(
+            doc.text.contains("Revenue · 2025: £1,184.6m · 2024: £1,093.8m\n\nOperating profit · 2025: £38.9m · 2024: £33.2m"),
+            "{}",
+            doc.text
+        );
+        assert!(!doc.text.contains("North: Depots"), "{}", doc.text);
     }
 
     /// A log past the text limit: its first lines, and how many of how many.

@@ -160,8 +160,10 @@ async fn a_brief_asking_for_specifics_reads_rows_that_state_figures() {
     let brief = "Review Orbel Foods. Cover: (1) the financial trajectory, and (2) the outlook. \
                  Be specific about numbers and dates.";
     assert_eq!(ranked(brief, Reader::Heuristic).await, [0, 1]);
-    // A model judges what a row means itself: its pool is ranked by words alone.
-    assert_eq!(ranked(brief, Reader::Model).await, [0]);
+    // A model is shown the row too: it judges what the row means (a relayed model had
+    // never seen a workbook's per-site volumes, worded unlike its question).
+    assert_eq!(ranked(brief, Reader::Model).await, [0, 1]);
+    assert_eq!(ranked(question, Reader::Model).await, [0]);
 }
 
 #[tokio::test]

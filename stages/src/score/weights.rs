@@ -22,7 +22,8 @@ pub(super) struct Weights<'w> {
     pub(super) total: f64,
     pub(super) figure_bonus: f64,
     /// Whether list items and table rows that state a figure are candidates without a
-    /// question term (a brief that asks for specifics, read by the heuristic).
+    /// question term (a brief that asks for specifics, read by the heuristic or a model
+    /// from a ranked pool).
     pub(super) rows_with_figures: bool,
     /// The question's exact terms ([`deepr_evidence::terms::exact_terms`]): a unit
     /// holding one ranks first.

@@ -19,8 +19,10 @@ pub fn body_words(depth: Depth) -> usize {
 const SUMMARY_SHARE: f64 = 0.2;
 /// Words a section may spend on each claim it shows: about a sentence and a half.
 const WORDS_PER_CLAIM: usize = 45;
-/// Words of a short sentence: the least a claim is given while the body has room.
-const SENTENCE_WORDS: f64 = 16.0;
+/// Words of a short sentence that states a fact with its figure, period and source:
+/// the least a claim is given while the body has room. (At 16, relayed writers cut
+/// extracted facts to meet their counts on three shares of four.)
+const SENTENCE_WORDS: f64 = 20.0;
 /// Fewest words a section is asked for.
 const MIN_SECTION_WORDS: usize = 60;
 /// A section's share is a whole number of these: one claim more or less elsewhere
@@ -37,7 +39,7 @@ const WORDS_STEP: usize = 25;
 /// is at least [`SENTENCE_WORDS`] while the claims found fit at that rate: a section's
 /// words then follow its own claims, and a refresh that found new claims for one
 /// section leaves the others' prompts as they were — unless the claims found no longer
-/// fit at that rate (over 112 at standard), when the rate is the body's words over them
+/// fit at that rate (over 90–100 at standard), when the rate is the body's words over them
 /// and every share moves. Together they stay within the body's words unless the
 /// minimums alone exceed them.
 pub fn section_shares(depth: Depth, claims: &[usize], capacity: usize) -> Vec<usize> {
@@ -106,9 +108,9 @@ mod tests {
         let same = (1..10).filter(|&i| i != 4 && before[i] == after[i]).count();
         assert_eq!(same, 8, "{before:?} → {after:?}");
         // A capacity far above the claims found does not thin them below a sentence
-        // each: 80 claims over 140 places get 16 words each, not 12.
+        // each: 80 claims over 140 places get 20 words each, not 12.
         let roomy = section_shares(Depth::Standard, &[8; 10], 140);
-        assert_eq!(roomy[0], MIN_SECTION_WORDS + 125, "{roomy:?}");
+        assert_eq!(roomy[0], MIN_SECTION_WORDS + 150, "{roomy:?}");
         // Two claims bound a section well below its share; many claims do not raise it.
         assert_eq!(evidence_words(400, 2), 90);
         assert_eq!(evidence_words(400, 40), 400);
