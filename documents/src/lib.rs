@@ -46,7 +46,8 @@ pub use model::{
 /// 6: PDF streams inflated within the limits; text, Markdown, CSV and sheets past the
 /// text, block or row limits read in part; `.log` files read as text.
 /// 7: a text table's header of one cell fewer than its rows labels all columns but
-/// the first (a stub column's blank header: a PDF's "2025  2024" over its rows).
+/// the first (a stub column's blank header: a PDF's "2025  2024" over its rows); a
+/// row of one cell fewer keeps its table (its last cell blank).
 pub const READER_VERSION: u32 = 7;
 
 /// The formats deepr reads.

@@ -28,7 +28,7 @@ mod weights;
 
 pub use node::{node, node_key};
 use spans::{cited_before, message_span, stands_alone};
-use weights::{exact_bonus, matched_weight, unit_weight, Weights};
+use weights::{exact_bonus, matched_weight, unit_weight, Weights, NO_TERM_ROW_WEIGHT};
 pub(crate) mod stems;
 
 use crate::types::{Candidate, FetchOut, ScoreOut, ScoredSource, SentenceRef};
@@ -208,6 +208,7 @@ fn lexical(
             FIGURE_BONUS
         },
         rows_with_figures: specifics && reader != Reader::Documents,
+        figure_rows_last: reader == Reader::Model,
         exact: &exact,
         every_unit: reader == Reader::Documents,
         largest_row_first: reader == Reader::Heuristic,
@@ -377,7 +378,11 @@ fn units_of(
         // document ("But there is no guarantee…") is weighed with it.
         let quoted = deepr_evidence::sentences::span(&text.text, &text.sentences, first, last)
             .unwrap_or(body);
-        let weight = unit_weight(matched, quoted, source, weights) + exact_bonus(quoted, weights);
+        let mut weight =
+            unit_weight(matched, quoted, source, weights) + exact_bonus(quoted, weights);
+        if matched <= 0.0 && weights.figure_rows_last {
+            weight = crate::rerank::round4(weight * NO_TERM_ROW_WEIGHT);
+        }
         out.push((
             weight,
             source.doc.content_sha256.clone(),

@@ -4,7 +4,8 @@
 //! short line standing alone (no final punctuation, no comma) is taken as a heading;
 //! consecutive lines whose cells are set apart by runs of spaces or tabs, the same
 //! number of cells each, are a table whose first line labels the others (a first line
-//! of one cell fewer labels all columns but the first: a stub column's blank header).
+//! of one cell fewer labels all columns but the first: a stub column's blank header; a
+//! row of one cell fewer left its last cell blank).
 //!
 //! A text past the text or block limit is read in part: the lines up to the block that
 //! would pass it (a long paragraph — a log's lines with no blank line between them —
@@ -167,7 +168,12 @@ fn table_run(lines: &[&str], start: usize) -> Option<(usize, Vec<Vec<String>>)> 
     let mut rows = vec![header];
     let mut end = start + 1;
     for line in &lines[start + 1..] {
-        let row = cells(line);
+        let mut row = cells(line);
+        // A row one cell short left its last cell blank (a status column not yet
+        // filled): the text layer shows no gap for it.
+        if row.len() + 1 == rows[0].len() && row.len() >= 2 {
+            row.push(String::new());
+        }
         if line.trim().is_empty() || row.len() != rows[0].len() {
             break;
         }
@@ -253,6 +259,14 @@ mod tests {
             doc.text
         );
         assert!(!doc.text.contains("North: Depots"), "{}", doc.text);
+        // A row whose last cell is blank stays a row of its table.
+        let text = "Milestone    Baseline    Forecast    Status\nShell weathertight    January 2026    February 2026    Complete\nWet commissioning    January 2027    February 2027\nFirst cheese    February 2027    March 2027\n";
+        let doc = read(text, &Limits::default()).unwrap();
+        assert!(
+            doc.text.contains("Milestone: Wet commissioning · Baseline: January 2027 · Forecast: February 2027\n\nMilestone: First cheese · Baseline: February 2027 · Forecast: March 2027"),
+            "{}",
+            doc.text
+        );
     }
 
     /// A log past the text limit: its first lines, and how many of how many.

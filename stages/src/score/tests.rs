@@ -160,10 +160,31 @@ async fn a_brief_asking_for_specifics_reads_rows_that_state_figures() {
     let brief = "Review Orbel Foods. Cover: (1) the financial trajectory, and (2) the outlook. \
                  Be specific about numbers and dates.";
     assert_eq!(ranked(brief, Reader::Heuristic).await, [0, 1]);
-    // A model is shown the row too: it judges what the row means (a relayed model had
-    // never seen a workbook's per-site volumes, worded unlike its question).
+    // A model is shown the row too, after the units that share the question's words:
+    // it judges what the row means (a relayed model had never seen a workbook's
+    // per-site volumes, worded unlike its question).
     assert_eq!(ranked(brief, Reader::Model).await, [0, 1]);
     assert_eq!(ranked(question, Reader::Model).await, [0]);
+    let weights = |reader: Reader| {
+        let (fetched, archive) = (&fetched, &archive);
+        async move {
+            let out = rank(fetched, question, brief, archive, None, 30, reader).await;
+            out.candidates
+                .iter()
+                .map(|c| c.weight)
+                .collect::<Vec<f64>>()
+        }
+    };
+    // In a model's pool the row weighs a tenth of what the heuristic gives it, so it
+    // follows the units that share a word (it had led a risk question's pool).
+    let (heuristic, model) = (
+        weights(Reader::Heuristic).await,
+        weights(Reader::Model).await,
+    );
+    assert!(
+        model[1] < heuristic[1] / 5.0 && model[1] < model[0],
+        "{heuristic:?} {model:?}"
+    );
 }
 
 #[tokio::test]

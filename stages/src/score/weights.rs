@@ -15,6 +15,9 @@ pub(super) const SECTION_TERM_WEIGHT: f64 = 0.5;
 pub(super) const SUMMARY_ROW_WEIGHT: f64 = 1.5;
 /// Weight factor of a sentence from an archived or superseded document.
 pub(super) const STALE_WEIGHT: f64 = 0.3;
+/// A figure row sharing no word with the question, in a model's pool: its weight is
+/// scaled by this, so that it follows the units that do share one.
+pub(super) const NO_TERM_ROW_WEIGHT: f64 = 0.1;
 
 /// How much the question's terms weigh, and the bonus of a unit that states a figure.
 pub(super) struct Weights<'w> {
@@ -25,6 +28,10 @@ pub(super) struct Weights<'w> {
     /// question term (a brief that asks for specifics, read by the heuristic or a model
     /// from a ranked pool).
     pub(super) rows_with_figures: bool,
+    /// Whether such a row comes after the units that share a word with the question
+    /// (a model's pool, which they would crowd: a risk question's pool had led with a
+    /// revenue row), rather than being ranked by its figure bonus (the heuristic's).
+    pub(super) figure_rows_last: bool,
     /// The question's exact terms ([`deepr_evidence::terms::exact_terms`]): a unit
     /// holding one ranks first.
     pub(super) exact: &'w [Vec<String>],
