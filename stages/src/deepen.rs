@@ -29,7 +29,9 @@ pub(crate) mod unread;
 /// 4: a document triage judged background is never followed up.
 /// 5: a brief part's subjects after a colon are its listed ones, each with the part's
 /// head when it is a clause (`deepr_tasks::brief::part_subjects`).
-pub const STAGE_VERSION: u32 = 5;
+/// 6: a brief that lists more subjects than the plan asked takes more follow-ups
+/// ([`followup_limit`]).
+pub const STAGE_VERSION: u32 = 6;
 /// Most follow-ups of a round whose brief lists more subjects than its plan asked
 /// ([`followup_limit`]).
 pub const MAX_BRIEF_FOLLOWUPS: usize = 2 * MAX_FOLLOWUPS;
