@@ -152,7 +152,7 @@ prompt!(TRIAGE, "triage", 1, || json!({
         }
     }}}
 }));
-prompt!(EXTRACT, "extract", 2, || json!({
+prompt!(EXTRACT, "extract", 3, || json!({
     "type": "object", "additionalProperties": false, "required": ["claims"],
     "properties": {"claims": {"type": "array", "items": {
         "type": "object", "additionalProperties": false, "required": ["text", "sentence_ids"],
@@ -189,7 +189,7 @@ prompt!(DEEPEN, "deepen", 1, || json!({
         "properties": {"gap_id": {"type": "string"}, "question": {"type": "string"}}
     }}}
 }));
-prompt!(WRITE_SECTION, "write_section", 4, || json!({
+prompt!(WRITE_SECTION, "write_section", 5, || json!({
     "type": "object", "additionalProperties": false, "required": ["heading", "paragraphs"],
     "properties": {
         "heading": {"type": "string"},
