@@ -14,6 +14,24 @@ pub(crate) fn folded(text: &str) -> String {
 pub(crate) fn states(prose: &str, value: &str) -> bool {
     states_as_written(prose, value)
         || with_magnitude_letter(value).is_some_and(|v| states_as_written(prose, &v))
+        || as_compound(value).is_some_and(|v| states_as_written(prose, &v))
+}
+
+/// A count with its unit written as the compound before a noun: "26 weeks" → "26-week"
+/// ("a 26-week lead time" states a lead time of 26 weeks).
+fn as_compound(value: &str) -> Option<String> {
+    let (number, unit) = value.split_once(' ')?;
+    let counted = number.ends_with(|c: char| c.is_ascii_digit())
+        && !unit.is_empty()
+        && unit.chars().all(char::is_alphabetic);
+    if !counted {
+        return None;
+    }
+    let singular = match unit.strip_suffix('s') {
+        Some(stem) if stem.chars().count() >= 3 => stem,
+        _ => unit,
+    };
+    Some(format!("{number}-{singular}"))
 }
 
 /// A value written with its magnitude as a word, written with its letter: "48.6
@@ -80,5 +98,12 @@ mod tests {
         assert!(states(&table, &folded("$1.2 billion")));
         assert!(!states(&table, &folded("48.6 billion")));
         assert!(!states(&folded("148.6M"), &folded("48.6 million")));
+        // A count and its unit may be the compound before a noun, and only its own.
+        let lead = folded("LiDAR from one supplier with a 26-week lead time");
+        assert!(states(&lead, "26 weeks"));
+        assert!(!states(&lead, "6 weeks"));
+        assert!(!states(&lead, "26 days"));
+        assert!(states(&folded("a 12-month contract"), "12 months"));
+        assert!(states(&folded("the 250 kg payload"), "250 kg"));
     }
 }

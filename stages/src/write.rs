@@ -31,7 +31,9 @@ pub use words::{body_words, evidence_words, section_shares, sections_capacity};
 /// 9: at least a short sentence per claim while the claims found fit the body.
 /// 10: a claim's figures an earlier section states from the same documents are named
 /// to its writer, not to be stated again ([`earlier`]).
-pub const STAGE_VERSION: u32 = 10;
+/// 11: ... from the same sentences (another sentence of one document is another fact);
+/// at least 20 words a claim (was 16).
+pub const STAGE_VERSION: u32 = 11;
 /// Longest sentence kept, in characters (a quote may span two sentences, and the
 /// offline writer may write a quote as it is); a longer one is dropped, never cut.
 pub const MAX_SENTENCE_CHARS: usize = 1500;

@@ -1,7 +1,10 @@
 //! Every fact once, across writers that run side by side: a claim's figures that a
-//! supported claim of an earlier section (plan order) already states — from the same
-//! documents, or a figure of four digits or more from any — are named to its writer, which refers to them and does not state them
-//! again (relayed models had written one competitor's list price in four sections).
+//! supported claim of an earlier section (plan order) already states — citing a
+//! sentence it cites too, or a figure of four digits or more from any document — are
+//! named to its writer, which refers to them and does not state them again (relayed
+//! models had written one competitor's list price in four sections). One document's
+//! other sentences are other facts: a peer's "$4.38" is not the peer median's "$4.38",
+//! nor a depot design's "90%" a punctuality target's (relayed writers had dropped both).
 //! The earlier claim is only handed to its writer, not yet written: a writer that
 //! leaves it out (its words ran short) leaves the figure unstated — hence supported
 //! claims only, whose figures writers keep.
@@ -14,8 +17,9 @@ use deepr_evidence::report::Verdict;
 use crate::types::ClaimDraft;
 
 /// The figures of `claim` ("$1,590", "99.2%", "3,412") that a supported claim of a
-/// subquestion in `earlier` states too, citing a document `claim` cites (any document,
-/// for a figure of [`DIGITS_ALONE`] digits); as `claim` writes them, in its order. Years and small counts are no such figure: a section may
+/// subquestion in `earlier` states too, citing a sentence `claim` cites (any sentence
+/// of any document, for a figure of [`DIGITS_ALONE`] digits); as `claim` writes them,
+/// in its order. Years and small counts are no such figure: a section may
 /// always say "2026" or "three".
 pub fn stated_earlier(
     claim: &ClaimDraft,
@@ -25,10 +29,10 @@ pub fn stated_earlier(
     if earlier.is_empty() {
         return Vec::new();
     }
-    let documents: BTreeSet<&str> = claim
+    let sentences: BTreeSet<(&str, u32)> = claim
         .citations
         .iter()
-        .map(|c| c.content_sha256.as_str())
+        .map(|c| (c.content_sha256.as_str(), c.sentence))
         .collect();
     let stated: BTreeSet<String> = claims
         .iter()
@@ -36,13 +40,13 @@ pub fn stated_earlier(
             *verdict == Verdict::Supported && earlier.contains(&other.subquestion)
         })
         .flat_map(|(other, _)| {
-            let same_document = other
+            let same_sentence = other
                 .citations
                 .iter()
-                .any(|c| documents.contains(c.content_sha256.as_str()));
+                .any(|c| sentences.contains(&(c.content_sha256.as_str(), c.sentence)));
             marked_figures(&other.text)
                 .into_iter()
-                .filter(move |(_, value)| same_document || identifies_alone(value))
+                .filter(move |(_, value)| same_sentence || identifies_alone(value))
         })
         .map(|(_, value)| value)
         .collect();
@@ -70,6 +74,16 @@ mod tests {
     use crate::types::SentenceRef;
 
     fn claim(id: &str, subquestion: &str, doc: &str, text: &str) -> (ClaimDraft, Verdict) {
+        claim_at(id, subquestion, doc, 0, text)
+    }
+
+    fn claim_at(
+        id: &str,
+        subquestion: &str,
+        doc: &str,
+        sentence: u32,
+        text: &str,
+    ) -> (ClaimDraft, Verdict) {
         (
             ClaimDraft {
                 id: id.into(),
@@ -77,7 +91,7 @@ mod tests {
                 text: text.into(),
                 citations: vec![SentenceRef {
                     content_sha256: doc.into(),
-                    sentence: 0,
+                    sentence,
                     sentence_end: None,
                     written_quote: None,
                 }],
@@ -141,6 +155,25 @@ mod tests {
             stated_earlier(&across[1].0, &across, &["q1".to_string()]),
             ["3,412"]
         );
+        // Another sentence of the same document states another fact: a peer's $4.38 is
+        // not the peer median's.
+        let rows = vec![
+            claim_at(
+                "q1-c1",
+                "q1",
+                "peers",
+                4,
+                "The peer median cost per boarding is $4.38.",
+            ),
+            claim_at(
+                "q2-c1",
+                "q2",
+                "peers",
+                7,
+                "Hallam County Transit spends $4.38 per boarding.",
+            ),
+        ];
+        assert!(stated_earlier(&rows[1].0, &rows, &["q1".to_string()]).is_empty());
         // An earlier claim judged only partly supported (its writer may leave it out)
         // states nothing.
         let mut unsupported = claims.clone();
