@@ -70,8 +70,7 @@ use crate::units::{is_front_matter, is_whole_block, states_a_figure, title_block
 /// 16: "above"/"below" points elsewhere only when it ends a clause or follows a pointing
 /// word ("the table below"); "23% above the FY2025 total" is a comparison, not a pointer.
 /// 17: a model reader is shown the figure rows of a brief that asks for specifics too,
-/// those sharing no word with the question after those that do (a tenth of the weight);
-/// and a small table's rows follow its best row ([`tables::small_tables_whole`]).
+/// those sharing no word with the question after those that do (a tenth of the weight).
 pub const STAGE_VERSION: u32 = 17;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
@@ -395,9 +394,6 @@ fn units_of(
     }
     if weights.largest_row_first {
         tables::largest_amount_first(&mut out, &runs_of_out);
-    }
-    if weights.figure_rows_last {
-        tables::small_tables_whole(&mut out, &runs_of_out);
     }
     out
 }

@@ -53,44 +53,6 @@ pub(super) fn largest_amount_first(
 /// What the largest row weighs above its table's best.
 const LIFT: f64 = 0.0001;
 
-/// Most rows a table may have for a model's pool to read it whole.
-const SMALL_TABLE_ROWS: usize = 8;
-
-/// A model's pool reads a small table whole: in each table of one document of at most
-/// [`SMALL_TABLE_ROWS`] rows, the rows its best one outweighs are lifted to follow it
-/// (in the table's order, a hair apart), so that the rows the question's words missed
-/// come with the one they found — a workbook's "Ashby (Plant B) · Million litres
-/// processed: 688.4" had stayed out of a relayed model's pool while its Kelder Road row,
-/// which named the town of the brief, was in.
-pub(super) fn small_tables_whole(
-    units: &mut [(f64, String, u32, Option<u32>)],
-    runs: &[Option<(usize, &str)>],
-) {
-    let mut tables: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for (i, run) in runs.iter().enumerate() {
-        if let Some((run, body)) = run {
-            if cells(body).is_some() {
-                tables.entry(*run).or_default().push(i);
-            }
-        }
-    }
-    for rows in tables.values() {
-        if rows.len() < 2 || rows.len() > SMALL_TABLE_ROWS {
-            continue;
-        }
-        let best = rows
-            .iter()
-            .filter_map(|i| units.get(*i).map(|u| u.0))
-            .fold(0.0_f64, f64::max);
-        for (k, i) in rows.iter().enumerate() {
-            if let Some(unit) = units.get_mut(*i) {
-                let follows = best - LIFT * (k as f64 + 1.0);
-                unit.0 = unit.0.max(crate::rerank::round4(follows));
-            }
-        }
-    }
-}
-
 /// A table row's cells as (label, value): "Account: Lakeshore · ARR ($M): 4.62";
 /// `None` for a list item or a row without labelled cells.
 fn cells(body: &str) -> Option<Vec<(&str, &str)>> {
@@ -173,40 +135,6 @@ mod tests {
         (0..n)
             .map(|i| (0.5 - 0.01 * i as f64, "d".into(), i as u32, None))
             .collect()
-    }
-
-    #[test]
-    fn a_small_tables_rows_follow_its_best_row_and_a_large_ones_do_not() {
-        let sites = [
-            "Site: Kelder Road, Harrowgate (Plant A) · Million litres processed: 953.9",
-            "Site: Ashby (Plant B) · Million litres processed: 688.4",
-            "Site: Both sites · Million litres processed: 1,642.3",
-        ];
-        // The Kelder Road row was found (0.15); its fellows were not (0.01), and a
-        // sentence of another document weighs 0.12.
-        let mut out: Vec<(f64, String, u32, Option<u32>)> = vec![
-            (0.15, "d".into(), 0, None),
-            (0.01, "d".into(), 1, None),
-            (0.01, "d".into(), 2, None),
-            (0.12, "e".into(), 0, None),
-        ];
-        let mut runs: Vec<Option<(usize, &str)>> = sites.iter().map(|r| Some((0, *r))).collect();
-        runs.push(None);
-        small_tables_whole(&mut out, &runs);
-        assert!(out[1].0 > out[3].0 && out[2].0 > out[3].0, "{out:?}");
-        assert!(
-            out[0].0 > out[1].0 && out[1].0 > out[2].0,
-            "in the table's order: {out:?}"
-        );
-        // A register of twenty rows is not lifted whole by one row that matched.
-        let register: Vec<String> = (0..20).map(|i| format!("ID: R-{i} · Score: {i}")).collect();
-        let mut out = units(20);
-        out[5].0 = 0.9;
-        let runs: Vec<Option<(usize, &str)>> =
-            register.iter().map(|r| Some((0, r.as_str()))).collect();
-        let before = out.clone();
-        small_tables_whole(&mut out, &runs);
-        assert_eq!(out, before);
     }
 
     #[test]
