@@ -457,9 +457,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_briefs_subjects_the_plan_had_no_room_for_are_followed_up_under_their_part() {
-        let plan = [
+    /// The ferry brief's plan: each part whole, and its first listed subject.
+    fn ferry_plan() -> [Subq; 5] {
+        [
             subq(
                 "q1",
                 "Finances, including the budget, fare revenue, reserves and borrowing",
@@ -471,7 +471,12 @@ mod tests {
                 "Leadership, the workforce, labour relations and litigation",
             ),
             subq("q5", "Leadership"),
-        ];
+        ]
+    }
+
+    #[test]
+    fn the_briefs_subjects_the_plan_had_no_room_for_are_followed_up_under_their_part() {
+        let plan = ferry_plan();
         let followups = unplanned_subjects(BRIEF, &plan, 0, MAX_FOLLOWUPS);
         let asked: Vec<(&str, Option<&str>)> = followups
             .iter()
@@ -516,19 +521,7 @@ mod tests {
         // The ferry brief's plan leaves six subjects unasked, and every subquestion is
         // thin (no claims): the round takes eight in turns, four of them subjects (a cap
         // of four had taken two).
-        let plan = [
-            subq(
-                "q1",
-                "Finances, including the budget, fare revenue, reserves and borrowing",
-            ),
-            subq("q2", "Budget"),
-            subq("q3", "Fleet"),
-            subq(
-                "q4",
-                "Leadership, the workforce, labour relations and litigation",
-            ),
-            subq("q5", "Leadership"),
-        ];
+        let plan = ferry_plan();
         let taken = open_followups(BRIEF, &plan, &[], &[], &BTreeMap::new(), 0, true);
         let asked: Vec<&str> = taken
             .iter()

@@ -153,16 +153,19 @@ const POINTING_BEFORE: &[&str] = &[
 /// above the FY2025 total", "vacancy below 4%"): the word ends a clause, or a pointing
 /// word stands before it.
 fn points_up_or_down(lower: &str) -> bool {
-    let words: Vec<&str> = lower.split_whitespace().collect();
-    words.iter().enumerate().any(|(i, word)| {
+    let mut words = lower.split_whitespace().peekable();
+    let mut before = "";
+    while let Some(word) = words.next() {
         let bare = word.trim_end_matches(|c: char| !c.is_alphanumeric());
-        if bare != "above" && bare != "below" {
-            return false;
+        if bare == "above" || bare == "below" {
+            let ends_clause = bare.len() < word.len() || words.peek().is_none();
+            if ends_clause || POINTING_BEFORE.contains(&before) {
+                return true;
+            }
         }
-        let ends_clause = bare.len() < word.len() || i + 1 == words.len();
-        let pointed = i > 0 && POINTING_BEFORE.contains(&words[i - 1]);
-        ends_clause || pointed
-    })
+        before = word;
+    }
+    false
 }
 
 /// Kinds of documents a sentence may name when it speaks of the document it stands in
