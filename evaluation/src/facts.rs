@@ -3,7 +3,8 @@
 //! values that must appear in the report's prose, and the stale values (from archived
 //! or superseded documents) that must not. A checkpoint is **correct** when all its
 //! values appear, **partial** when at least half do; coverage = (correct + ½ partial)
-//! ÷ checkpoints. Stale values stated are counted apart. Values are matched in the
+//! ÷ checkpoints. Stale values stated are counted apart, as are key values stated in
+//! more than one body section (`crate::restated`). Values are matched in the
 //! article's prose (summary and sections, not the quotes or the claim list), both sides
 //! normalised by the one comparison function and case-folded.
 
@@ -17,6 +18,7 @@ use deepr_stages::Strategy;
 
 use deepr_session::{usage, Failure};
 
+use crate::restated::{restated, section_prose};
 use crate::trail::{Reach, Trail};
 use crate::values::{folded, states};
 
@@ -63,6 +65,9 @@ pub struct FactRow {
     pub found: Vec<String>,
     pub missing: Vec<String>,
     pub stale_stated: Vec<String>,
+    /// Key values stated in more than one body section (`crate::restated`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub restated: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     /// Each missing value with the furthest stage of the run that held it
@@ -82,6 +87,9 @@ pub struct FactsSummary {
     pub coverage: f64,
     /// Checkpoints whose stale values the prose states.
     pub stale_stated: usize,
+    /// Checkpoints with a key value stated in more than one body section.
+    #[serde(default)]
+    pub restated: usize,
     /// Words of the article's prose.
     pub words: usize,
 }
@@ -184,6 +192,7 @@ pub fn score(
                 found,
                 missing,
                 stale_stated,
+                restated: Vec::new(),
                 source: checkpoint.source.clone(),
             }
         })
@@ -206,6 +215,7 @@ pub fn summarise(strategy: &str, rows: &[FactRow], words: usize) -> FactsSummary
         partial,
         coverage: (coverage * 1000.0).round() / 1000.0,
         stale_stated: rows.iter().filter(|r| !r.stale_stated.is_empty()).count(),
+        restated: rows.iter().filter(|r| !r.restated.is_empty()).count(),
         words,
     }
 }
@@ -229,7 +239,11 @@ pub fn facts_table(
         let report: Report = serde_json::from_slice(&bytes).map_err(|e| Failure::Run(e.into()))?;
         let prose = prose_of(&report);
         let trail = trail_of(*strategy);
-        let rows = score(facts, strategy.as_str(), &prose, trail.as_ref());
+        let mut rows = score(facts, strategy.as_str(), &prose, trail.as_ref());
+        let sections = section_prose(&report);
+        for (row, checkpoint) in rows.iter_mut().zip(&facts.checkpoints) {
+            row.restated = restated(&checkpoint.values, &sections);
+        }
         summaries.push(summarise(
             strategy.as_str(),
             &rows,
@@ -242,30 +256,32 @@ pub fn facts_table(
 
 /// The facts section of `bench.md`.
 pub fn facts_markdown(summaries: &[FactsSummary], rows: &[FactRow]) -> String {
-    let mut out = String::from("\n## Fact coverage\n\n| strategy | checkpoints | correct | partial | coverage | stale values stated | prose words |\n|---|---|---|---|---|---|---|\n");
+    let mut out = String::from("\n## Fact coverage\n\n| strategy | checkpoints | correct | partial | coverage | stale values stated | stated in 2+ sections | prose words |\n|---|---|---|---|---|---|---|---|\n");
     for s in summaries {
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {:.0} % | {} | {} |\n",
+            "| {} | {} | {} | {} | {:.0} % | {} | {} | {} |\n",
             s.strategy,
             s.checkpoints,
             s.correct,
             s.partial,
             s.coverage * 100.0,
             s.stale_stated,
+            s.restated,
             s.words
         ));
     }
     out.push_str(
-        "\n| strategy | checkpoint | outcome | missing (where it was lost) | stale stated |\n|---|---|---|---|---|\n",
+        "\n| strategy | checkpoint | outcome | missing (where it was lost) | stale stated | in 2+ sections |\n|---|---|---|---|---|---|\n",
     );
     for row in rows {
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} |\n",
             row.strategy,
             row.id,
             row.outcome,
             missing_cell(row).replace('|', "/"),
-            row.stale_stated.join(", ").replace('|', "/")
+            row.stale_stated.join(", ").replace('|', "/"),
+            row.restated.join(", ").replace('|', "/")
         ));
     }
     out.push_str(&lost_summary(rows));

@@ -1,7 +1,9 @@
 //! Measuring research reports, for `deepr bench`: one row per run from its report
 //! (`rows`), fact coverage against a facts file (`facts`), answer recall beside BM25
 //! sentence-retrieval baselines at the same budget (`qa`), on-topic and repeated quotes
-//! (`quality`), where each fact a report missed was lost (`trail`), and the bench's files — bench.json, bench.md, bench.svg (`table`).
+//! (`quality`), key values stated in more than one section (`restated`), where each
+//! fact a report missed was lost (`trail`), and the bench's files — bench.json,
+//! bench.md, bench.svg (`table`).
 //! Nothing here runs research: the bench command runs its cells as sessions
 //! (`deepr_session`) and hands their reports here.
 
@@ -10,6 +12,7 @@ pub mod facts;
 pub mod qa;
 pub mod qa_table;
 pub mod quality;
+pub mod restated;
 pub mod rows;
 pub mod table;
 pub mod trail;

@@ -20,6 +20,7 @@ pub mod prose;
 pub mod quoted;
 pub mod report;
 pub mod sentences;
+pub mod stated_values;
 pub mod stem;
 pub mod terms;
 pub mod verify;

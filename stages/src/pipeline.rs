@@ -151,9 +151,19 @@ fn round_dag(
     }
     let mut score_ids = Vec::new();
     for subq in subquestions {
+        let asked_document = crate::deepen::unread::is_document_followup(&subq.id)
+            .then(|| deepr_tasks::brief::asked_subject(&subq.text))
+            .flatten();
         add(
             &mut dag,
-            crate::score::node(cx, round, &subq.id, earlier_extracts, triage.as_deref()),
+            crate::score::node(
+                cx,
+                round,
+                &subq.id,
+                earlier_extracts,
+                triage.as_deref(),
+                asked_document,
+            ),
         )?;
         score_ids.push(node_id::step(round, &subq.id, "score"));
     }

@@ -71,7 +71,9 @@ use crate::units::{is_front_matter, is_whole_block, states_a_figure, title_block
 /// word ("the table below"); "23% above the FY2025 total" is a comparison, not a pointer.
 /// 17: a model reader is shown the figure rows of a brief that asks for specifics too,
 /// those sharing no word with the question after those that do (a tenth of the weight).
-pub const STAGE_VERSION: u32 = 17;
+/// 18: a document follow-up read by a model has its document's units as candidates
+/// ([`Earlier::document`]).
+pub const STAGE_VERSION: u32 = 18;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
 /// Weight of a topic term that is not a term of the subquestion.
@@ -91,6 +93,9 @@ pub const MAX_DOCUMENT_UNITS: usize = 3_000;
 pub struct Earlier<'e> {
     pub cited: &'e BTreeSet<SentenceRef>,
     pub scopes: &'e crate::triage::TriageOut,
+    /// The document a document follow-up read by a model asks about (deepening chose
+    /// it; its content hash): only its units are candidates when it was fetched.
+    pub document: Option<&'e str>,
 }
 
 /// What a lexical pass hands the re-ranker: the scored sources and every candidate
@@ -215,6 +220,11 @@ fn lexical(
         largest_row_first: reader == Reader::Heuristic,
     };
     let mut sources = sources;
+    // A document follow-up reads its document: relayed models judged the other
+    // documents' units in its pool off its question.
+    let only = earlier
+        .document
+        .filter(|doc| sources.iter().any(|s| s.doc.content_sha256 == *doc));
     let mut scored: Vec<(f64, String, u32, Option<u32>)> = Vec::new();
     for source in &mut sources {
         let Some(text) = texts.get(&source.doc.content_sha256) else {
@@ -224,7 +234,8 @@ fn lexical(
         let headings = crate::decompose::outline_headings(&source.doc.outline, &text.text);
         source.off_topic = earlier.scopes.off_topic(&source.doc, &headings, &brief);
         source.background = earlier.scopes.is_background(&source.doc.content_sha256);
-        if source.off_topic.is_none() {
+        let asked = only.is_none_or(|doc| doc == source.doc.content_sha256);
+        if source.off_topic.is_none() && asked {
             scored.extend(units_of(
                 source,
                 text,

@@ -33,7 +33,9 @@ pub use words::{body_words, evidence_words, section_shares, sections_capacity};
 /// to its writer, not to be stated again ([`earlier`]).
 /// 11: ... from the same sentences (another sentence of one document is another fact);
 /// at least 20 words a claim (was 16).
-pub const STAGE_VERSION: u32 = 11;
+/// 12: dates and counts with units are named too, and one event's date from any
+/// document ([`earlier`]).
+pub const STAGE_VERSION: u32 = 12;
 /// Longest sentence kept, in characters (a quote may span two sentences, and the
 /// offline writer may write a quote as it is); a longer one is dropped, never cut.
 pub const MAX_SENTENCE_CHARS: usize = 1500;

@@ -2,7 +2,8 @@
 //! current one is followed up by its own title, under the subquestion that ranked it
 //! best, so that a share's budget workbook or headcount plan — worded unlike any part
 //! ("Headcount" shares no word with "operational performance"), or left out of a
-//! model's plan — is read before the report is written.
+//! model's plan — is read before the report is written. The follow-up reads that
+//! document alone: its score node's candidates are its units ([`fetched_document`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -11,7 +12,8 @@ use deepr_tasks::brief::subject_question;
 use crate::score::stems::score_terms;
 use deepr_evidence::report::Verdict;
 
-use crate::types::{ClaimDraft, ScoreOut, Subq};
+use crate::types::{ClaimDraft, FetchOut, ScoreOut, Subq};
+use deepr_orchestrator::DocMeta;
 
 /// Most characters of a document title asked about (a title is untrusted text).
 const MAX_TITLE_CHARS: usize = 80;
@@ -111,6 +113,23 @@ fn title_of(title: &str, doc_key: &str) -> String {
         .chars()
         .take(MAX_TITLE_CHARS)
         .collect()
+}
+
+/// The content hash of the fetched document whose title (as [`title_of`] writes it) is
+/// `title`, a document follow-up's subject; of two that share it, the current one (a
+/// follow-up is only ever of a current document).
+pub(crate) fn fetched_document<'a>(title: &str, fetched: &'a FetchOut) -> Option<&'a str> {
+    let titled: Vec<&DocMeta> = fetched
+        .docs
+        .iter()
+        .map(|(doc, _)| doc)
+        .filter(|doc| title_of(&doc.title, &doc.doc_key) == title)
+        .collect();
+    titled
+        .iter()
+        .find(|doc| !doc.outline.is_stale() && !doc.outline.is_draft())
+        .or(titled.first())
+        .map(|doc| doc.content_sha256.as_str())
 }
 
 /// Whether unread documents are followed up after `round`: only the first round's, and

@@ -28,13 +28,15 @@ pub fn node_key(embedder: Option<&dyn SentenceEmbedder>, keep: usize) -> serde_j
 
 /// A subquestion's sources and candidates; sentences cited by `earlier_extracts` (the
 /// earlier rounds' extract nodes) are not offered again; `triage`, the round's triage
-/// node when a model judged scope (else the title rule decides).
+/// node when a model judged scope (else the title rule decides); `asked_document`, the
+/// title a document follow-up asks about (its document's units are its candidates).
 pub fn node(
     cx: &crate::node::PipelineContext,
     round: u32,
     subquestion: &str,
     earlier_extracts: &[String],
     triage: Option<&str>,
+    asked_document: Option<&str>,
 ) -> crate::node::Node {
     use crate::node::{finish, read, spec};
     use crate::research::node_id;
@@ -58,6 +60,7 @@ pub fn node(
     deps.extend(earlier_extracts.iter().cloned());
     deps.extend(triage.map(str::to_string));
     let triage = triage.map(str::to_string);
+    let asked_document = asked_document.map(str::to_string);
     let previous = earlier_extracts.to_vec();
     let mut key = node_key(cx.providers.embedder.as_deref(), keep);
     match reader {
@@ -81,6 +84,13 @@ pub fn node(
                 Some(id) => read(&ctx.inputs, id)?,
                 None => Default::default(),
             };
+            // Only a model reads a follow-up's document alone: the heuristic extractor
+            // takes its pool's best units, and other documents' are often the facts
+            // (two shares lost one each offline when it read the document alone).
+            let document = asked_document
+                .as_deref()
+                .filter(|_| reader != Reader::Heuristic)
+                .and_then(|title| crate::deepen::unread::fetched_document(title, &fetched));
             let out = run(
                 &fetched,
                 &plan.ranking_question,
@@ -89,6 +99,7 @@ pub fn node(
                 Earlier {
                     cited: &exclude,
                     scopes: &scopes,
+                    document,
                 },
                 p.archive.as_ref(),
                 p.embedder.as_deref(),

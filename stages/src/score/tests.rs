@@ -68,6 +68,7 @@ async fn rank(
         Earlier {
             cited: &none,
             scopes: &crate::triage::TriageOut::default(),
+            document: None,
         },
         archive,
         embedder,
@@ -398,4 +399,84 @@ async fn a_documents_summary_is_read_in_its_title() {
         0,
         "another section's sentence does not"
     );
+}
+
+#[tokio::test]
+async fn a_document_followup_reads_its_document_alone() {
+    let commit = ArchivedText::new(
+        "The commit journal is written before the database changes. \
+         A commit journal survives a power loss.",
+    );
+    let vacancies = ArchivedText::new(
+        "Vacancy rate by depot in April 2026. Northside depot vacancy rate 10.4%. \
+         Eastgate depot vacancy rate 6.1%.",
+    );
+    let docs = vec![
+        (doc_of(&commit, "Commit", None, None), 1.0),
+        (
+            doc_of(&vacancies, "vacancy extract 2026 04", None, None),
+            0.5,
+        ),
+    ];
+    let archive = Archive(BTreeMap::from([
+        (commit.content_sha256.clone(), commit.clone()),
+        (vacancies.content_sha256.clone(), vacancies.clone()),
+    ]));
+    let fetched = FetchOut {
+        docs,
+        failures: vec![],
+    };
+    let question =
+        "What does the documentation say about “vacancy extract 2026 04”? commit journal";
+    let asked = crate::deepen::unread::fetched_document("vacancy extract 2026 04", &fetched);
+    assert_eq!(asked, Some(vacancies.content_sha256.as_str()));
+    assert_eq!(
+        pool_documents(&fetched, &archive, question, asked).await,
+        BTreeSet::from([vacancies.content_sha256.clone()])
+    );
+    // Not fetched (or no follow-up): every document's units are candidates.
+    let both = BTreeSet::from([
+        commit.content_sha256.clone(),
+        vacancies.content_sha256.clone(),
+    ]);
+    assert_eq!(
+        pool_documents(&fetched, &archive, question, Some("not-fetched")).await,
+        both
+    );
+    assert_eq!(
+        pool_documents(&fetched, &archive, question, None).await,
+        both
+    );
+}
+
+/// The documents of a model reader's candidates, reading only `document` when given.
+async fn pool_documents(
+    fetched: &FetchOut,
+    archive: &dyn TextArchive,
+    question: &str,
+    document: Option<&str>,
+) -> BTreeSet<String> {
+    let none = BTreeSet::new();
+    let scopes = crate::triage::TriageOut::default();
+    let earlier = Earlier {
+        cited: &none,
+        scopes: &scopes,
+        document,
+    };
+    run(
+        fetched,
+        question,
+        question,
+        &[],
+        earlier,
+        archive,
+        None,
+        30,
+        Reader::Model,
+    )
+    .await
+    .candidates
+    .into_iter()
+    .map(|c| c.content_sha256)
+    .collect()
 }

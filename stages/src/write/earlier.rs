@@ -1,6 +1,8 @@
-//! Every fact once, across writers that run side by side: a claim's figures that a
-//! supported claim of an earlier section (plan order) already states — citing a
-//! sentence it cites too, or a figure of four digits or more from any document — are
+//! Every fact once, across writers that run side by side: a claim's values — figures,
+//! dates, counts with units (`deepr_evidence::stated_values`) — that a supported claim
+//! of an earlier section (plan order) already states — citing a sentence it cites too,
+//! or from any document a figure of four digits or more or one event's date
+//! ("September 15, 2026", not a period's end: "March 31, 2026" dates many facts) — are
 //! named to its writer, which refers to them and does not state them again (relayed
 //! models had written one competitor's list price in four sections). One document's
 //! other sentences are other facts: a peer's "$4.38" is not the peer median's "$4.38",
@@ -11,16 +13,16 @@
 
 use std::collections::BTreeSet;
 
-use deepr_evidence::amounts::marked_figures;
 use deepr_evidence::report::Verdict;
+use deepr_evidence::stated_values::{names_one_event, stated_values, StatedValue, ValueKind};
 
 use crate::types::ClaimDraft;
 
-/// The figures of `claim` ("$1,590", "99.2%", "3,412") that a supported claim of a
-/// subquestion in `earlier` states too, citing a sentence `claim` cites (any sentence
-/// of any document, for a figure of [`DIGITS_ALONE`] digits); as `claim` writes them,
-/// in its order. Years and small counts are no such figure: a section may
-/// always say "2026" or "three".
+/// The values of `claim` ("$1,590", "99.2%", "3,412", "September 15, 2026", "250 kg")
+/// that a supported claim of a subquestion in `earlier` states too, citing a sentence
+/// `claim` cites (any sentence of any document, for a value that
+/// [identifies alone](identifies_alone)); as `claim` writes them, in its order. Years and
+/// bare numbers are no such value: a section may always say "2026" or "three".
 pub fn stated_earlier(
     claim: &ClaimDraft,
     claims: &[(ClaimDraft, Verdict)],
@@ -34,26 +36,45 @@ pub fn stated_earlier(
         .iter()
         .map(|c| (c.content_sha256.as_str(), c.sentence))
         .collect();
-    let stated: BTreeSet<String> = claims
-        .iter()
-        .filter(|(other, verdict)| {
-            *verdict == Verdict::Supported && earlier.contains(&other.subquestion)
-        })
-        .flat_map(|(other, _)| {
-            let same_sentence = other
-                .citations
-                .iter()
-                .any(|c| sentences.contains(&(c.content_sha256.as_str(), c.sentence)));
-            marked_figures(&other.text)
-                .into_iter()
-                .filter(move |(_, value)| same_sentence || identifies_alone(value))
-        })
-        .map(|(_, value)| value)
-        .collect();
+    let own = stated_values(&claim.text);
+    let own_keys: BTreeSet<&str> = own.iter().map(|v| v.key.as_str()).collect();
+    // `firm`: values an earlier claim states as this claim's fact; `any`: every value
+    // earlier claims state, the same fact when it identifies alone as this claim
+    // writes it ("48.6M" beside an earlier "48.6 million").
+    let mut firm: BTreeSet<String> = BTreeSet::new();
+    let mut any: BTreeSet<String> = BTreeSet::new();
+    let earlier_claims = claims.iter().filter(|(other, verdict)| {
+        *verdict == Verdict::Supported && earlier.contains(&other.subquestion)
+    });
+    for (other, _) in earlier_claims {
+        let same_sentence = other
+            .citations
+            .iter()
+            .any(|c| sentences.contains(&(c.content_sha256.as_str(), c.sentence)));
+        let values = stated_values(&other.text);
+        // Two values stated together in both claims are one fact's, whatever documents
+        // they cite ("a 250 kg payload … 14 hours a charge"); a period's end ("March
+        // 31, 2026") dates many facts: it joins none.
+        let shared = values
+            .iter()
+            .filter(|v| own_keys.contains(v.key.as_str()))
+            .filter(|v| v.kind != ValueKind::Date || names_one_event(&v.key))
+            .count();
+        let together = same_sentence || shared >= TOGETHER;
+        for value in values {
+            if together || identifies_alone(&value) {
+                firm.insert(value.key.clone());
+            }
+            any.insert(value.key);
+        }
+    }
+    let stated = |value: &StatedValue| {
+        firm.contains(&value.key) || (any.contains(&value.key) && identifies_alone(value))
+    };
     let mut out: Vec<String> = Vec::new();
-    for (written, value) in marked_figures(&claim.text) {
-        if stated.contains(&value) && !out.contains(&written) {
-            out.push(written);
+    for value in &own {
+        if stated(value) && !out.contains(&value.written) {
+            out.push(value.written.clone());
         }
     }
     out
@@ -63,9 +84,37 @@ pub fn stated_earlier(
 /// "$1,890", "£148,000"): fewer ("93.1%", "$15") may be two facts' by chance.
 const DIGITS_ALONE: usize = 4;
 
-/// Whether a figure's key ([`marked_figures`]) has [`DIGITS_ALONE`] digits or more.
-fn identifies_alone(value: &str) -> bool {
-    value.chars().filter(char::is_ascii_digit).count() >= DIGITS_ALONE
+/// Digits an amount written in millions or billions needs ("$57.5M", "£310m"): its
+/// digits are its significant ones, so three name one fact; "$1.2M" may be two.
+const DIGITS_ALONE_IN_MILLIONS: usize = 3;
+
+/// Values two claims of different documents must share to state one fact.
+const TOGETHER: usize = 2;
+
+/// Whether a value names one fact whatever document states it: a figure of
+/// [`DIGITS_ALONE`] digits or more (or [`DIGITS_ALONE_IN_MILLIONS`] in millions or
+/// billions), or one event's date ([`names_one_event`]). A count with a unit never does
+/// alone ("14 hours" of battery is not 14 hours to resolve).
+fn identifies_alone(value: &StatedValue) -> bool {
+    match value.kind {
+        ValueKind::Figure => {
+            let digits = value.key.chars().filter(char::is_ascii_digit).count();
+            digits >= DIGITS_ALONE
+                || (in_millions(&value.written) && digits >= DIGITS_ALONE_IN_MILLIONS)
+        }
+        ValueKind::Date => names_one_event(&value.key),
+        ValueKind::Count => false,
+    }
+}
+
+/// Whether a figure is written with a million or billion letter ("$57.5M", "£1.2bn").
+fn in_millions(written: &str) -> bool {
+    let letters = written.trim_start_matches(|c: char| !c.is_ascii_digit());
+    let suffix = letters.trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | ','));
+    matches!(
+        suffix.to_ascii_lowercase().as_str(),
+        "m" | "mn" | "bn" | "b"
+    )
 }
 
 #[cfg(test)]
@@ -119,7 +168,8 @@ mod tests {
             Vec::<String>::new()
         );
         assert!(stated_earlier(later, &claims, &[]).is_empty());
-        // A year or a plain count is no figure; a percentage is not the same amount.
+        // A year or a bare number is no value; a percentage is not the same amount; a
+        // count with its unit from the same sentence is the same fact.
         let counts = vec![
             claim(
                 "q1-c1",
@@ -131,10 +181,13 @@ mod tests {
                 "q2-c1",
                 "q2",
                 "landscape",
-                "In 2026 the 15 depots cost $15 each.",
+                "In 2026 the 15 depots cost $15 each, 15 in all.",
             ),
         ];
-        assert!(stated_earlier(&counts[1].0, &counts, &["q1".to_string()]).is_empty());
+        assert_eq!(
+            stated_earlier(&counts[1].0, &counts, &["q1".to_string()]),
+            ["15 depots"]
+        );
         // From another document, a figure of four digits is the same fact; one of
         // three may be another's.
         let across = vec![
@@ -144,17 +197,19 @@ mod tests {
                 "ops",
                 "The fleet was 3,412 robots with 99.2% uptime.",
             ),
+            claim("q2-c1", "q2", "case", "It has 3,412 robots in service."),
             claim(
-                "q2-c1",
-                "q2",
-                "case",
-                "It has 3,412 robots in service and 99.2% uptime.",
+                "q3-c1",
+                "q3",
+                "billing",
+                "99.2% of invoices were paid on time.",
             ),
         ];
         assert_eq!(
             stated_earlier(&across[1].0, &across, &["q1".to_string()]),
             ["3,412"]
         );
+        assert!(stated_earlier(&across[2].0, &across, &["q1".to_string()]).is_empty());
         // Another sentence of the same document states another fact: a peer's $4.38 is
         // not the peer median's.
         let rows = vec![
@@ -179,5 +234,73 @@ mod tests {
         let mut unsupported = claims.clone();
         unsupported[0].1 = Verdict::Partial;
         assert!(stated_earlier(later, &unsupported, &earlier).is_empty());
+    }
+
+    #[test]
+    fn one_events_date_and_values_stated_together_name_one_fact_across_documents() {
+        // From another document, one event's date is the same fact; a period's end
+        // dates other facts, and a count with a unit may be another's.
+        let dated = vec![
+            claim(
+                "q1-c1",
+                "q1",
+                "plan",
+                "GA is September 15, 2026; cash was $71.3M at March 31, 2026.",
+            ),
+            claim(
+                "q2-c1",
+                "q2",
+                "board",
+                "From 15 September 2026 the S5 ships; at March 31, 2026 the fleet ran 14 hours.",
+            ),
+        ];
+        assert_eq!(
+            stated_earlier(&dated[1].0, &dated, &["q1".to_string()]),
+            ["15 September 2026"]
+        );
+        // Two values stated together are one fact's from any document; an amount in
+        // millions of three digits names one fact, one of two digits may not.
+        let together = vec![
+            claim(
+                "q1-c1",
+                "q1",
+                "brief",
+                "The S5 carries a 250 kg payload and runs 14 hours per charge within a $57.5M budget.",
+            ),
+            claim(
+                "q2-c1",
+                "q2",
+                "landscape",
+                "The S5's 250 kg payload beats Swiftlane (225 kg); its 14-hour battery covers two shifts.",
+            ),
+            claim(
+                "q3-c1",
+                "q3",
+                "plan",
+                "Launch costs sit in the $57.5M budget; 12 hours of testing cost $1.2M.",
+            ),
+            claim(
+                "q4-c1",
+                "q4",
+                "targets",
+                "Spending is 23% above the FY2025 total of $57.5M.",
+            ),
+        ];
+        // Written in millions here, the figure names one fact though the earlier claim
+        // wrote it otherwise.
+        let mut in_words = together.clone();
+        in_words[0].0.text = "The budget is $57.5 million.".into();
+        assert_eq!(
+            stated_earlier(&in_words[3].0, &in_words, &["q1".to_string()]),
+            ["$57.5M"]
+        );
+        assert_eq!(
+            stated_earlier(&together[1].0, &together, &["q1".to_string()]),
+            ["250 kg", "14-hour"]
+        );
+        assert_eq!(
+            stated_earlier(&together[2].0, &together, &["q1".to_string()]),
+            ["$57.5M"]
+        );
     }
 }

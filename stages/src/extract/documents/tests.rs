@@ -86,6 +86,7 @@ async fn scored(docs: &[(DocMeta, ArchivedText)], question: &str, reader: Reader
         crate::score::Earlier {
             cited: &BTreeSet::new(),
             scopes: &crate::triage::TriageOut::default(),
+            document: None,
         },
         &archive,
         None,

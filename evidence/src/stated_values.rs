@@ -1,0 +1,244 @@
+//! The values a claim states that writers state once, across sections: its marked
+//! figures ([`marked_figures`]: "$1,590", "99.2%", "3,412"), its dates ("September 15,
+//! 2026", "15 Sept") and its counts with a unit ("250 kg", "a 26-week lead time") —
+//! each as written and as a key that writes the same value the same way. A relayed
+//! writer stated one launch date in four sections: a date is no marked figure.
+//! Years alone ("2026") and bare numbers ("15 of them") are none: a section may say them.
+
+use crate::amounts::marked_figures;
+
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// Words a number is followed by that are no unit ("15 of", "250 and").
+const NOT_UNITS: [&str; 28] = [
+    "a", "an", "and", "are", "as", "at", "between", "by", "for", "from", "in", "into", "is", "of",
+    "on", "or", "out", "over", "per", "than", "that", "the", "to", "under", "up", "was", "were",
+    "with",
+];
+
+/// What kind of value a key names: dates may identify one fact across documents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueKind {
+    /// A marked figure ([`marked_figures`]).
+    Figure,
+    /// A day of a month, with its year when written; the key is "date:YYYY-MM-DD"
+    /// ("date:?-MM-DD" without a year).
+    Date,
+    /// A number and the unit word after it; the key is "count:N unit" (singular).
+    Count,
+}
+
+/// One value a text states: as written, its key and its kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatedValue {
+    pub written: String,
+    pub key: String,
+    pub kind: ValueKind,
+}
+
+/// Every value `text` states, in its order: marked figures, dates, counts with units.
+pub fn stated_values(text: &str) -> Vec<StatedValue> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut out: Vec<StatedValue> = marked_figures(text)
+        .into_iter()
+        .map(|(written, key)| StatedValue {
+            written,
+            key,
+            kind: ValueKind::Figure,
+        })
+        .collect();
+    let mut i = 0;
+    while i < words.len() {
+        if let Some((value, used)) = date_at(&words[i..]) {
+            out.push(value);
+            i += used;
+            continue;
+        }
+        if let Some(value) = count_at(&words[i..]) {
+            out.push(value);
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Whether a date's key names a day that is neither a month's first nor its last
+/// (nor the 28th–30th): such a day is one event's ("the S5 launches September 15,
+/// 2026"), where a period's end ("March 31, 2026") dates many facts.
+pub fn names_one_event(key: &str) -> bool {
+    let Some(date) = key.strip_prefix("date:") else {
+        return false;
+    };
+    let mut parts = date.split('-');
+    let year = parts.next().unwrap_or("?");
+    let day: u32 = parts.nth(1).and_then(|d| d.parse().ok()).unwrap_or(1);
+    year != "?" && (2..28).contains(&day)
+}
+
+fn bare(word: &str) -> String {
+    word.trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase()
+}
+
+fn month_of(word: &str) -> Option<usize> {
+    let word = bare(word);
+    MONTHS
+        .iter()
+        .position(|m| {
+            *m == word
+                || (word.len() == 3 && m.starts_with(word.as_str()))
+                || (word == "sept" && *m == "september")
+        })
+        .map(|m| m + 1)
+}
+
+fn day_of(word: &str) -> Option<u32> {
+    let word = bare(word);
+    let digits = ["st", "nd", "rd", "th"]
+        .iter()
+        .find_map(|s| word.strip_suffix(s))
+        .unwrap_or(&word);
+    let day: u32 = digits.parse().ok()?;
+    (digits.len() <= 2 && (1..=31).contains(&day)).then_some(day)
+}
+
+fn year_of(word: &str) -> Option<u32> {
+    let word = bare(word);
+    let year: u32 = word.parse().ok()?;
+    (word.len() == 4 && (1900..=2100).contains(&year)).then_some(year)
+}
+
+/// A date opening `words` ("September 15, 2026", "15 Sept 2026", "Sept 15"): the value
+/// and how many words it spans.
+fn date_at(words: &[&str]) -> Option<(StatedValue, usize)> {
+    let (month, day) = match (words.first(), words.get(1)) {
+        (Some(first), Some(second)) => month_of(first)
+            .zip(day_of(second))
+            .or_else(|| day_of(first).zip(month_of(second)).map(|(d, m)| (m, d)))?,
+        _ => return None,
+    };
+    // "15 March" then a year; "March 15," then a year — the day word must not end a
+    // clause before the year ("March 15. 2026 was…").
+    let year = words
+        .get(2)
+        .filter(|_| !words[1].ends_with(['.', ';', ':']))
+        .and_then(|w| year_of(w));
+    let used = if year.is_some() { 3 } else { 2 };
+    let written = words[..used]
+        .join(" ")
+        .trim_end_matches(|c: char| !c.is_alphanumeric())
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .to_string();
+    let year = year.map_or("?".to_string(), |y| y.to_string());
+    Some((
+        StatedValue {
+            written,
+            key: format!("date:{year}-{month:02}-{day:02}"),
+            kind: ValueKind::Date,
+        },
+        used,
+    ))
+}
+
+/// A count and its unit opening `words` ("250 kg", "14 hours", "26-week", "250kg"):
+/// the number plain (no currency, percentage or separator: those are figures), not a
+/// year, and its unit a word that is no joining word.
+fn count_at(words: &[&str]) -> Option<StatedValue> {
+    let first = words.first()?.trim_start_matches(['(', '[', '"', '“']);
+    let digits: String = first.chars().take_while(char::is_ascii_digit).collect();
+    if digits.is_empty() || year_of(first).is_some() {
+        return None;
+    }
+    let rest = &first[digits.len()..];
+    let (unit, written) = if rest.is_empty() {
+        let next = words.get(1)?;
+        (
+            bare(next),
+            format!(
+                "{first} {}",
+                next.trim_end_matches(|c: char| !c.is_alphanumeric())
+            ),
+        )
+    } else {
+        let attached = rest.strip_prefix('-').unwrap_or(rest);
+        let unit = attached.trim_end_matches(|c: char| !c.is_alphanumeric());
+        (
+            unit.to_lowercase(),
+            first
+                .trim_end_matches(|c: char| !c.is_alphanumeric())
+                .to_string(),
+        )
+    };
+    let is_unit = unit.len() >= 2
+        && unit.chars().all(char::is_alphabetic)
+        && !NOT_UNITS.contains(&unit.as_str())
+        && !["st", "nd", "rd", "th"].contains(&unit.as_str())
+        && month_of(&unit).is_none();
+    if !is_unit {
+        return None;
+    }
+    let singular = match unit.strip_suffix('s') {
+        Some(stem) if stem.len() >= 3 => stem.to_string(),
+        _ => unit,
+    };
+    Some(StatedValue {
+        written,
+        key: format!("count:{} {singular}", digits.trim_start_matches('0')),
+        kind: ValueKind::Count,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(text: &str) -> Vec<String> {
+        stated_values(text).into_iter().map(|v| v.key).collect()
+    }
+
+    #[test]
+    fn dates_and_counts_with_units_are_values_years_and_bare_numbers_are_not() {
+        assert_eq!(
+            keys("The S5 ships September 15, 2026 with a 250 kg payload and 14 hours a charge."),
+            ["date:2026-09-15", "count:250 kg", "count:14 hour"]
+        );
+        assert_eq!(
+            keys("From 15 Sept 2026 (a 26-week lead time; 250kg) in 2026, 15 of them."),
+            ["date:2026-09-15", "count:26 week", "count:250 kg"]
+        );
+        // Marked figures first, as `marked_figures` reads them; a date without a year.
+        assert_eq!(
+            keys("$1,590 a month from March 4"),
+            ["$1590", "date:?-03-04"]
+        );
+        // "May 2026" is a month, not a day; "the 3rd" is no unit.
+        assert!(keys("In May 2026 the 3rd site and 2027 plans").is_empty());
+        let written: Vec<String> = stated_values("launch on 15 September 2026.")
+            .into_iter()
+            .map(|v| v.written)
+            .collect();
+        assert_eq!(written, ["15 September 2026"]);
+    }
+
+    #[test]
+    fn only_a_mid_month_day_with_its_year_names_one_event() {
+        assert!(names_one_event("date:2026-09-15"));
+        assert!(!names_one_event("date:2026-03-31"));
+        assert!(!names_one_event("date:2026-01-01"));
+        assert!(!names_one_event("date:?-09-15"));
+        assert!(!names_one_event("count:15 site"));
+    }
+}
