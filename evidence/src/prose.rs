@@ -35,7 +35,9 @@ use crate::terms::{content_terms, numbers};
 /// its magnitude stands on the amount written out ("100k" = "100,000").
 /// 9: a percentage stands on the fraction a spreadsheet keeps ("42%" on "Gross margin
 /// plan: 0.42"; a relayed writer lost two sentences there).
-pub const VERSION: u32 = 9;
+/// 10: a month written short holds its name ("Dec 31 2025" holds "December": a relayed
+/// writer's headcount sentence was dropped for it).
+pub const VERSION: u32 = 10;
 
 /// Content words a sentence must share with its quotes (or all it has, if fewer).
 pub const SHARED_WORDS_FLOOR: usize = 2;
@@ -216,7 +218,10 @@ pub fn check_sentence(
         return Err(Ungrounded::Number(n));
     }
     verbatim_terms_held(text, &evidence, &sources)?;
-    let own: BTreeSet<String> = content_terms(text).into_iter().collect();
+    let own: BTreeSet<String> = content_terms(text)
+        .into_iter()
+        .chain(content_terms(&months_spelt_out(text)))
+        .collect();
     // A column named `rail_otp_pct` holds the words rail, otp and pct, and what its
     // abbreviations stand for (on-time performance, percent).
     let theirs: BTreeSet<String> = content_terms(&evidence)
@@ -224,6 +229,7 @@ pub fn check_sentence(
         .chain(content_terms(&labels))
         .chain(content_terms(&label_abbreviations_spelt_out(&evidence)))
         .chain(content_terms(magnitude_words))
+        .chain(content_terms(&months_spelt_out(&evidence)))
         .collect();
     let shared = own.intersection(&theirs).count();
     let needed = own.len().clamp(1, SHARED_WORDS_FLOOR);
@@ -297,6 +303,37 @@ fn scaled_numbers(text: &str) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// The months a text writes short ("Dec 31 2025", "Sept."), by name: a sentence's
+/// "December" shares its word with a quote's "Dec", and a sentence's "Dec" with a
+/// quote's "December".
+fn months_spelt_out(text: &str) -> String {
+    const MONTHS: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    text.split(|c: char| !c.is_alphabetic())
+        .filter_map(|word| {
+            let word = word.to_lowercase();
+            let short = word.len() == 3 || word == "sept";
+            MONTHS
+                .iter()
+                .find(|month| short && month.starts_with(word.as_str()))
+                .copied()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// What the abbreviations in a quote's snake_case labels stand for, as words: the
@@ -565,6 +602,17 @@ mod tests {
         assert!(holds(
             "The headcount plan is 365 at the quarter end of March 31, 2026.",
             "Quarter end: Mar 31 2026 · Headcount plan: 365"
+        ));
+        // A month written short holds its name for the shared words (a relayed
+        // writer's sentence on a headcount row).
+        let headcount = "Department: Total · Dec 31 2025 actual: 299 · Mar 31 2026 actual: 318 · Dec 31 2026 plan: 365";
+        assert!(holds(
+            "Headcount grew from 299 at December 31, 2025 to 318 at March 31, 2026, against a year-end plan of 365.",
+            headcount
+        ));
+        assert!(!holds(
+            "Revenue grew from 299 in 2025 to 318 in 2026, against a budget of 365.",
+            headcount
         ));
         // Another day is another figure.
         assert!(!holds(

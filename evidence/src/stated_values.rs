@@ -1,8 +1,9 @@
 //! The values a claim states that writers state once, across sections: its marked
 //! figures ([`marked_figures`]: "$1,590", "99.2%", "3,412"), its dates ("September 15,
 //! 2026", "15 Sept") and its counts with a unit ("250 kg", "a 26-week lead time") —
-//! each as written and as a key that writes the same value the same way. A relayed
-//! writer stated one launch date in four sections: a date is no marked figure.
+//! and its reference codes ("PT-26-H03") — each as written and as a key that writes the
+//! same value the same way. A relayed writer stated one launch date in four sections,
+//! and one pen-test finding in two: neither is a marked figure.
 //! Years alone ("2026") and bare numbers ("15 of them") are none: a section may say them.
 
 use crate::amounts::marked_figures;
@@ -39,6 +40,9 @@ pub enum ValueKind {
     Date,
     /// A number and the unit word after it; the key is "count:N unit" (singular).
     Count,
+    /// A reference code ("PT-26-H03", "INC-2026-0902"): capitals and digits joined by
+    /// hyphens; the key is "code:" and the code. A code names one thing wherever it is.
+    Code,
 }
 
 /// One value a text states: as written, its key and its kind.
@@ -67,7 +71,7 @@ pub fn stated_values(text: &str) -> Vec<StatedValue> {
             i += used;
             continue;
         }
-        if let Some(value) = count_at(&words[i..]) {
+        if let Some(value) = count_at(&words[i..]).or_else(|| code_of(words[i])) {
             out.push(value);
         }
         i += 1;
@@ -201,6 +205,32 @@ fn count_at(words: &[&str]) -> Option<StatedValue> {
     })
 }
 
+/// A reference code ("PT-26-H03", "C-2026-011"): at least two hyphenated parts,
+/// opening with a capital, holding a digit, with no lower-case letter, five characters
+/// or more; not a period ("FY-27", "Q4-2026", "H1-2026": many facts share one).
+fn code_of(word: &str) -> Option<StatedValue> {
+    let code = word.trim_matches(|c: char| !c.is_alphanumeric());
+    let first = code.split('-').next().unwrap_or_default();
+    let period = matches!(first, "FY" | "CY")
+        || (first.len() == 2
+            && first.starts_with(['Q', 'H'])
+            && first.ends_with(|c: char| c.is_ascii_digit()));
+    let is_code = !period
+        && code.len() >= 5
+        && code.starts_with(|c: char| c.is_ascii_uppercase())
+        && code.contains('-')
+        && code.split('-').all(|part| !part.is_empty())
+        && code.chars().any(|c| c.is_ascii_digit())
+        && code
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-');
+    is_code.then(|| StatedValue {
+        written: code.to_string(),
+        key: format!("code:{code}"),
+        kind: ValueKind::Code,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,6 +253,11 @@ mod tests {
         assert_eq!(
             keys("$1,590 a month from March 4"),
             ["$1590", "date:?-03-04"]
+        );
+        // A reference code is a value; a hyphenated word or a period is not.
+        assert_eq!(
+            keys("Finding PT-26-H03 (see INC-2026-0902), a Wi-Fi issue in FY-27, Q4-2026."),
+            ["code:PT-26-H03", "code:INC-2026-0902"]
         );
         // "May 2026" is a month, not a day; "the 3rd" is no unit.
         assert!(keys("In May 2026 the 3rd site and 2027 plans").is_empty());

@@ -93,7 +93,8 @@ const TOGETHER: usize = 2;
 
 /// Whether a value names one fact whatever document states it: a figure of
 /// [`DIGITS_ALONE`] digits or more (or [`DIGITS_ALONE_IN_MILLIONS`] in millions or
-/// billions), or one event's date ([`names_one_event`]). A count with a unit never does
+/// billions), one event's date ([`names_one_event`]) or a reference code ("PT-26-H03").
+/// A count with a unit never does
 /// alone ("14 hours" of battery is not 14 hours to resolve).
 fn identifies_alone(value: &StatedValue) -> bool {
     match value.kind {
@@ -103,6 +104,7 @@ fn identifies_alone(value: &StatedValue) -> bool {
                 || (in_millions(&value.written) && digits >= DIGITS_ALONE_IN_MILLIONS)
         }
         ValueKind::Date => names_one_event(&value.key),
+        ValueKind::Code => true,
         ValueKind::Count => false,
     }
 }
@@ -257,6 +259,25 @@ mod tests {
         assert_eq!(
             stated_earlier(&dated[1].0, &dated, &["q1".to_string()]),
             ["15 September 2026"]
+        );
+        // A reference code names one thing in any document.
+        let coded = vec![
+            claim(
+                "q1-c1",
+                "q1",
+                "register",
+                "Finding PT-26-H03 is rated Amber.",
+            ),
+            claim(
+                "q2-c1",
+                "q2",
+                "roadmap",
+                "The fix for PT-26-H03 ships in release 2026.11.",
+            ),
+        ];
+        assert_eq!(
+            stated_earlier(&coded[1].0, &coded, &["q1".to_string()]),
+            ["PT-26-H03"]
         );
         // Two values stated together are one fact's from any document; an amount in
         // millions of three digits names one fact, one of two digits may not.
