@@ -27,7 +27,8 @@ use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 /// lead-in too ([`crate::cited::with_lead_ins`]; free-quote reads whole pages, its quotes as written).
 /// 8: the key names the subquestion; a refresh reads only new documents' candidates
 /// beside its parent's standing claims ([`crate::earlier`]).
-pub const STAGE_VERSION: u32 = 8;
+/// 9: a model also reads the short lists and tables score joined to its pool.
+pub const STAGE_VERSION: u32 = 9;
 
 /// Candidates a model extractor is shown per subquestion unless configured otherwise.
 pub const DEFAULT_MODEL_POOL: usize = 40;
@@ -36,8 +37,9 @@ pub const DEFAULT_MODEL_POOL: usize = 40;
 /// the round's best [`crate::score::MAX_CANDIDATES`] per subquestion ([`partition`]):
 /// its relevance sense is word overlap, so the partition keeps it from quoting one
 /// sentence in two sections. A model reads up to `model_pool` of its own subquestion's
-/// candidates in rank order, uncut: it judges relevance itself, and a filter tuned for
-/// the heuristic must not decide what it may read.
+/// candidates in rank order, uncut (and the short lists and tables score joined to
+/// them, `score::MAX_JOINED`): it judges relevance itself, and a filter tuned for the
+/// heuristic must not decide what it may read.
 pub fn candidates_for(
     round: &[ScoreOut],
     own: usize,
@@ -46,7 +48,8 @@ pub fn candidates_for(
 ) -> ScoreOut {
     if model_reads {
         let mut mine = round.get(own).cloned().unwrap_or_default();
-        mine.candidates.truncate(model_pool.max(1));
+        mine.candidates
+            .truncate(model_pool.max(1) + crate::score::MAX_JOINED);
         return mine;
     }
     let heuristic: Vec<ScoreOut> = round

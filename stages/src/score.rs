@@ -25,6 +25,7 @@ mod sources;
 mod spans;
 mod tables;
 mod weights;
+mod whole_runs;
 
 pub use node::{node, node_key};
 use spans::{cited_before, message_span, stands_alone};
@@ -72,7 +73,8 @@ use crate::units::{is_front_matter, is_whole_block, states_a_figure, title_block
 /// 17: a model reader is shown the figure rows of a brief that asks for specifics too,
 /// those sharing no word with the question after those that do (a tenth of the weight).
 /// 18: a document follow-up read by a model has its document's units as candidates
-/// ([`Earlier::document`]).
+/// ([`Earlier::document`]); a model's pool is followed by the rest of a short list or
+/// table two of whose units it holds ([`whole_runs`]).
 pub const STAGE_VERSION: u32 = 18;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
@@ -82,6 +84,7 @@ const TOPIC_TERM_WEIGHT: f64 = 0.5;
 /// its own pool: `ResearchConfig::model_pool`).
 pub const MAX_CANDIDATES: usize = 30;
 pub use crate::rerank::{MEANING_WEIGHT, RERANK_POOL};
+pub use whole_runs::MAX_JOINED;
 /// Most units a model reading documents is handed per subquestion: every unit of the
 /// found documents, bounded (extract shows those its token budget allows).
 pub const MAX_DOCUMENT_UNITS: usize = 3_000;
@@ -98,9 +101,14 @@ pub struct Earlier<'e> {
     pub document: Option<&'e str>,
 }
 
-/// What a lexical pass hands the re-ranker: the scored sources and every candidate
-/// (weight, document, first sentence, last sentence), best first.
-type Lexical = (Vec<ScoredSource>, Vec<(f64, String, u32, Option<u32>)>);
+/// What a lexical pass hands the re-ranker: the scored sources, every candidate
+/// (weight, document, first sentence, last sentence) best first, and the run each list
+/// item or table row stands in ([`whole_runs::Runs`]).
+type Lexical = (
+    Vec<ScoredSource>,
+    Vec<(f64, String, u32, Option<u32>)>,
+    whole_runs::Runs,
+);
 
 /// Scores sources and candidate sentences; re-ranks the candidates by meaning when
 /// `embedder` is given (an embedding failure is recorded and the lexical order kept);
@@ -117,7 +125,7 @@ pub async fn run(
     keep: usize,
     reader: Reader,
 ) -> ScoreOut {
-    let (sources, scored) = lexical(
+    let (sources, scored, runs) = lexical(
         fetched,
         ranking_question,
         topic,
@@ -141,9 +149,16 @@ pub async fn run(
             crate::rerank::rerank(scored, meaning, archive, embedder).await
         }
     };
-    let candidates = scored
+    let mut kept: Vec<(f64, String, u32, Option<u32>)> =
+        scored.iter().take(keep).cloned().collect();
+    // A model reads a short list or table whole when two of its units made the pool.
+    if reader == Reader::Model {
+        let rest = scored.get(keep..).unwrap_or_default();
+        let siblings = whole_runs::siblings(&kept, rest, &runs);
+        kept.extend(siblings);
+    }
+    let candidates = kept
         .into_iter()
-        .take(keep)
         .enumerate()
         .map(
             |(i, (weight, content_sha256, sentence, sentence_end))| Candidate {
@@ -226,6 +241,7 @@ fn lexical(
         .document
         .filter(|doc| sources.iter().any(|s| s.doc.content_sha256 == *doc));
     let mut scored: Vec<(f64, String, u32, Option<u32>)> = Vec::new();
+    let mut runs = whole_runs::Runs::new();
     for source in &mut sources {
         let Some(text) = texts.get(&source.doc.content_sha256) else {
             continue;
@@ -236,13 +252,14 @@ fn lexical(
         source.background = earlier.scopes.is_background(&source.doc.content_sha256);
         let asked = only.is_none_or(|doc| doc == source.doc.content_sha256);
         if source.off_topic.is_none() && asked {
-            scored.extend(units_of(
-                source,
-                text,
-                &sentence_terms,
-                &weights,
-                earlier.cited,
-            ));
+            let (units, unit_runs) =
+                units_of(source, text, &sentence_terms, &weights, earlier.cited);
+            for (unit, run) in units.iter().zip(unit_runs) {
+                if let Some(run) = run {
+                    runs.insert((unit.1.clone(), unit.2), run);
+                }
+            }
+            scored.extend(units);
         }
     }
     scored.sort_by(|a, b| {
@@ -252,7 +269,7 @@ fn lexical(
             .then(a.3.cmp(&b.3))
     });
     lexical_pass::one_candidate_per_sentence(&mut scored);
-    (sources, scored)
+    (sources, scored, runs)
 }
 
 /// Each question term weighted by its rarity (`idf`), and the topic's own terms at
@@ -315,7 +332,7 @@ fn units_of(
     sentence_terms: &BTreeMap<(&str, u32), BTreeSet<String>>,
     weights: &Weights<'_>,
     exclude: &BTreeSet<SentenceRef>,
-) -> Vec<(f64, String, u32, Option<u32>)> {
+) -> (Vec<(f64, String, u32, Option<u32>)>, Vec<Option<usize>>) {
     let mut out = Vec::new();
     let headings = source.doc.outline.heading_index(&text.text);
     let (context_words, context_of) = contexts::unit_contexts(
@@ -406,7 +423,8 @@ fn units_of(
     if weights.largest_row_first {
         tables::largest_amount_first(&mut out, &runs_of_out);
     }
-    out
+    let runs = runs_of_out.iter().map(|r| r.map(|(run, _)| run)).collect();
+    (out, runs)
 }
 
 /// A sentence as a candidate unit: its text (a chat message's whole text), whether it

@@ -54,7 +54,9 @@ pub fn node(
     };
     let keep = match reader {
         Reader::Documents => MAX_DOCUMENT_UNITS,
-        _ => MAX_CANDIDATES.max(cx.config.model_pool),
+        // A model reads its pool uncut, then the short runs joined to it (`MAX_JOINED`).
+        Reader::Model => cx.config.model_pool.max(1),
+        Reader::Heuristic => MAX_CANDIDATES.max(cx.config.model_pool),
     };
     let mut deps = vec![ft.clone(), sq.clone()];
     deps.extend(earlier_extracts.iter().cloned());

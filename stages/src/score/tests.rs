@@ -480,3 +480,42 @@ async fn pool_documents(
     .map(|c| c.content_sha256)
     .collect()
 }
+
+#[tokio::test]
+async fn a_model_reads_a_short_list_whole_when_two_of_its_items_made_the_pool() {
+    let text = ArchivedText::new(
+        "The union ballot closed in February.\n\n\
+         - A two-year pay agreement was reached with the union on 24 February 2026\n\n\
+         - Year one: 4.2% on all basic rates from 1 April 2026\n\n\
+         - Year two: CPI plus 0.5%, with a floor of 2.5%\n\n\
+         - Shift allowance rises to 17% of basic pay from 1 April 2026\n\n\
+         The Ashby site has 547 staff.",
+    );
+    let doc = doc_of(&text, "People Report", None, None);
+    let archive = Archive(BTreeMap::from([(
+        text.content_sha256.clone(),
+        text.clone(),
+    )]));
+    let fetched = FetchOut {
+        docs: vec![(doc, 1.0)],
+        failures: vec![],
+    };
+    let question = "What was the latest pay deal?";
+    let pool = |reader| rank(&fetched, question, question, &archive, None, 2, reader);
+    let sentences = |out: ScoreOut| -> Vec<String> {
+        out.candidates
+            .iter()
+            .map(|c| {
+                text.sentences[c.sentence as usize]
+                    .text(&text.text)
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect()
+    };
+    let model = sentences(pool(Reader::Model).await);
+    assert_eq!(model.len(), 4, "{model:#?}");
+    assert!(model.iter().any(|s| s.contains("4.2%")), "{model:#?}");
+    let heuristic = sentences(pool(Reader::Heuristic).await);
+    assert_eq!(heuristic.len(), 2, "{heuristic:#?}");
+}
