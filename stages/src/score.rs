@@ -332,7 +332,7 @@ fn units_of(
     sentence_terms: &BTreeMap<(&str, u32), BTreeSet<String>>,
     weights: &Weights<'_>,
     exclude: &BTreeSet<SentenceRef>,
-) -> (Vec<(f64, String, u32, Option<u32>)>, Vec<Option<usize>>) {
+) -> (Vec<whole_runs::Ranked>, Vec<Option<usize>>) {
     let mut out = Vec::new();
     let headings = source.doc.outline.heading_index(&text.text);
     let (context_words, context_of) = contexts::unit_contexts(

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 pub(crate) type Runs = BTreeMap<(String, u32), usize>;
 
 /// A candidate as score ranks it: weight, document, first sentence, last sentence.
-type Unit = (f64, String, u32, Option<u32>);
+pub(crate) type Ranked = (f64, String, u32, Option<u32>);
 
 /// Most units a run may hold to be read whole: a longer table is read by its rows.
 pub(super) const MAX_RUN_UNITS: usize = 8;
@@ -24,8 +24,8 @@ pub const MAX_JOINED: usize = 12;
 /// `kept`'s units stand in, when the run holds at most [`MAX_RUN_UNITS`] scored units;
 /// runs in the order of their best kept unit, each in document order, at most
 /// [`MAX_JOINED`] in all (a run that does not fit is left out whole).
-pub(super) fn siblings(kept: &[Unit], rest: &[Unit], runs: &Runs) -> Vec<Unit> {
-    let run_of = |unit: &Unit| {
+pub(super) fn siblings(kept: &[Ranked], rest: &[Ranked], runs: &Runs) -> Vec<Ranked> {
+    let run_of = |unit: &Ranked| {
         runs.get(&(unit.1.clone(), unit.2))
             .map(|r| (unit.1.clone(), *r))
     };
@@ -37,13 +37,13 @@ pub(super) fn siblings(kept: &[Unit], rest: &[Unit], runs: &Runs) -> Vec<Unit> {
         }
         *in_pool.entry(run).or_default() += 1;
     }
-    let mut outside: BTreeMap<(String, usize), Vec<&Unit>> = BTreeMap::new();
+    let mut outside: BTreeMap<(String, usize), Vec<&Ranked>> = BTreeMap::new();
     for unit in rest {
         if let Some(run) = run_of(unit).filter(|run| in_pool.contains_key(run)) {
             outside.entry(run).or_default().push(unit);
         }
     }
-    let mut joined: Vec<Unit> = Vec::new();
+    let mut joined: Vec<Ranked> = Vec::new();
     for run in order {
         let pooled = in_pool.get(&run).copied().unwrap_or(0);
         let Some(mut others) = outside.remove(&run) else {
@@ -64,7 +64,7 @@ pub(super) fn siblings(kept: &[Unit], rest: &[Unit], runs: &Runs) -> Vec<Unit> {
 mod tests {
     use super::*;
 
-    fn unit(doc: &str, sentence: u32, weight: f64) -> Unit {
+    fn unit(doc: &str, sentence: u32, weight: f64) -> Ranked {
         (weight, doc.to_string(), sentence, None)
     }
 
@@ -86,7 +86,7 @@ mod tests {
             unit("deals", 21, 1.4),
             unit("memo", 3, 1.0),
         ];
-        let rest: Vec<Unit> = [12, 11, 14]
+        let rest: Vec<Ranked> = [12, 11, 14]
             .iter()
             .map(|s| unit("people", *s, 0.1))
             .chain((22..40).map(|s| unit("deals", s, 0.1)))
