@@ -36,7 +36,8 @@ use crate::terms::{content_terms, numbers};
 /// 9: a percentage stands on the fraction a spreadsheet keeps ("42%" on "Gross margin
 /// plan: 0.42"; a relayed writer lost two sentences there).
 /// 10: a month written short holds its name ("Dec 31 2025" holds "December": a relayed
-/// writer's headcount sentence was dropped for it).
+/// writer's headcount sentence was dropped for it); a quote whose column is in
+/// thousands ("£000: 586") holds the amount written out ("£586,000").
 pub const VERSION: u32 = 10;
 
 /// Content words a sentence must share with its quotes (or all it has, if fewer).
@@ -198,6 +199,7 @@ pub fn check_sentence(
         .chain(numbers(&sources.join("\n")))
         .chain(scaled.into_iter().map(|(_, value)| value))
         .collect();
+    let evidence_numbers = with_thousands_written_out(evidence_numbers, &evidence);
     // A number written with its magnitude ("$4.6 million", "100k") stands on the
     // same amount written out ("4,600,000", "100,000"), and the other way round.
     let held_scaled: BTreeSet<String> = scaled_numbers(text)
@@ -303,6 +305,37 @@ fn scaled_numbers(text: &str) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// `numbers` with each written out in units when `evidence` says its figures are in
+/// thousands (a column headed "£000" or "$'000", "in thousands"): a table's "£000: 586"
+/// holds "£586,000".
+fn with_thousands_written_out(numbers: BTreeSet<String>, evidence: &str) -> BTreeSet<String> {
+    const MARKERS: [&str; 10] = [
+        "£000", "$000", "€000", "£'000", "$'000", "€'000", "£000s", "$000s", "€000s", "000s",
+    ];
+    let lower = evidence.to_lowercase();
+    let in_thousands = lower.contains("in thousands")
+        || evidence
+            .split(|c: char| c.is_whitespace() || matches!(c, '·' | ':' | '(' | ')' | '|'))
+            .any(|token| MARKERS.contains(&token));
+    if !in_thousands {
+        return numbers;
+    }
+    let thousands: Vec<String> = numbers
+        .iter()
+        .filter_map(|n| n.parse::<f64>().ok())
+        .map(|n| {
+            let units = n * 1000.0;
+            let whole = units.round();
+            if (units - whole).abs() < 1e-6 * units.abs().max(1.0) {
+                format!("{whole:.0}")
+            } else {
+                units.to_string()
+            }
+        })
+        .collect();
+    numbers.into_iter().chain(thousands).collect()
 }
 
 /// The months a text writes short ("Dec 31 2025", "Sept."), by name: a sentence's
@@ -613,6 +646,16 @@ mod tests {
         assert!(!holds(
             "Revenue grew from 299 in 2025 to 318 in 2026, against a budget of 365.",
             headcount
+        ));
+        // A column in thousands holds its amounts written out, and only then.
+        let recall = "Item: Retailer recall charges and lost margin · £000: 586";
+        assert!(holds(
+            "Retailer recall charges and lost margin cost £586,000.",
+            recall
+        ));
+        assert!(!holds(
+            "Retailer recall charges and lost margin cost £586,000.",
+            "Item: Retailer recall charges and lost margin · Cost: 586"
         ));
         // Another day is another figure.
         assert!(!holds(

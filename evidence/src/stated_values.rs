@@ -64,6 +64,7 @@ pub fn stated_values(text: &str) -> Vec<StatedValue> {
             kind: ValueKind::Figure,
         })
         .collect();
+    with_currency_codes(&words, &mut out);
     let mut i = 0;
     while i < words.len() {
         if let Some((value, used)) = date_at(&words[i..]) {
@@ -77,6 +78,47 @@ pub fn stated_values(text: &str) -> Vec<StatedValue> {
         i += 1;
     }
     out
+}
+
+/// An amount written with a currency code beside it ("1890 USD", "List price (USD):
+/// 52000") keyed as with its sign ("$1890"): one price is one value however a row and a
+/// sentence write it.
+fn with_currency_codes(words: &[&str], values: &mut Vec<StatedValue>) {
+    const CODES: [(&str, &str); 3] = [("usd", "$"), ("gbp", "£"), ("eur", "€")];
+    for (i, word) in words.iter().enumerate() {
+        let Some((_, sign)) = CODES.iter().find(|(code, _)| bare(word) == *code) else {
+            continue;
+        };
+        let neighbours = [i.checked_sub(1), Some(i + 1)];
+        for at in neighbours.into_iter().flatten() {
+            let Some(next) = words.get(at) else {
+                continue;
+            };
+            let written = next.trim_matches(|c: char| !c.is_ascii_digit());
+            let number: String = written
+                .chars()
+                .filter(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            let plain = written
+                .chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, ',' | '.'));
+            if number.is_empty() || !plain || year_of(written).is_some() {
+                continue;
+            }
+            let key = format!("{sign}{number}");
+            match values
+                .iter_mut()
+                .find(|v| v.kind == ValueKind::Figure && v.key == number)
+            {
+                Some(value) => value.key = key,
+                None => values.push(StatedValue {
+                    written: written.to_string(),
+                    key,
+                    kind: ValueKind::Figure,
+                }),
+            }
+        }
+    }
 }
 
 /// Whether a date's key names a day that is neither a month's first nor its last
@@ -158,12 +200,14 @@ fn date_at(words: &[&str]) -> Option<(StatedValue, usize)> {
 }
 
 /// A count and its unit opening `words` ("250 kg", "14 hours", "26-week", "250kg"):
-/// the number plain (no currency, percentage or separator: those are figures), not a
-/// year, and its unit a word that is no joining word.
+/// the number plain (no currency, percentage or separator: those are figures) of two
+/// digits or more, not a year, and its unit a word that is no joining word.
 fn count_at(words: &[&str]) -> Option<StatedValue> {
     let first = words.first()?.trim_start_matches(['(', '[', '"', '“']);
     let digits: String = first.chars().take_while(char::is_ascii_digit).collect();
-    if digits.is_empty() || year_of(first).is_some() {
+    // One digit is a label as often as a count ("Scope 1 and 2 emissions", "phase 2
+    // buses"), and a small count may be said again.
+    if digits.len() < 2 || year_of(first).is_some() {
         return None;
     }
     let rest = &first[digits.len()..];
@@ -189,7 +233,7 @@ fn count_at(words: &[&str]) -> Option<StatedValue> {
     let is_unit = unit.len() >= 2
         && unit.chars().all(char::is_alphabetic)
         && !NOT_UNITS.contains(&unit.as_str())
-        && !["st", "nd", "rd", "th"].contains(&unit.as_str())
+        && !["st", "nd", "rd", "th", "usd", "gbp", "eur"].contains(&unit.as_str())
         && month_of(&unit).is_none();
     if !is_unit {
         return None;
@@ -254,6 +298,11 @@ mod tests {
             keys("$1,590 a month from March 4"),
             ["$1590", "date:?-03-04"]
         );
+        // A currency code beside an amount is its sign.
+        assert_eq!(
+            keys("It lists at 1890 USD; List price (USD): 1,590"),
+            ["$1590", "$1890"]
+        );
         // A reference code is a value; a hyphenated word or a period is not.
         assert_eq!(
             keys("Finding PT-26-H03 (see INC-2026-0902), a Wi-Fi issue in FY-27, Q4-2026."),
@@ -261,6 +310,7 @@ mod tests {
         );
         // "May 2026" is a month, not a day; "the 3rd" is no unit.
         assert!(keys("In May 2026 the 3rd site and 2027 plans").is_empty());
+        assert!(keys("Scope 1 and 2 emissions fell at 3 sites").is_empty());
         let written: Vec<String> = stated_values("launch on 15 September 2026.")
             .into_iter()
             .map(|v| v.written)

@@ -18,7 +18,7 @@ pub(crate) type Ranked = (f64, String, u32, Option<u32>);
 pub(super) const MAX_RUN_UNITS: usize = 8;
 
 /// Most units joined to one pool (a model extractor reads them beyond its pool).
-pub const MAX_JOINED: usize = 12;
+pub const MAX_JOINED: usize = 20;
 
 /// The units of `rest` (ranked below the pool) that complete a run two or more of
 /// `kept`'s units stand in, when the run holds at most [`MAX_RUN_UNITS`] scored units;

@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 
 use deepr_evidence::report::Verdict;
 use deepr_evidence::stated_values::{names_one_event, stated_values, StatedValue, ValueKind};
+use deepr_evidence::terms::content_terms;
 
 use crate::types::ClaimDraft;
 
@@ -38,11 +39,7 @@ pub fn stated_earlier(
         .collect();
     let own = stated_values(&claim.text);
     let own_keys: BTreeSet<&str> = own.iter().map(|v| v.key.as_str()).collect();
-    // `firm`: values an earlier claim states as this claim's fact; `any`: every value
-    // earlier claims state, the same fact when it identifies alone as this claim
-    // writes it ("48.6M" beside an earlier "48.6 million").
-    let mut firm: BTreeSet<String> = BTreeSet::new();
-    let mut any: BTreeSet<String> = BTreeSet::new();
+    let mut stated: BTreeSet<String> = BTreeSet::new();
     let earlier_claims = claims.iter().filter(|(other, verdict)| {
         *verdict == Verdict::Supported && earlier.contains(&other.subquestion)
     });
@@ -62,18 +59,20 @@ pub fn stated_earlier(
             .count();
         let together = same_sentence || shared >= TOGETHER;
         for value in values {
-            if together || identifies_alone(&value) {
-                firm.insert(value.key.clone());
+            let same_fact = together
+                || identifies_alone(&value)
+                || own.iter().any(|mine| {
+                    mine.key == value.key
+                        && said_alike(&claim.text, &mine.written, &other.text, &value.written)
+                });
+            if same_fact {
+                stated.insert(value.key);
             }
-            any.insert(value.key);
         }
     }
-    let stated = |value: &StatedValue| {
-        firm.contains(&value.key) || (any.contains(&value.key) && identifies_alone(value))
-    };
     let mut out: Vec<String> = Vec::new();
     for value in &own {
-        if stated(value) && !out.contains(&value.written) {
+        if stated.contains(&value.key) && !out.contains(&value.written) {
             out.push(value.written.clone());
         }
     }
@@ -84,39 +83,52 @@ pub fn stated_earlier(
 /// "$1,890", "£148,000"): fewer ("93.1%", "$15") may be two facts' by chance.
 const DIGITS_ALONE: usize = 4;
 
-/// Digits an amount written in millions or billions needs ("$57.5M", "£310m"): its
-/// digits are its significant ones, so three name one fact; "$1.2M" may be two.
-const DIGITS_ALONE_IN_MILLIONS: usize = 3;
-
 /// Values two claims of different documents must share to state one fact.
 const TOGETHER: usize = 2;
 
+/// Words either side of a value read as what it is said of.
+const AROUND: usize = 5;
+
+/// Content words the words around a value must share in two claims for it to be one
+/// fact ("$57.5M" beside "operating expense budget" in both): China's "£47.9m" of sales
+/// is not the "£47.9m" spent on a plant, nor a peer's "$4.38 per boarding" the peer
+/// median's (two words alike: "per", "boarding").
+const ALIKE_WORDS: usize = 3;
+
+/// Whether one value is said of the same thing in two texts: the content words within
+/// [`AROUND`] words of it (as each writes it) share [`ALIKE_WORDS`] or more.
+fn said_alike(text: &str, written: &str, other: &str, other_written: &str) -> bool {
+    let around = |text: &str, written: &str| -> BTreeSet<String> {
+        let Some(at) = text.find(written) else {
+            return BTreeSet::new();
+        };
+        let before: Vec<&str> = text[..at].split_whitespace().collect();
+        let after = text[at + written.len()..].split_whitespace().take(AROUND);
+        let words: Vec<&str> = before[before.len().saturating_sub(AROUND)..]
+            .iter()
+            .copied()
+            .chain(after)
+            .collect();
+        content_terms(&words.join(" ")).into_iter().collect()
+    };
+    around(text, written)
+        .intersection(&around(other, other_written))
+        .count()
+        >= ALIKE_WORDS
+}
+
 /// Whether a value names one fact whatever document states it: a figure of
-/// [`DIGITS_ALONE`] digits or more (or [`DIGITS_ALONE_IN_MILLIONS`] in millions or
-/// billions), one event's date ([`names_one_event`]) or a reference code ("PT-26-H03").
+/// [`DIGITS_ALONE`] digits or more, one event's date ([`names_one_event`]) or a
+/// reference code ("PT-26-H03").
 /// A count with a unit never does
 /// alone ("14 hours" of battery is not 14 hours to resolve).
 fn identifies_alone(value: &StatedValue) -> bool {
     match value.kind {
-        ValueKind::Figure => {
-            let digits = value.key.chars().filter(char::is_ascii_digit).count();
-            digits >= DIGITS_ALONE
-                || (in_millions(&value.written) && digits >= DIGITS_ALONE_IN_MILLIONS)
-        }
+        ValueKind::Figure => value.key.chars().filter(char::is_ascii_digit).count() >= DIGITS_ALONE,
         ValueKind::Date => names_one_event(&value.key),
         ValueKind::Code => true,
         ValueKind::Count => false,
     }
-}
-
-/// Whether a figure is written with a million or billion letter ("$57.5M", "£1.2bn").
-fn in_millions(written: &str) -> bool {
-    let letters = written.trim_start_matches(|c: char| !c.is_ascii_digit());
-    let suffix = letters.trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | ','));
-    matches!(
-        suffix.to_ascii_lowercase().as_str(),
-        "m" | "mn" | "bn" | "b"
-    )
 }
 
 #[cfg(test)]
@@ -286,7 +298,7 @@ mod tests {
                 "q1-c1",
                 "q1",
                 "brief",
-                "The S5 carries a 250 kg payload and runs 14 hours per charge within a $57.5M budget.",
+                "The S5 carries a 250 kg payload and runs 14 hours per charge; a $57.5M operating expense budget includes launch costs.",
             ),
             claim(
                 "q2-c1",
@@ -298,19 +310,19 @@ mod tests {
                 "q3-c1",
                 "q3",
                 "plan",
-                "Launch costs sit in the $57.5M budget; 12 hours of testing cost $1.2M.",
+                "Launch costs sit inside the operating expense budget of $57.5M; 12 hours of testing cost $1.2M.",
             ),
             claim(
                 "q4-c1",
                 "q4",
                 "targets",
-                "Spending is 23% above the FY2025 total of $57.5M.",
+                "Spending is 23% above the FY2025 total operating budget of $57.5M.",
             ),
         ];
-        // Written in millions here, the figure names one fact though the earlier claim
-        // wrote it otherwise.
+        // Said of the same thing, the figure is one fact though the earlier claim wrote
+        // it otherwise; said of another thing, it is another fact.
         let mut in_words = together.clone();
-        in_words[0].0.text = "The budget is $57.5 million.".into();
+        in_words[0].0.text = "The FY2025 total operating budget is $57.5 million.".into();
         assert_eq!(
             stated_earlier(&in_words[3].0, &in_words, &["q1".to_string()]),
             ["$57.5M"]
