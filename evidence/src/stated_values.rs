@@ -170,6 +170,9 @@ fn year_of(word: &str) -> Option<u32> {
 /// A date opening `words` ("September 15, 2026", "15 Sept 2026", "Sept 15"): the value
 /// and how many words it spans.
 fn date_at(words: &[&str]) -> Option<(StatedValue, usize)> {
+    if let Some(value) = words.first().and_then(|w| iso_date(w)) {
+        return Some((value, 1));
+    }
     let (month, day) = match (words.first(), words.get(1)) {
         (Some(first), Some(second)) => month_of(first)
             .zip(day_of(second))
@@ -197,6 +200,25 @@ fn date_at(words: &[&str]) -> Option<(StatedValue, usize)> {
         },
         used,
     ))
+}
+
+/// A date written as a sheet writes it ("2026-09-15"): the same value as "September 15,
+/// 2026".
+fn iso_date(word: &str) -> Option<StatedValue> {
+    let written = word.trim_matches(|c: char| !c.is_ascii_digit());
+    let mut parts = written.split('-');
+    let (year, month, day) = (parts.next()?, parts.next()?, parts.next()?);
+    let shaped = parts.next().is_none()
+        && year.len() == 4
+        && month.len() == 2
+        && day.len() == 2
+        && year_of(year).is_some();
+    let (month, day): (u32, u32) = (month.parse().ok()?, day.parse().ok()?);
+    (shaped && (1..=12).contains(&month) && (1..=31).contains(&day)).then(|| StatedValue {
+        written: written.to_string(),
+        key: format!("date:{year}-{month:02}-{day:02}"),
+        kind: ValueKind::Date,
+    })
 }
 
 /// A count and its unit opening `words` ("250 kg", "14 hours", "26-week", "250kg"):
@@ -297,6 +319,11 @@ mod tests {
         assert_eq!(
             keys("$1,590 a month from March 4"),
             ["$1590", "date:?-03-04"]
+        );
+        // A sheet's date is the same date.
+        assert_eq!(
+            keys("effective 2026-09-15, from 2026-13-01"),
+            ["date:2026-09-15"]
         );
         // A currency code beside an amount is its sign.
         assert_eq!(

@@ -62,8 +62,14 @@ pub fn stated_earlier(
             let same_fact = together
                 || identifies_alone(&value)
                 || own.iter().any(|mine| {
+                    let needed = if in_millions(&mine.written) || in_millions(&value.written) {
+                        ALIKE_WORDS_IN_MILLIONS
+                    } else {
+                        ALIKE_WORDS
+                    };
                     mine.key == value.key
-                        && said_alike(&claim.text, &mine.written, &other.text, &value.written)
+                        && words_alike(&claim.text, &mine.written, &other.text, &value.written)
+                            >= needed
                 });
             if same_fact {
                 stated.insert(value.key);
@@ -90,14 +96,17 @@ const TOGETHER: usize = 2;
 const AROUND: usize = 5;
 
 /// Content words the words around a value must share in two claims for it to be one
-/// fact ("$57.5M" beside "operating expense budget" in both): China's "£47.9m" of sales
-/// is not the "£47.9m" spent on a plant, nor a peer's "$4.38 per boarding" the peer
-/// median's (two words alike: "per", "boarding").
+/// fact ("1,436 FTE" beside "average full-time equivalent" in both): a peer's "$4.38
+/// per boarding" is not the peer median's (two words alike: "per", "boarding").
 const ALIKE_WORDS: usize = 3;
 
-/// Whether one value is said of the same thing in two texts: the content words within
-/// [`AROUND`] words of it (as each writes it) share [`ALIKE_WORDS`] or more.
-fn said_alike(text: &str, written: &str, other: &str, other_written: &str) -> bool {
+/// Content words alike around an amount written in millions or billions ("£41.7M"
+/// beside "ARR" in both): its digits are its significant ones, so one word will do.
+const ALIKE_WORDS_IN_MILLIONS: usize = 1;
+
+/// How alike one value is said in two texts: the content words within [`AROUND`] words
+/// of it (as each writes it) that both share.
+fn words_alike(text: &str, written: &str, other: &str, other_written: &str) -> usize {
     let around = |text: &str, written: &str| -> BTreeSet<String> {
         let Some(at) = text.find(written) else {
             return BTreeSet::new();
@@ -114,7 +123,18 @@ fn said_alike(text: &str, written: &str, other: &str, other_written: &str) -> bo
     around(text, written)
         .intersection(&around(other, other_written))
         .count()
-        >= ALIKE_WORDS
+}
+
+/// Whether a figure is written in millions or billions ("$57.5M", "£1.2bn", "48.6
+/// million" as its number: the word follows it).
+fn in_millions(written: &str) -> bool {
+    let suffix = written
+        .trim_start_matches(|c: char| !c.is_ascii_digit())
+        .trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | ','));
+    matches!(
+        suffix.to_ascii_lowercase().as_str(),
+        "m" | "mn" | "bn" | "b"
+    )
 }
 
 /// Whether a value names one fact whatever document states it: a figure of
