@@ -104,25 +104,35 @@ const ALIKE_WORDS: usize = 3;
 /// beside "ARR" in both): its digits are its significant ones, so one word will do.
 const ALIKE_WORDS_IN_MILLIONS: usize = 1;
 
-/// How alike one value is said in two texts: the content words within [`AROUND`] words
-/// of it (as each writes it) that both share.
+/// How alike one value is said in two texts: the content words it is said with
+/// ([`around`], as each writes it) that both share.
 fn words_alike(text: &str, written: &str, other: &str, other_written: &str) -> usize {
-    let around = |text: &str, written: &str| -> BTreeSet<String> {
-        let Some(at) = text.find(written) else {
-            return BTreeSet::new();
-        };
-        let before: Vec<&str> = text[..at].split_whitespace().collect();
-        let after = text[at + written.len()..].split_whitespace().take(AROUND);
-        let words: Vec<&str> = before[before.len().saturating_sub(AROUND)..]
-            .iter()
-            .copied()
-            .chain(after)
-            .collect();
-        content_terms(&words.join(" ")).into_iter().collect()
-    };
     around(text, written)
         .intersection(&around(other, other_written))
         .count()
+}
+
+/// The content words a value is said with: within [`AROUND`] words of it, and its
+/// clause ("Revenue for the six months to 30 September 2026 was £20.9M").
+fn around(text: &str, written: &str) -> BTreeSet<String> {
+    let Some(at) = text.find(written) else {
+        return BTreeSet::new();
+    };
+    let (head, tail) = (&text[..at], &text[at + written.len()..]);
+    let before: Vec<&str> = head.split_whitespace().collect();
+    let near: Vec<&str> = before[before.len().saturating_sub(AROUND)..]
+        .iter()
+        .copied()
+        .chain(tail.split_whitespace().take(AROUND))
+        .collect();
+    let ends_clause = |c: char| matches!(c, ',' | ';' | ':' | '(' | ')' | '—');
+    let clause_start = head.rfind(ends_clause).map_or(0, |i| i + 1);
+    let clause_end = tail.find(ends_clause).unwrap_or(tail.len());
+    let clause = format!("{} {}", &head[clause_start..], &tail[..clause_end]);
+    content_terms(&near.join(" "))
+        .into_iter()
+        .chain(content_terms(&clause))
+        .collect()
 }
 
 /// Whether a figure is written in millions or billions ("$57.5M", "£1.2bn", "48.6
