@@ -62,14 +62,10 @@ pub fn stated_earlier(
             let same_fact = together
                 || identifies_alone(&value)
                 || own.iter().any(|mine| {
-                    let needed = if in_millions(&mine.written) || in_millions(&value.written) {
-                        ALIKE_WORDS_IN_MILLIONS
-                    } else {
-                        ALIKE_WORDS
-                    };
                     mine.key == value.key
+                        && (in_millions(&mine.written) || in_millions(&value.written))
                         && words_alike(&claim.text, &mine.written, &other.text, &value.written)
-                            >= needed
+                            >= ALIKE_WORDS_IN_MILLIONS
                 });
             if same_fact {
                 stated.insert(value.key);
@@ -95,13 +91,12 @@ const TOGETHER: usize = 2;
 /// Words either side of a value read as what it is said of.
 const AROUND: usize = 5;
 
-/// Content words the words around a value must share in two claims for it to be one
-/// fact ("1,436 FTE" beside "average full-time equivalent" in both): a peer's "$4.38
-/// per boarding" is not the peer median's (two words alike: "per", "boarding").
-const ALIKE_WORDS: usize = 3;
-
 /// Content words alike around an amount written in millions or billions ("£41.7M"
-/// beside "ARR" in both): its digits are its significant ones, so one word will do.
+/// beside "ARR" in both): its digits are its significant ones, so one word will do,
+/// and China's "£47.9m" of sales is still not the "£47.9m" spent on a plant. Other
+/// figures of fewer than [`DIGITS_ALONE`] digits are never matched by their words: a
+/// measure's words are its peers' too (a rival's "86.9% bus on-time performance" is
+/// not the agency's, relayed round f1).
 const ALIKE_WORDS_IN_MILLIONS: usize = 1;
 
 /// How alike one value is said in two texts: the content words it is said with
