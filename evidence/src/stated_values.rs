@@ -300,6 +300,19 @@ fn code_of(word: &str) -> Option<StatedValue> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        // Any text, however hostile: no panic, and every value is written as the text
+        // writes it (what writers are told not to state again).
+        #[test]
+        fn every_value_is_cut_from_its_text(text in "(\\PC|[0-9$£€%,.\\- ]|USD|Sept|—){0,80}") {
+            for value in stated_values(&text) {
+                let words: Vec<&str> = value.written.split_whitespace().collect();
+                prop_assert!(words.iter().all(|w| text.contains(w)), "{value:?} in {text:?}");
+            }
+        }
+    }
 
     fn keys(text: &str) -> Vec<String> {
         stated_values(text).into_iter().map(|v| v.key).collect()

@@ -121,7 +121,11 @@ fn around(text: &str, written: &str) -> BTreeSet<String> {
         .chain(tail.split_whitespace().take(AROUND))
         .collect();
     let ends_clause = |c: char| matches!(c, ',' | ';' | ':' | '(' | ')' | '—');
-    let clause_start = head.rfind(ends_clause).map_or(0, |i| i + 1);
+    // After the mark that ends the clause before (an em dash is three bytes).
+    let clause_start = head
+        .char_indices()
+        .rfind(|(_, c)| ends_clause(*c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let clause_end = tail.find(ends_clause).unwrap_or(tail.len());
     let clause = format!("{} {}", &head[clause_start..], &tail[..clause_end]);
     content_terms(&near.join(" "))
@@ -159,6 +163,22 @@ fn identifies_alone(value: &StatedValue) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        // Claims are a model's text: any two, however written, name only the later
+        // one's own values and never panic.
+        #[test]
+        fn any_claims_name_only_their_own_values(
+            first in "(\\PC|[0-9$£€%,.:;()—\\- ]|M|USD){0,60}",
+            second in "(\\PC|[0-9$£€%,.:;()—\\- ]|M|USD){0,60}",
+        ) {
+            let claims = vec![claim("q1-c1", "q1", "a", &first), claim("q2-c1", "q2", "b", &second)];
+            for written in stated_earlier(&claims[1].0, &claims, &["q1".to_string()]) {
+                prop_assert!(second.contains(written.as_str()), "{written:?} in {second:?}");
+            }
+        }
+    }
     use crate::types::SentenceRef;
 
     fn claim(id: &str, subquestion: &str, doc: &str, text: &str) -> (ClaimDraft, Verdict) {
