@@ -294,17 +294,23 @@ fn scaled_numbers(text: &str) -> Vec<(String, String)> {
         let Some(mantissa) = numbers(token).into_iter().next() else {
             continue;
         };
-        let whole = value.round();
-        let written = if (value - whole).abs() < 1e-6 * value.abs().max(1.0) {
-            format!("{whole:.0}")
-        } else {
-            value.to_string()
-        };
+        let written = written_out(value);
         if written != mantissa {
             out.push((mantissa, written));
         }
     }
     out
+}
+
+/// An amount in units as [`numbers`] writes a number: whole without a point ("4620000"),
+/// else as it is ("0.5").
+fn written_out(value: f64) -> String {
+    let whole = value.round();
+    if (value - whole).abs() < 1e-6 * value.abs().max(1.0) {
+        format!("{whole:.0}")
+    } else {
+        value.to_string()
+    }
 }
 
 /// `numbers` with each written out in units when `evidence` says its figures are in
@@ -325,15 +331,7 @@ fn with_thousands_written_out(numbers: BTreeSet<String>, evidence: &str) -> BTre
     let thousands: Vec<String> = numbers
         .iter()
         .filter_map(|n| n.parse::<f64>().ok())
-        .map(|n| {
-            let units = n * 1000.0;
-            let whole = units.round();
-            if (units - whole).abs() < 1e-6 * units.abs().max(1.0) {
-                format!("{whole:.0}")
-            } else {
-                units.to_string()
-            }
-        })
+        .map(|n| written_out(n * 1000.0))
         .collect();
     numbers.into_iter().chain(thousands).collect()
 }
@@ -342,29 +340,8 @@ fn with_thousands_written_out(numbers: BTreeSet<String>, evidence: &str) -> BTre
 /// "December" shares its word with a quote's "Dec", and a sentence's "Dec" with a
 /// quote's "December".
 fn months_spelt_out(text: &str) -> String {
-    const MONTHS: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
     text.split(|c: char| !c.is_alphabetic())
-        .filter_map(|word| {
-            let word = word.to_lowercase();
-            let short = word.len() == 3 || word == "sept";
-            MONTHS
-                .iter()
-                .find(|month| short && month.starts_with(word.as_str()))
-                .copied()
-        })
+        .filter_map(crate::stated_values::month_name)
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -139,6 +139,11 @@ fn bare(word: &str) -> String {
         .to_lowercase()
 }
 
+/// The month a word names, in full or short ("September", "Sept", "Sep"): its name.
+pub fn month_name(word: &str) -> Option<&'static str> {
+    month_of(word).and_then(|m| MONTHS.get(m - 1)).copied()
+}
+
 fn month_of(word: &str) -> Option<usize> {
     let word = bare(word);
     MONTHS

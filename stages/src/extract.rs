@@ -6,15 +6,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::model_call::{call_task, Models, TaskCall};
+use crate::score::MAX_JOINED;
+use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 use deepr_evidence::terms::content_terms;
 use deepr_orchestrator::{LedgerEntry, TextArchive, Tier};
 use deepr_tasks::extract::{Candidate, Extract, Input};
 use deepr_tasks::extract_free::{self as free, ExtractFree};
 
-use crate::model_call::{call_task, Models, TaskCall};
-
 pub mod documents;
-use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
 
 /// 2: candidates quoted with the sentence they lean on carry `sentence_end`.
 /// 3: a round's candidates are partitioned across its subquestions ([`partition`]).
@@ -37,9 +37,8 @@ pub const DEFAULT_MODEL_POOL: usize = 40;
 /// the round's best [`crate::score::MAX_CANDIDATES`] per subquestion ([`partition`]):
 /// its relevance sense is word overlap, so the partition keeps it from quoting one
 /// sentence in two sections. A model reads up to `model_pool` of its own subquestion's
-/// candidates in rank order, uncut (and the short lists and tables score joined to
-/// them, `score::MAX_JOINED`): it judges relevance itself, and a filter tuned for the
-/// heuristic must not decide what it may read.
+/// candidates in rank order, uncut, then the runs score joined ([`MAX_JOINED`]): it
+/// judges relevance itself; a filter tuned for the heuristic must not decide its reading.
 pub fn candidates_for(
     round: &[ScoreOut],
     own: usize,
@@ -48,8 +47,7 @@ pub fn candidates_for(
 ) -> ScoreOut {
     if model_reads {
         let mut mine = round.get(own).cloned().unwrap_or_default();
-        mine.candidates
-            .truncate(model_pool.max(1) + crate::score::MAX_JOINED);
+        mine.candidates.truncate(model_pool.max(1) + MAX_JOINED);
         return mine;
     }
     let heuristic: Vec<ScoreOut> = round

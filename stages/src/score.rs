@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use self::stems::score_terms;
 use deepr_orchestrator::{ArchivedText, SentenceEmbedder, TextArchive};
 
+pub(crate) mod asked;
 mod contexts;
 mod lexical_pass;
 mod node;

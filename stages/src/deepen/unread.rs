@@ -2,8 +2,8 @@
 //! current one is followed up by its own title, under the subquestion that ranked it
 //! best, so that a share's budget workbook or headcount plan — worded unlike any part
 //! ("Headcount" shares no word with "operational performance"), or left out of a
-//! model's plan — is read before the report is written. The follow-up reads that
-//! document alone: its score node's candidates are its units ([`fetched_document`]).
+//! model's plan — is read before the report is written. A model reads that document
+//! alone: its score node's candidates are its units (`score::asked`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -12,11 +12,8 @@ use deepr_tasks::brief::subject_question;
 use crate::score::stems::score_terms;
 use deepr_evidence::report::Verdict;
 
-use crate::types::{ClaimDraft, FetchOut, ScoreOut, Subq};
-use deepr_orchestrator::DocMeta;
-
-/// Most characters of a document title asked about (a title is untrusted text).
-const MAX_TITLE_CHARS: usize = 80;
+use crate::score::asked::title_of;
+use crate::types::{ClaimDraft, ScoreOut, Subq};
 
 /// A document found for the round: its title, how many of the brief's words its title
 /// holds, its best score and the subquestion that gave it.
@@ -95,43 +92,6 @@ pub(super) fn unread_documents(
         .collect()
 }
 
-/// A document's title as a subject: one line, no quotation marks, at most
-/// [`MAX_TITLE_CHARS`] characters; its file name when it has no title.
-fn title_of(title: &str, doc_key: &str) -> String {
-    let name = if title.trim().is_empty() {
-        doc_key.rsplit_once('/').map_or(doc_key, |(_, name)| name)
-    } else {
-        title
-    };
-    name.chars()
-        .filter(|c| !matches!(c, '“' | '”' | '"') && !is_invisible_format(*c))
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect::<String>()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .take(MAX_TITLE_CHARS)
-        .collect()
-}
-
-/// The content hash of the fetched document whose title (as [`title_of`] writes it) is
-/// `title`, a document follow-up's subject; of two that share it, the current one (a
-/// follow-up is only ever of a current document).
-pub(crate) fn fetched_document<'a>(title: &str, fetched: &'a FetchOut) -> Option<&'a str> {
-    let titled: Vec<&DocMeta> = fetched
-        .docs
-        .iter()
-        .map(|(doc, _)| doc)
-        .filter(|doc| title_of(&doc.title, &doc.doc_key) == title)
-        .collect();
-    titled
-        .iter()
-        .find(|doc| !doc.outline.is_stale() && !doc.outline.is_draft())
-        .or(titled.first())
-        .map(|doc| doc.content_sha256.as_str())
-}
-
 /// Whether unread documents are followed up after `round`: only the first round's, and
 /// only for a brief with parts (a question's searches find what it asks).
 pub(super) fn reads_unread(topic: &str, round: u32) -> bool {
@@ -190,12 +150,6 @@ fn found_documents<'a>(
         }
     }
     found
-}
-
-/// Zero-width and bidirectional formatting characters: invisible, they can make a title
-/// read otherwise than it is (U+202E reverses what follows).
-fn is_invisible_format(c: char) -> bool {
-    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
 }
 
 /// Whether a subquestion id is a document follow-up's ([`document_followup_id`]).
@@ -373,17 +327,5 @@ mod tests {
             .filter_map(|f| asked_subject(&f.text))
             .collect();
         assert_eq!(asked, ["Fleet register"]);
-    }
-
-    #[test]
-    fn a_title_is_one_line_without_quotation_marks_and_bounded() {
-        assert_eq!(title_of("  The “Big”\nReport ", "a/b.md"), "The Big Report");
-        assert_eq!(title_of("", "reports/q1.csv"), "q1.csv");
-        assert_eq!(title_of("", "q1.csv"), "q1.csv");
-        assert_eq!(title_of("Budget\u{202E}fdp.exe", "a"), "Budgetfdp.exe");
-        assert_eq!(
-            title_of(&"x".repeat(500), "a").chars().count(),
-            MAX_TITLE_CHARS
-        );
     }
 }

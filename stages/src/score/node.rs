@@ -92,7 +92,7 @@ pub fn node(
             let document = asked_document
                 .as_deref()
                 .filter(|_| reader != Reader::Heuristic)
-                .and_then(|title| crate::deepen::unread::fetched_document(title, &fetched));
+                .and_then(|title| super::asked::fetched_document(title, &fetched));
             let out = run(
                 &fetched,
                 &plan.ranking_question,
