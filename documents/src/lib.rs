@@ -48,7 +48,9 @@ pub use model::{
 /// 7: a text table's header of one cell fewer than its rows labels all columns but
 /// the first (a stub column's blank header: a PDF's "2025  2024" over its rows); a
 /// row of one cell fewer keeps its table (its last cell blank).
-pub const READER_VERSION: u32 = 7;
+/// 8: a lone text or PDF line naming a section dated after a comma ("Penetration
+/// test, July 2026") is a heading.
+pub const READER_VERSION: u32 = 8;
 
 /// The formats deepr reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

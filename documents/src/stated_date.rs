@@ -198,6 +198,23 @@ fn leading_date(words: &[&str]) -> Option<Date> {
         .find_map(|n| words_date(&words[..n]))
 }
 
+/// Whether a short line is a section's name dated after one comma ("Penetration test,
+/// July 2026", "Board meeting, 20 October 2026"): a date follows the comma, no dateline
+/// marker ("Prepared by …") opens it, and no digit stands before the comma.
+pub(crate) fn dated_name(line: &str) -> bool {
+    let Some((name, date)) = line.split_once(',') else {
+        return false;
+    };
+    let words: Vec<&str> = date.split_whitespace().collect();
+    let lower = name.to_lowercase();
+    !date.contains(',')
+        && !name.trim().is_empty()
+        && !name.contains(|c: char| c.is_ascii_digit())
+        && !DATELINE_MARKERS.iter().any(|(m, _)| opens_with(&lower, m))
+        && (1..=3).contains(&words.len())
+        && words_date(&words).is_some()
+}
+
 /// Whether `line` (lower case) opens with `marker` as whole words.
 fn opens_with(line: &str, marker: &str) -> bool {
     line.strip_prefix(marker)
@@ -306,4 +323,30 @@ pub fn text_over_metadata(metadata: &str, stated: &StatedDate) -> Option<String>
             stated.date, stated.line
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_section_name_dated_after_a_comma_is_told_from_a_byline_and_a_sentence() {
+        for line in [
+            "Penetration test, July 2026",
+            "Board meeting, 20 October 2026",
+        ] {
+            assert!(dated_name(line), "{line}");
+        }
+        for line in [
+            "Prepared by Dana Ruiz, 2 March 2026",
+            "Incident review, September 2, 2026",
+            "Revenue rose, as expected",
+            "Leeds, Manchester, March 2026",
+            "Site 4, March 2026",
+            "Penetration test",
+            "Founded, 2013",
+        ] {
+            assert!(!dated_name(line), "{line}");
+        }
+    }
 }

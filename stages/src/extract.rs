@@ -7,14 +7,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model_call::{call_task, Models, TaskCall};
-use crate::score::MAX_JOINED;
 use crate::types::{ClaimDraft, ExtractOut, ScoreOut, SentenceRef, Subq};
-use deepr_evidence::terms::content_terms;
 use deepr_orchestrator::{LedgerEntry, TextArchive, Tier};
 use deepr_tasks::extract::{Candidate, Extract, Input};
-use deepr_tasks::extract_free::{self as free, ExtractFree};
 
 pub mod documents;
+mod free_quote;
+
+pub use free_quote::{best_sentence, run_free, FREE_QUOTE_DOCS, FREE_QUOTE_DOC_CHARS};
 
 /// 2: candidates quoted with the sentence they lean on carry `sentence_end`.
 /// 3: a round's candidates are partitioned across its subquestions ([`partition`]).
@@ -28,7 +28,8 @@ pub mod documents;
 /// 8: the key names the subquestion; a refresh reads only new documents' candidates
 /// beside its parent's standing claims ([`crate::earlier`]).
 /// 9: a model also reads the short lists and tables score joined to its pool.
-pub const STAGE_VERSION: u32 = 9;
+/// 10: ... and short documents (as many units again as its pool at most).
+pub const STAGE_VERSION: u32 = 10;
 
 /// Candidates a model extractor is shown per subquestion unless configured otherwise.
 pub const DEFAULT_MODEL_POOL: usize = 40;
@@ -37,7 +38,8 @@ pub const DEFAULT_MODEL_POOL: usize = 40;
 /// the round's best [`crate::score::MAX_CANDIDATES`] per subquestion ([`partition`]):
 /// its relevance sense is word overlap, so the partition keeps it from quoting one
 /// sentence in two sections. A model reads up to `model_pool` of its own subquestion's
-/// candidates in rank order, uncut, then the runs score joined ([`MAX_JOINED`]): it
+/// candidates in rank order, uncut, then the runs and short documents score joined (as
+/// many again at most, [`crate::score`]): it
 /// judges relevance itself; a filter tuned for the heuristic must not decide its reading.
 pub fn candidates_for(
     round: &[ScoreOut],
@@ -47,7 +49,7 @@ pub fn candidates_for(
 ) -> ScoreOut {
     if model_reads {
         let mut mine = round.get(own).cloned().unwrap_or_default();
-        mine.candidates.truncate(model_pool.max(1) + MAX_JOINED);
+        mine.candidates.truncate(model_pool.max(1) * 2);
         return mine;
     }
     let heuristic: Vec<ScoreOut> = round
@@ -260,136 +262,6 @@ pub async fn run(
     )
     .await;
     let claims = claims_of(subq, scored, &result.value.claims, max_claims);
-    (
-        ExtractOut {
-            claims,
-            degraded: result.degraded,
-        },
-        result.calls,
-    )
-}
-
-// ------------------------------------------------------ free-quote strategy
-
-/// Characters of each document shown to the model under `free-quote`.
-pub const FREE_QUOTE_DOC_CHARS: usize = 6000;
-/// Documents shown under `free-quote` (the best-scored).
-pub const FREE_QUOTE_DOCS: usize = 3;
-
-fn capped(text: &str, max_chars: usize) -> &str {
-    match text.char_indices().nth(max_chars) {
-        Some((at, _)) => &text[..at],
-        None => text,
-    }
-}
-
-/// The sentence of `text` that best matches a written quote: equal after
-/// normalisation, else containing or contained in it, else the most shared words.
-pub fn best_sentence(archived: &deepr_orchestrator::ArchivedText, quote: &str) -> u32 {
-    let wanted = deepr_evidence::normalise(quote);
-    let wanted_terms: BTreeSet<String> = content_terms(quote).into_iter().collect();
-    let mut best = (0usize, 0u32);
-    for sentence in archived.sentences.iter() {
-        let Some(text) = sentence.text(&archived.text) else {
-            continue;
-        };
-        let normal = deepr_evidence::normalise(text);
-        let score = if normal == wanted {
-            usize::MAX
-        } else if normal.contains(&wanted) || wanted.contains(&normal) {
-            usize::MAX - 1
-        } else {
-            content_terms(text)
-                .iter()
-                .filter(|t| wanted_terms.contains(*t))
-                .count()
-        };
-        if score > best.0 {
-            best = (score, sentence.index);
-        }
-    }
-    best.1
-}
-
-/// `free-quote`: the model reads page text and writes claims with their own quotes.
-pub async fn run_free(
-    node_id: &str,
-    prompt: &deepr_prompts::Prompt,
-    subq: &Subq,
-    scored: &ScoreOut,
-    max_claims: usize,
-    archive: &dyn TextArchive,
-    models: Models<'_>,
-) -> (ExtractOut, Vec<LedgerEntry>) {
-    let mut documents = Vec::new();
-    let mut docs = BTreeMap::new();
-    for source in scored.sources.iter().take(FREE_QUOTE_DOCS) {
-        let Some(text) = archive.get(&source.doc.content_sha256) else {
-            continue;
-        };
-        let id = format!("d{}", documents.len() + 1);
-        documents.push(free::Document {
-            id: id.clone(),
-            title: source.doc.title.clone(),
-            text: capped(&text.text, FREE_QUOTE_DOC_CHARS).to_string(),
-        });
-        docs.insert(id, text);
-    }
-    if documents.is_empty() {
-        return (
-            ExtractOut {
-                claims: Vec::new(),
-                degraded: None,
-            },
-            Vec::new(),
-        );
-    }
-    let input = free::Input {
-        subquestion: subq.text.clone(),
-        max_claims,
-        documents,
-    };
-    let result = call_task(
-        models,
-        TaskCall::<ExtractFree> {
-            node_id,
-            stage: "extract",
-            prompt,
-            tier: Tier::Cheap,
-            input: &input,
-        },
-    )
-    .await;
-    let mut claims = Vec::new();
-    for claim in result.value.claims.iter().take(max_claims) {
-        let Some(doc) = docs.get(&claim.document) else {
-            continue;
-        };
-        let text = crate::model_call::clean_model_text(&claim.text, 600);
-        // The quote is kept exactly as written (control characters aside): measuring
-        // how often it stops being verbatim is the point of this strategy.
-        let quote: String = claim
-            .quote
-            .chars()
-            .filter(|c| !c.is_control() || c.is_whitespace())
-            .take(2000)
-            .collect();
-        if text.is_empty() || quote.trim().is_empty() {
-            continue;
-        }
-        let sentence = best_sentence(doc, &quote);
-        claims.push(ClaimDraft {
-            id: format!("{}-c{}", subq.id, claims.len() + 1),
-            subquestion: subq.id.clone(),
-            text,
-            citations: vec![SentenceRef {
-                content_sha256: doc.content_sha256.clone(),
-                sentence,
-                sentence_end: None,
-                written_quote: Some(quote),
-            }],
-        });
-    }
     (
         ExtractOut {
             claims,

@@ -30,7 +30,9 @@ mod whole_runs;
 
 pub use node::{node, node_key};
 use spans::{cited_before, message_span, stands_alone};
-use weights::{exact_bonus, matched_weight, unit_weight, Weights, NO_TERM_ROW_WEIGHT};
+use weights::{
+    exact_bonus, matched_weight, term_weights, unit_weight, Weights, NO_TERM_ROW_WEIGHT,
+};
 pub(crate) mod stems;
 
 use crate::types::{Candidate, FetchOut, ScoreOut, ScoredSource, SentenceRef};
@@ -76,7 +78,9 @@ use crate::units::{is_front_matter, is_whole_block, states_a_figure, title_block
 /// 18: a document follow-up read by a model has its document's units as candidates
 /// ([`Earlier::document`]); a model's pool is followed by the rest of a short list or
 /// table two of whose units it holds ([`whole_runs`]).
-pub const STAGE_VERSION: u32 = 18;
+/// 19: ... or of a short current document (about a page), its units that share no word
+/// with the question too; at most as many units again as the pool.
+pub const STAGE_VERSION: u32 = 19;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
 /// Weight of a topic term that is not a term of the subquestion.
@@ -85,7 +89,6 @@ const TOPIC_TERM_WEIGHT: f64 = 0.5;
 /// its own pool: `ResearchConfig::model_pool`).
 pub const MAX_CANDIDATES: usize = 30;
 pub use crate::rerank::{MEANING_WEIGHT, RERANK_POOL};
-pub use whole_runs::MAX_JOINED;
 /// Most units a model reading documents is handed per subquestion: every unit of the
 /// found documents, bounded (extract shows those its token budget allows).
 pub const MAX_DOCUMENT_UNITS: usize = 3_000;
@@ -103,12 +106,12 @@ pub struct Earlier<'e> {
 }
 
 /// What a lexical pass hands the re-ranker: the scored sources, every candidate
-/// (weight, document, first sentence, last sentence) best first, and the run each list
-/// item or table row stands in ([`whole_runs::Runs`]).
+/// (weight, document, first sentence, last sentence) best first, and what a model may
+/// read whole beside its pool ([`whole_runs::Wholes`]).
 type Lexical = (
     Vec<ScoredSource>,
     Vec<(f64, String, u32, Option<u32>)>,
-    whole_runs::Runs,
+    whole_runs::Wholes,
 );
 
 /// Scores sources and candidate sentences; re-ranks the candidates by meaning when
@@ -126,7 +129,7 @@ pub async fn run(
     keep: usize,
     reader: Reader,
 ) -> ScoreOut {
-    let (sources, scored, runs) = lexical(
+    let (sources, scored, wholes) = lexical(
         fetched,
         ranking_question,
         topic,
@@ -135,6 +138,12 @@ pub async fn run(
         archive,
         reader,
     );
+    // A model's pool is ranked from the units that share a word with the question; the
+    // others (weight 0) may only complete a short document read whole.
+    let (scored, unmatched): (Vec<_>, Vec<_>) = match reader {
+        Reader::Model => scored.into_iter().partition(|unit| unit.0 > 0.0),
+        _ => (scored, Vec::new()),
+    };
     let (scored, rerank) = match embedder {
         None => (scored, None),
         Some(embedder) => {
@@ -152,10 +161,12 @@ pub async fn run(
     };
     let mut kept: Vec<(f64, String, u32, Option<u32>)> =
         scored.iter().take(keep).cloned().collect();
-    // A model reads a short list or table whole when two of its units made the pool.
+    // A model reads a short list, table or document whole when two of its units made
+    // the pool: at most as many units again as the pool.
     if reader == Reader::Model {
-        let rest = scored.get(keep..).unwrap_or_default();
-        let siblings = whole_runs::siblings(&kept, rest, &runs);
+        let mut rest = scored.get(keep..).unwrap_or_default().to_vec();
+        rest.extend(unmatched);
+        let siblings = whole_runs::siblings(&kept, &rest, &wholes, keep);
         kept.extend(siblings);
     }
     let candidates = kept
@@ -232,7 +243,7 @@ fn lexical(
         rows_with_figures: specifics && reader != Reader::Documents,
         figure_rows_last: reader == Reader::Model,
         exact: &exact,
-        every_unit: reader == Reader::Documents,
+        every_unit: reader != Reader::Heuristic,
         largest_row_first: reader == Reader::Heuristic,
     };
     let mut sources = sources;
@@ -242,7 +253,7 @@ fn lexical(
         .document
         .filter(|doc| sources.iter().any(|s| s.doc.content_sha256 == *doc));
     let mut scored: Vec<(f64, String, u32, Option<u32>)> = Vec::new();
-    let mut runs = whole_runs::Runs::new();
+    let mut wholes = whole_runs::Wholes::default();
     for source in &mut sources {
         let Some(text) = texts.get(&source.doc.content_sha256) else {
             continue;
@@ -257,8 +268,19 @@ fn lexical(
                 units_of(source, text, &sentence_terms, &weights, earlier.cited);
             for (unit, run) in units.iter().zip(unit_runs) {
                 if let Some(run) = run {
-                    runs.insert((unit.1.clone(), unit.2), run);
+                    wholes.runs.insert((unit.1.clone(), unit.2), run);
                 }
+            }
+            // A current document of about a page may be read whole (archived and
+            // draft versions are read by their ranked units).
+            let outline = &source.doc.outline;
+            if units.len() <= whole_runs::SHORT_DOCUMENT_UNITS
+                && !outline.is_stale()
+                && !outline.is_draft()
+            {
+                wholes
+                    .short_documents
+                    .insert(source.doc.content_sha256.clone());
             }
             scored.extend(units);
         }
@@ -270,42 +292,7 @@ fn lexical(
             .then(a.3.cmp(&b.3))
     });
     lexical_pass::one_candidate_per_sentence(&mut scored);
-    (sources, scored, runs)
-}
-
-/// Each question term weighted by its rarity (`idf`), and the topic's own terms at
-/// [`TOPIC_TERM_WEIGHT`], scaled so that together they weigh at most as much as the
-/// question's.
-fn term_weights(
-    question_terms: &BTreeSet<String>,
-    subject: &str,
-    idf: &dyn Fn(&str) -> f64,
-) -> BTreeMap<String, f64> {
-    let mut weighted: BTreeMap<String, f64> =
-        question_terms.iter().map(|t| (t.clone(), idf(t))).collect();
-    // A brief's writing instructions ("be specific about numbers, dates and names")
-    // say nothing about relevance: only its subject counts.
-    let question_weight: f64 = weighted.values().sum();
-    let topic_only: BTreeMap<String, f64> = score_terms(subject)
-        .into_iter()
-        .filter(|t| !weighted.contains_key(t))
-        .map(|t| {
-            let w = TOPIC_TERM_WEIGHT * idf(&t);
-            (t, w)
-        })
-        .collect();
-    // A long topic (a brief's context) must not outweigh the subquestion: its own
-    // terms together weigh at most as much as the question's.
-    let topic_sum: f64 = topic_only.values().sum();
-    let scale = if question_weight > 0.0 && topic_sum > question_weight {
-        question_weight / topic_sum
-    } else {
-        1.0
-    };
-    for (term, w) in topic_only {
-        weighted.insert(term, w * scale);
-    }
-    weighted
+    (sources, scored, wholes)
 }
 
 /// Who reads the candidates: the offline heuristic (its 30, partitioned, above its

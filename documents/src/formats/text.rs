@@ -1,7 +1,8 @@
 //! Plain text (and a PDF page's text layer): blank lines separate blocks; a line that
 //! starts with a bullet (`-`, `*`, `•`) or a number (`3.`, `3)`) is a list item of its
 //! own, so a list without final periods still gives one evidence unit per item; a
-//! short line standing alone (no final punctuation, no comma) is taken as a heading;
+//! short line standing alone (no final punctuation, no comma but one before a date:
+//! "Penetration test, July 2026") is taken as a heading;
 //! consecutive lines whose cells are set apart by runs of spaces or tabs, the same
 //! number of cells each, are a table whose first line labels the others (a first line
 //! of one cell fewer labels all columns but the first: a stub column's blank header; a
@@ -49,14 +50,15 @@ pub(super) fn list_marker(line: &str) -> Option<(&str, &str)> {
     None
 }
 
-/// Whether a lone line reads as a heading: short, no final sentence punctuation, and
-/// starting with a letter or digit.
+/// Whether a lone line reads as a heading: short, no final sentence punctuation, no
+/// comma but one before its date ("Penetration test, July 2026"), and starting with a
+/// letter or digit.
 fn looks_like_heading(line: &str) -> bool {
     let line = line.trim();
     let words = line.split_whitespace().count();
     (1..=12).contains(&words)
         && line.chars().count() <= 90
-        && !line.contains(',')
+        && (!line.contains(',') || crate::stated_date::dated_name(line))
         && !line.ends_with(['.', ',', ';', ':', '!', '?'])
         && line.chars().next().is_some_and(char::is_alphanumeric)
 }
@@ -246,6 +248,23 @@ mod tests {
         );
         let at = doc.text.find("Supply").unwrap();
         assert_eq!(doc.heading_path(at), ["Fleet report", "Risks"]);
+    }
+
+    /// A section named with its date after a comma is a heading; a byline is not.
+    #[test]
+    fn a_section_dated_after_a_comma_is_a_heading() {
+        let text = "Security report\n\nPenetration test, July 2026\n\nSeverity    Raised    Open\nHigh    3    1\n\nPrepared by Dana Okafor, 2 October 2026\n\nRevenue rose, as planned\n";
+        let doc = read(text, &Limits::default()).unwrap();
+        let at = doc.text.find("Severity").unwrap();
+        assert_eq!(
+            doc.heading_path(at),
+            ["Security report", "Penetration test, July 2026"]
+        );
+        let at = doc.text.find("Revenue rose").unwrap();
+        assert_eq!(
+            doc.heading_path(at),
+            ["Security report", "Penetration test, July 2026"]
+        );
     }
 
     /// A year-by-year table over a stub column: its header line has no first cell.

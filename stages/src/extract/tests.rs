@@ -52,16 +52,16 @@ fn each_sentence_goes_to_the_subquestion_that_ranks_it_best() {
 
 #[test]
 fn a_model_reads_its_own_pool_uncut_and_the_heuristic_its_share() {
-    // 60 candidates for q1, the same best one at the top of q2's list.
-    let mine: Vec<Candidate> = (0..60).map(|i| candidate("a", i, None)).collect();
+    // 100 candidates for q1, the same best one at the top of q2's list.
+    let mine: Vec<Candidate> = (0..100).map(|i| candidate("a", i, None)).collect();
     let round = vec![
         scored(mine),
         scored(vec![candidate("a", 0, None), candidate("z", 1, None)]),
     ];
-    // A model: up to its pool and the runs score joined after it, in rank order,
-    // nothing given away to q2.
+    // A model: up to its pool and what score joined after it (as many again), in rank
+    // order, nothing given away to q2.
     let model = candidates_for(&round, 0, true, 40);
-    assert_eq!(model.candidates.len(), 40 + crate::score::MAX_JOINED);
+    assert_eq!(model.candidates.len(), 2 * 40);
     assert_eq!(model.candidates[0].cid, "a0");
     assert_eq!(candidates_for(&round, 1, true, 40).candidates.len(), 2);
     // The heuristic: its 30, partitioned (a0 ties at rank 1; the earlier q1 keeps it).

@@ -54,7 +54,7 @@ pub fn node(
     };
     let keep = match reader {
         Reader::Documents => MAX_DOCUMENT_UNITS,
-        // A model reads its pool uncut, then the short runs joined to it (`MAX_JOINED`).
+        // A model reads its pool uncut, then the short runs and documents joined to it.
         Reader::Model => cx.config.model_pool.max(1),
         Reader::Heuristic => MAX_CANDIDATES.max(cx.config.model_pool),
     };

@@ -36,7 +36,8 @@ pub(super) struct Weights<'w> {
     /// holding one ranks first.
     pub(super) exact: &'w [Vec<String>],
     /// Whether a unit sharing no word with the question is a candidate all the same,
-    /// at weight 0 ([`Reader::Documents`]).
+    /// at weight 0 (a model's: [`Reader::Documents`] reads documents, [`Reader::Model`]
+    /// may read a short one whole).
     pub(super) every_unit: bool,
     /// Whether a table's row with the largest amount ranks first among its rows
     /// ([`super::tables::largest_amount_first`]; the heuristic reader, which cannot
@@ -115,4 +116,39 @@ pub(super) fn unit_weight(
         1.0
     };
     round4((share + informative) * (0.5 + source.score) * pointer_penalty(quoted) * stale * summary)
+}
+
+/// Each question term weighted by its rarity (`idf`), and the topic's own terms at
+/// [`super::TOPIC_TERM_WEIGHT`], scaled so that together they weigh at most as much as the
+/// question's.
+pub(super) fn term_weights(
+    question_terms: &BTreeSet<String>,
+    subject: &str,
+    idf: &dyn Fn(&str) -> f64,
+) -> BTreeMap<String, f64> {
+    let mut weighted: BTreeMap<String, f64> =
+        question_terms.iter().map(|t| (t.clone(), idf(t))).collect();
+    // A brief's writing instructions ("be specific about numbers, dates and names")
+    // say nothing about relevance: only its subject counts.
+    let question_weight: f64 = weighted.values().sum();
+    let topic_only: BTreeMap<String, f64> = super::score_terms(subject)
+        .into_iter()
+        .filter(|t| !weighted.contains_key(t))
+        .map(|t| {
+            let w = super::TOPIC_TERM_WEIGHT * idf(&t);
+            (t, w)
+        })
+        .collect();
+    // A long topic (a brief's context) must not outweigh the subquestion: its own
+    // terms together weigh at most as much as the question's.
+    let topic_sum: f64 = topic_only.values().sum();
+    let scale = if question_weight > 0.0 && topic_sum > question_weight {
+        question_weight / topic_sum
+    } else {
+        1.0
+    };
+    for (term, w) in topic_only {
+        weighted.insert(term, w * scale);
+    }
+    weighted
 }
