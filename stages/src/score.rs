@@ -79,7 +79,8 @@ use crate::units::{is_front_matter, is_whole_block, states_a_figure, title_block
 /// ([`Earlier::document`]); a model's pool is followed by the rest of a short list or
 /// table two of whose units it holds ([`whole_runs`]).
 /// 19: ... or of a short current document (about a page), its units that share no word
-/// with the question too; at most as many units again as the pool.
+/// with the question too; then the best unit of each current document with none in
+/// the pool; at most as many units again as the pool.
 pub const STAGE_VERSION: u32 = 19;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
@@ -162,12 +163,16 @@ pub async fn run(
     let mut kept: Vec<(f64, String, u32, Option<u32>)> =
         scored.iter().take(keep).cloned().collect();
     // A model reads a short list, table or document whole when two of its units made
-    // the pool: at most as many units again as the pool.
+    // the pool, and a glimpse of every other document it matched (its best unit): at
+    // most as many units again as the pool.
     if reader == Reader::Model {
         let mut rest = scored.get(keep..).unwrap_or_default().to_vec();
         rest.extend(unmatched);
         let siblings = whole_runs::siblings(&kept, &rest, &wholes, keep);
+        let room = keep.saturating_sub(siblings.len());
+        let glimpsed = whole_runs::unseen_documents(&kept, &siblings, &rest, &wholes, room);
         kept.extend(siblings);
+        kept.extend(glimpsed);
     }
     let candidates = kept
         .into_iter()
@@ -266,22 +271,7 @@ fn lexical(
         if source.off_topic.is_none() && asked {
             let (units, unit_runs) =
                 units_of(source, text, &sentence_terms, &weights, earlier.cited);
-            for (unit, run) in units.iter().zip(unit_runs) {
-                if let Some(run) = run {
-                    wholes.runs.insert((unit.1.clone(), unit.2), run);
-                }
-            }
-            // A current document of about a page may be read whole (archived and
-            // draft versions are read by their ranked units).
-            let outline = &source.doc.outline;
-            if units.len() <= whole_runs::SHORT_DOCUMENT_UNITS
-                && !outline.is_stale()
-                && !outline.is_draft()
-            {
-                wholes
-                    .short_documents
-                    .insert(source.doc.content_sha256.clone());
-            }
+            wholes.add_document(&source.doc, text, &units, unit_runs);
             scored.extend(units);
         }
     }

@@ -1,6 +1,8 @@
-//! What a model reads whole beside its ranked pool: when two units of a short list or
-//! table (a run of items or rows), or of a short current document, made the pool, the
-//! run's or document's other units follow the pool.
+//! What a model reads beside its ranked pool: when two units of a short list or table
+//! (a run of items or rows), of a short section of a current document (the units
+//! under one heading) or of a short current document made the pool, the other units
+//! of that whole follow the pool; a fetched document with no unit in it
+//! shows its best-ranked one ([`unseen_documents`]).
 //! A relayed model saw a pay agreement's ballot and its shift allowance under "Pay",
 //! never the "Year one: 4.2%" item between them; and a one-page fleet plan's "fleet"
 //! sentences, never its "$27.9M retrofit of Millrace Depot" (no word of the question).
@@ -8,6 +10,8 @@
 //! (lifting rows into the pool had pushed a share's per-site volumes out, session 28).
 
 use std::collections::{BTreeMap, BTreeSet};
+
+use deepr_orchestrator::{ArchivedText, DocMeta};
 
 /// The run each list item or table row stands in: (document, first sentence) → the
 /// run's index in its document.
@@ -20,36 +24,96 @@ pub(crate) type Ranked = (f64, String, u32, Option<u32>);
 pub(super) const MAX_RUN_UNITS: usize = 8;
 
 /// Most units a current document may hold to be read whole (about a page): a longer
-/// one is read by its ranked units.
+/// one is read by its sections.
 pub(super) const SHORT_DOCUMENT_UNITS: usize = 24;
 
-/// What a pool may be completed with: the run of each list item and table row, and
-/// the short current documents (their content hashes).
+/// Most units a section (the units under one heading) may hold to be read whole
+/// (about half a page).
+pub(super) const SHORT_SECTION_UNITS: usize = 12;
+
+/// What a pool may be completed with: the run of each list item and table row, the
+/// short sections of current documents (the units under one heading: (document, first
+/// sentence) → the heading's index), the short current documents and the current ones
+/// (their content hashes; archived, superseded and draft versions are read by their
+/// ranked units only).
 #[derive(Default)]
 pub(crate) struct Wholes {
     pub(crate) runs: Runs,
+    pub(crate) sections: Runs,
     pub(crate) short_documents: BTreeSet<String>,
+    pub(crate) current_documents: BTreeSet<String>,
 }
 
-/// A whole a unit stands in: its run, or its document.
+/// A whole a unit stands in: its run, its section, or its document.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Whole {
     Run(String, usize),
+    Section(String, usize),
     Document(String),
 }
 
 impl Wholes {
-    /// The wholes `unit` stands in, its run before its document.
+    /// Notes what of one document's scored `units` may be read whole: each list item's
+    /// or table row's run (`unit_runs`, beside `units`) and, for a current document,
+    /// its short sections and, when it is short, itself.
+    pub(crate) fn add_document(
+        &mut self,
+        doc: &DocMeta,
+        text: &ArchivedText,
+        units: &[Ranked],
+        unit_runs: Vec<Option<usize>>,
+    ) {
+        for (unit, run) in units.iter().zip(unit_runs) {
+            if let Some(run) = run {
+                self.runs.insert((unit.1.clone(), unit.2), run);
+            }
+        }
+        let outline = &doc.outline;
+        if outline.is_stale() || outline.is_draft() {
+            return;
+        }
+        let hash = &doc.content_sha256;
+        self.current_documents.insert(hash.clone());
+        if units.len() <= SHORT_DOCUMENT_UNITS {
+            self.short_documents.insert(hash.clone());
+            return;
+        }
+        // A unit's section: the last heading (or fresh slide) starting at or before it.
+        let section_of = |unit: &Ranked| {
+            let start = text.sentences.get(unit.2 as usize)?.start;
+            outline
+                .headings
+                .partition_point(|(at, _)| *at as usize <= start)
+                .checked_sub(1)
+        };
+        let mut members: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
+        for unit in units {
+            if let Some(section) = section_of(unit) {
+                members.entry(section).or_default().push(unit.2);
+            }
+        }
+        for (section, sentences) in members {
+            if sentences.len() <= SHORT_SECTION_UNITS {
+                for sentence in sentences {
+                    self.sections.insert((hash.clone(), sentence), section);
+                }
+            }
+        }
+    }
+
+    /// The wholes `unit` stands in, narrowest first.
     fn of(&self, unit: &Ranked) -> Vec<Whole> {
-        let run = self
-            .runs
-            .get(&(unit.1.clone(), unit.2))
-            .map(|r| Whole::Run(unit.1.clone(), *r));
+        let key = (unit.1.clone(), unit.2);
+        let run = self.runs.get(&key).map(|r| Whole::Run(unit.1.clone(), *r));
+        let section = self
+            .sections
+            .get(&key)
+            .map(|s| Whole::Section(unit.1.clone(), *s));
         let document = self
             .short_documents
             .contains(&unit.1)
             .then(|| Whole::Document(unit.1.clone()));
-        run.into_iter().chain(document).collect()
+        run.into_iter().chain(section).chain(document).collect()
     }
 }
 
@@ -91,9 +155,10 @@ pub(super) fn siblings(
             .into_iter()
             .filter(|unit| !taken.contains(&(unit.1.clone(), unit.2)))
             .collect();
+        // Sections and documents were noted only when short.
         let short = match whole {
             Whole::Run(..) => pooled + others.len() <= MAX_RUN_UNITS,
-            Whole::Document(_) => true,
+            Whole::Section(..) | Whole::Document(_) => true,
         };
         if pooled >= 2 && short && joined.len() + others.len() <= limit {
             others.sort_by_key(|unit| unit.2);
@@ -102,6 +167,31 @@ pub(super) fn siblings(
         }
     }
     joined
+}
+
+/// The best-ranked unit (sharing a word with the question) of each current document
+/// that has none in `kept` or `joined`, in rank order, at most `limit`: a fetched
+/// document the pool's leaders crowded out is glimpsed (a vacancy extract's rows rank
+/// below a leadership question's board minutes when one subquestion asks about both).
+pub(super) fn unseen_documents(
+    kept: &[Ranked],
+    joined: &[Ranked],
+    rest: &[Ranked],
+    wholes: &Wholes,
+    limit: usize,
+) -> Vec<Ranked> {
+    let mut seen: BTreeSet<&str> = kept.iter().chain(joined).map(|u| u.1.as_str()).collect();
+    let mut out = Vec::new();
+    let current = |unit: &&Ranked| unit.0 > 0.0 && wholes.current_documents.contains(&unit.1);
+    for unit in rest.iter().filter(current) {
+        if out.len() >= limit {
+            break;
+        }
+        if seen.insert(unit.1.as_str()) {
+            out.push(unit.clone());
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -186,5 +276,88 @@ mod tests {
         // Past the limit the document is left out whole (the run still fits).
         let joined = siblings(&kept, &rest, &wholes, 2);
         assert_eq!(joined.len(), 1);
+    }
+
+    #[test]
+    fn a_document_crowded_out_of_the_pool_shows_its_best_unit() {
+        let kept = [unit("minutes", 1, 3.0), unit("minutes", 2, 2.0)];
+        let joined = [unit("plan", 4, 0.0)];
+        let rest = [
+            unit("minutes", 3, 1.0),
+            unit("vacancies", 7, 0.5),
+            unit("plan", 5, 0.4),
+            unit("vacancies", 2, 0.3),
+            unit("policy", 1, 0.0),
+            unit("budget", 9, 0.2),
+        ];
+        let mut wholes = Wholes::default();
+        for doc in ["minutes", "vacancies", "plan", "policy", "budget"] {
+            wholes.current_documents.insert(doc.into());
+        }
+        let rest = [&rest[..], &[unit("archived", 1, 0.25)]].concat();
+        let glimpsed: Vec<(String, u32)> = unseen_documents(&kept, &joined, &rest, &wholes, 5)
+            .into_iter()
+            .map(|u| (u.1, u.2))
+            .collect();
+        // The vacancy extract's and the budget's best units; nothing of a document in
+        // the pool or joined, no unit sharing no word with the question, and nothing
+        // of an archived version.
+        assert_eq!(
+            glimpsed,
+            [("vacancies".to_string(), 7), ("budget".to_string(), 9)]
+        );
+        assert_eq!(unseen_documents(&kept, &joined, &rest, &wholes, 1).len(), 1);
+    }
+
+    /// A long current report: its short sections are wholes; an archived copy's are not.
+    #[test]
+    fn a_long_reports_short_section_is_read_whole_when_two_of_its_units_are_pooled() {
+        let mut text = String::from("Security report\n\n");
+        for n in 0..30 {
+            text.push_str(&format!(
+                "Metric {n} of the quarter stayed within its target.\n\n"
+            ));
+        }
+        let heading_at = text.len() as u32;
+        text.push_str("Penetration test, July 2026\n\nSeverity: High · Open: 1\n\nSeverity: Medium · Open: 2\n\nThe code fix ships in release 2026.11, target date 15 November 2026.\n");
+        let archived = ArchivedText::new(&text);
+        let doc = |status: Option<&str>| DocMeta {
+            doc_key: "security".into(),
+            locator: "security.pdf".into(),
+            title: "Security report".into(),
+            content_sha256: archived.content_sha256.clone(),
+            date: None,
+            authority: 0.5,
+            outline: deepr_orchestrator::Outline {
+                headings: vec![(0, 1), (heading_at, 1)],
+                status: status.map(String::from),
+                ..Default::default()
+            },
+        };
+        let hash = archived.content_sha256.clone();
+        let units: Vec<Ranked> = (1..archived.sentences.len() as u32)
+            .map(|s| (1.0, hash.clone(), s, None))
+            .collect();
+        let last = units.len() as u32;
+        let mut wholes = Wholes::default();
+        wholes.add_document(&doc(None), &archived, &units, vec![None; units.len()]);
+        assert!(!wholes.short_documents.contains(&hash));
+        let kept = [unit(&hash, last - 2, 2.0), unit(&hash, last - 1, 1.5)];
+        let rest = [unit(&hash, last, 0.0), unit(&hash, 3, 0.0)];
+        let joined: Vec<u32> = siblings(&kept, &rest, &wholes, 40)
+            .into_iter()
+            .map(|u| u.2)
+            .collect();
+        // The fix date joins its section's pooled rows; a metric of another section
+        // does not.
+        assert_eq!(joined, [last]);
+        let mut archived_wholes = Wholes::default();
+        archived_wholes.add_document(
+            &doc(Some("archived")),
+            &archived,
+            &units,
+            vec![None; units.len()],
+        );
+        assert!(siblings(&kept, &rest, &archived_wholes, 40).is_empty());
     }
 }
