@@ -35,7 +35,8 @@ pub use words::{body_words, evidence_words, section_shares, sections_capacity};
 /// at least 20 words a claim (was 16).
 /// 12: dates and counts with units are named too, and one event's date from any
 /// document ([`earlier`]).
-pub const STAGE_VERSION: u32 = 12;
+/// 13: ... said alike only (a word alike around it: two events may share a day).
+pub const STAGE_VERSION: u32 = 13;
 /// Longest sentence kept, in characters (a quote may span two sentences, and the
 /// offline writer may write a quote as it is); a longer one is dropped, never cut.
 pub const MAX_SENTENCE_CHARS: usize = 1500;

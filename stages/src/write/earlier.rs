@@ -1,8 +1,9 @@
 //! Every fact once, across writers that run side by side: a claim's values — figures,
 //! dates, counts with units (`deepr_evidence::stated_values`) — that a supported claim
 //! of an earlier section (plan order) already states — citing a sentence it cites too,
-//! or from any document a figure of four digits or more or one event's date
-//! ("September 15, 2026", not a period's end: "March 31, 2026" dates many facts) — are
+//! or from any document a figure of four digits or more or one event's date said
+//! alike ("September 15, 2026", not a period's end: "March 31, 2026" dates many facts)
+//! — are
 //! named to its writer, which refers to them and does not state them again (relayed
 //! models had written one competitor's list price in four sections). One document's
 //! other sentences are other facts: a peer's "$4.38" is not the peer median's "$4.38",
@@ -59,14 +60,17 @@ pub fn stated_earlier(
             .count();
         let together = same_sentence || shared >= TOGETHER;
         for value in values {
-            let same_fact = together
-                || identifies_alone(&value)
-                || own.iter().any(|mine| {
-                    mine.key == value.key
-                        && (in_millions(&mine.written) || in_millions(&value.written))
-                        && words_alike(&claim.text, &mine.written, &other.text, &value.written)
-                            >= ALIKE_WORDS_IN_MILLIONS
-                });
+            // An amount in millions, or one event's date, said alike (two events may
+            // fall on one day: a farm audit and a guilty plea on 3 March 2026).
+            let said_alike = |mine: &StatedValue| {
+                mine.key == value.key
+                    && (in_millions(&mine.written)
+                        || in_millions(&value.written)
+                        || value.kind == ValueKind::Date)
+                    && words_alike(&claim.text, &mine.written, &other.text, &value.written)
+                        >= ALIKE_WORDS_IN_MILLIONS
+            };
+            let same_fact = together || identifies_alone(&value) || own.iter().any(said_alike);
             if same_fact {
                 stated.insert(value.key);
             }
@@ -147,16 +151,15 @@ fn in_millions(written: &str) -> bool {
 }
 
 /// Whether a value names one fact whatever document states it: a figure of
-/// [`DIGITS_ALONE`] digits or more, one event's date ([`names_one_event`]) or a
-/// reference code ("PT-26-H03").
-/// A count with a unit never does
-/// alone ("14 hours" of battery is not 14 hours to resolve).
+/// [`DIGITS_ALONE`] digits or more or a reference code ("PT-26-H03"). A date names
+/// one event only said alike ([`names_one_event`]: and with a word alike around it),
+/// and a count with a unit never does alone ("14 hours" of battery is not 14 hours to
+/// resolve).
 fn identifies_alone(value: &StatedValue) -> bool {
     match value.kind {
         ValueKind::Figure => value.key.chars().filter(char::is_ascii_digit).count() >= DIGITS_ALONE,
-        ValueKind::Date => names_one_event(&value.key),
         ValueKind::Code => true,
-        ValueKind::Count => false,
+        ValueKind::Date | ValueKind::Count => false,
     }
 }
 
@@ -297,26 +300,34 @@ mod tests {
 
     #[test]
     fn one_events_date_and_values_stated_together_name_one_fact_across_documents() {
-        // From another document, one event's date is the same fact; a period's end
-        // dates other facts, and a count with a unit may be another's.
+        // From another document, one event's date said alike is the same fact; a
+        // period's end dates other facts, and a count with a unit may be another's.
         let dated = vec![
             claim(
                 "q1-c1",
                 "q1",
                 "plan",
-                "GA is September 15, 2026; cash was $71.3M at March 31, 2026.",
+                "Kestrel GA is September 15, 2026; cash was $71.3M at March 31, 2026.",
             ),
             claim(
                 "q2-c1",
                 "q2",
                 "board",
-                "From 15 September 2026 the S5 ships; at March 31, 2026 the fleet ran 14 hours.",
+                "From 15 September 2026 the Kestrel ships; at March 31, 2026 the fleet ran 14 hours.",
+            ),
+            claim(
+                "q3-c1",
+                "q3",
+                "register",
+                "The co-operative pleaded guilty at Leicester magistrates on 15 September 2026.",
             ),
         ];
         assert_eq!(
             stated_earlier(&dated[1].0, &dated, &["q1".to_string()]),
             ["15 September 2026"]
         );
+        // Two events of one day: nothing alike around the date, another fact.
+        assert!(stated_earlier(&dated[2].0, &dated, &["q1".to_string()]).is_empty());
         // A reference code names one thing in any document.
         let coded = vec![
             claim(
