@@ -37,12 +37,17 @@ const DATE_MARKERS: &[&str] = &[
 /// modified on" (the last such marker wins: footers follow headers), else its
 /// [`stated_date`] (a byline), else a date in the text's first 200 bytes (a dated
 /// header line). Other dates in the body — release dates, history — are not the
-/// page's date, so none is better than a wrong one.
+/// page's date, so none is better than a wrong one; nor is a table's cell
+/// ("renewal_date: 2027-10-31", "· Date: 21 August 2026": a row's date, not the
+/// sheet's).
 pub fn content_date(text: &str) -> Option<String> {
     let lower = text.to_ascii_lowercase();
     let mut found = None;
     for marker in DATE_MARKERS {
         for (at, _) in lower.match_indices(marker) {
+            if !marks_the_page(&lower, at) {
+                continue;
+            }
             let start = at + marker.len();
             let mut end = (start + 80).min(text.len());
             while !text.is_char_boundary(end) {
@@ -67,7 +72,22 @@ pub fn content_date(text: &str) -> Option<String> {
         .rev()
         .find(|i| text.is_char_boundary(*i))
         .unwrap_or(0);
-    find_iso_date(&text[..head_end])
+    text[..head_end]
+        .lines()
+        .filter(|line| !line.contains(crate::model::CELL_SEPARATOR))
+        .find_map(find_iso_date)
+}
+
+/// Whether a date marker at byte `at` of `lower` speaks for the page: it starts a word
+/// (not "renewal_date:") and stands in no table row (a line of cells).
+fn marks_the_page(lower: &str, at: usize) -> bool {
+    let word_start = lower[..at]
+        .chars()
+        .next_back()
+        .is_none_or(|c| !c.is_alphanumeric() && c != '_');
+    let line_start = lower[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = lower[at..].find('\n').map_or(lower.len(), |i| at + i);
+    word_start && !lower[line_start..line_end].contains(crate::model::CELL_SEPARATOR)
 }
 
 /// The first plausible `YYYY-MM-DD` date in the text (years 1900–2199).
@@ -257,6 +277,18 @@ fn title_from_path(relpath: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_cell_dates_no_page() {
+        let sheet = "rank: 1 · account: Northmoor · renewal_date: 2029-06-30\n\nrank: 2 · account: Pennant · renewal_date: 2027-10-31";
+        assert_eq!(content_date(sheet), None);
+        let rows = "Framework: SOC 2 · Date: 21 August 2026\n\nNotes follow.";
+        assert_eq!(content_date(rows), None);
+        assert_eq!(
+            content_date("Fleet report\n\nDate: 2026-03-02\n\nRobots: 1,240."),
+            Some("2026-03-02".into())
+        );
+    }
 
     #[test]
     fn an_untitled_file_is_titled_by_its_name() {

@@ -49,7 +49,8 @@ pub use model::{
 /// the first (a stub column's blank header: a PDF's "2025  2024" over its rows); a
 /// row of one cell fewer keeps its table (its last cell blank).
 /// 8: a lone text or PDF line naming a section dated after a comma ("Penetration
-/// test, July 2026") is a heading.
+/// test, July 2026") is a heading; a table's cell ("renewal_date: 2027-10-31") dates
+/// no document.
 pub const READER_VERSION: u32 = 8;
 
 /// The formats deepr reads.
