@@ -80,7 +80,7 @@ use crate::units::{is_front_matter, is_whole_block, states_a_figure, title_block
 /// table two of whose units it holds ([`whole_runs`]).
 /// 19: ... or of a short current document (about a page), its units that share no word
 /// with the question too; then the best unit of each current document with none in
-/// the pool; at most as many units again as the pool.
+/// the pool (a short one whole, room allowing); at most as many units again as the pool.
 pub const STAGE_VERSION: u32 = 19;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;

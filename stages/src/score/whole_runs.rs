@@ -170,9 +170,13 @@ pub(super) fn siblings(
 }
 
 /// The best-ranked unit (sharing a word with the question) of each current document
-/// that has none in `kept` or `joined`, in rank order, at most `limit`: a fetched
-/// document the pool's leaders crowded out is glimpsed (a vacancy extract's rows rank
-/// below a leadership question's board minutes when one subquestion asks about both).
+/// that has none in `kept` or `joined`, in rank order; then, with the room left, the
+/// other units of each such document that is short, in document order; at most `limit`
+/// in all. A fetched document the pool's leaders crowded out is glimpsed (a vacancy
+/// extract's rows rank below a leadership question's board minutes when one
+/// subquestion asks about both), and a page of it is read whole: its best-ranked row
+/// (a project manager's vacancies, for "general manager") may not be the one that
+/// answers (the bus operators').
 pub(super) fn unseen_documents(
     kept: &[Ranked],
     joined: &[Ranked],
@@ -181,14 +185,28 @@ pub(super) fn unseen_documents(
     limit: usize,
 ) -> Vec<Ranked> {
     let mut seen: BTreeSet<&str> = kept.iter().chain(joined).map(|u| u.1.as_str()).collect();
-    let mut out = Vec::new();
+    let mut glimpsed: Vec<Ranked> = Vec::new();
     let current = |unit: &&Ranked| unit.0 > 0.0 && wholes.current_documents.contains(&unit.1);
     for unit in rest.iter().filter(current) {
-        if out.len() >= limit {
+        if glimpsed.len() >= limit {
             break;
         }
         if seen.insert(unit.1.as_str()) {
-            out.push(unit.clone());
+            glimpsed.push(unit.clone());
+        }
+    }
+    let mut out = glimpsed.clone();
+    for best in &glimpsed {
+        if !wholes.short_documents.contains(&best.1) {
+            continue;
+        }
+        let mut others: Vec<&Ranked> = rest
+            .iter()
+            .filter(|u| u.1 == best.1 && u.2 != best.2)
+            .collect();
+        if out.len() + others.len() <= limit {
+            others.sort_by_key(|unit| unit.2);
+            out.extend(others.into_iter().cloned());
         }
     }
     out
@@ -279,7 +297,7 @@ mod tests {
     }
 
     #[test]
-    fn a_document_crowded_out_of_the_pool_shows_its_best_unit() {
+    fn a_document_crowded_out_of_the_pool_shows_its_best_unit_and_a_short_one_whole() {
         let kept = [unit("minutes", 1, 3.0), unit("minutes", 2, 2.0)];
         let joined = [unit("plan", 4, 0.0)];
         let rest = [
@@ -307,6 +325,21 @@ mod tests {
             [("vacancies".to_string(), 7), ("budget".to_string(), 9)]
         );
         assert_eq!(unseen_documents(&kept, &joined, &rest, &wholes, 1).len(), 1);
+        // A short one glimpsed is read whole, room allowing, after every glimpse.
+        wholes.short_documents.insert("vacancies".into());
+        let whole: Vec<(String, u32)> = unseen_documents(&kept, &joined, &rest, &wholes, 5)
+            .into_iter()
+            .map(|u| (u.1, u.2))
+            .collect();
+        assert_eq!(
+            whole,
+            [
+                ("vacancies".to_string(), 7),
+                ("budget".to_string(), 9),
+                ("vacancies".to_string(), 2)
+            ]
+        );
+        assert_eq!(unseen_documents(&kept, &joined, &rest, &wholes, 2).len(), 2);
     }
 
     /// A long current report: its short sections are wholes; an archived copy's are not.
