@@ -141,7 +141,7 @@ prompt!(SUBQUERY, "subquery", 1, || json!({
         "ranking_question": {"type": "string"}
     }
 }));
-prompt!(TRIAGE, "triage", 1, || json!({
+prompt!(TRIAGE, "triage", 2, || json!({
     "type": "object", "additionalProperties": false, "required": ["verdicts"],
     "properties": {"verdicts": {"type": "array", "items": {
         "type": "object", "additionalProperties": false, "required": ["id", "scope", "reason"],

@@ -79,8 +79,9 @@ use crate::units::{is_front_matter, is_whole_block, states_a_figure, title_block
 /// ([`Earlier::document`]); a model's pool is followed by the rest of a short list or
 /// table two of whose units it holds ([`whole_runs`]).
 /// 19: ... or of a short current document (about a page), its units that share no word
-/// with the question too; then the best unit of each current document with none in
-/// the pool (a short one whole, room allowing); at most as many units again as the pool.
+/// with the question too, or of a short section (the units under one heading) of a
+/// long one; at most as many units again as the pool; an undated document's recency is
+/// read from the year its title names ("kpi quarterly fy26").
 pub const STAGE_VERSION: u32 = 19;
 /// Bonus of a sentence that states a figure.
 const FIGURE_BONUS: f64 = 0.1;
@@ -162,17 +163,13 @@ pub async fn run(
     };
     let mut kept: Vec<(f64, String, u32, Option<u32>)> =
         scored.iter().take(keep).cloned().collect();
-    // A model reads a short list, table or document whole when two of its units made
-    // the pool, and a glimpse of every other document it matched (its best unit): at
-    // most as many units again as the pool.
+    // A model reads a short list, table, section or document whole when two of its
+    // units made the pool: at most as many units again as the pool.
     if reader == Reader::Model {
         let mut rest = scored.get(keep..).unwrap_or_default().to_vec();
         rest.extend(unmatched);
         let siblings = whole_runs::siblings(&kept, &rest, &wholes, keep);
-        let room = keep.saturating_sub(siblings.len());
-        let glimpsed = whole_runs::unseen_documents(&kept, &siblings, &rest, &wholes, room);
         kept.extend(siblings);
-        kept.extend(glimpsed);
     }
     let candidates = kept
         .into_iter()

@@ -21,11 +21,7 @@ pub(super) fn score_sources(
         .iter()
         .map(|(_, rrf)| *rrf)
         .fold(0.0_f64, f64::max);
-    let newest_year = fetched
-        .docs
-        .iter()
-        .filter_map(|(d, _)| year(d.date.as_deref()))
-        .max();
+    let newest_year = fetched.docs.iter().filter_map(|(d, _)| year_of(d)).max();
 
     let mut sources = Vec::new();
     let mut texts = BTreeMap::new();
@@ -48,7 +44,7 @@ pub(super) fn score_sources(
         };
         let rank_share = if max_rrf > 0.0 { rrf / max_rrf } else { 0.0 };
         let relevance = 0.5 * rank_share + 0.5 * term_share;
-        let recency = match (year(doc.date.as_deref()), newest_year) {
+        let recency = match (year_of(doc), newest_year) {
             _ if doc.outline.is_stale() => 0.0,
             (Some(y), Some(newest)) => (1.0 - f64::from(newest.saturating_sub(y)) / 10.0).max(0.0),
             _ => 0.5,
@@ -74,6 +70,54 @@ pub(super) fn score_sources(
     (sources, texts)
 }
 
-fn year(date: Option<&str>) -> Option<u32> {
-    date.and_then(|d| d.get(..4)).and_then(|y| y.parse().ok())
+/// The year a document speaks of: its date's, else the latest its title names (a
+/// system export states no date, but "kpi quarterly fy26", "vacancy extract 2026 04"
+/// name their period; an undated document counts as half recent).
+fn year_of(doc: &deepr_orchestrator::DocMeta) -> Option<u32> {
+    let dated = doc.date.as_deref().and_then(|d| d.get(..4));
+    match dated.and_then(|y| y.parse().ok()) {
+        Some(year) => Some(year),
+        None => title_year(&doc.title),
+    }
+}
+
+/// The latest year a title names: four digits (1900–2199) or a fiscal year ("FY26",
+/// "FY2026") standing as a word.
+fn title_year(title: &str) -> Option<u32> {
+    title
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter_map(|word| {
+            let digits = match word.get(..2) {
+                Some(fy) if fy.eq_ignore_ascii_case("fy") => &word[2..],
+                _ => word,
+            };
+            let number: u32 = digits
+                .chars()
+                .all(|c| c.is_ascii_digit())
+                .then(|| digits.parse().ok())
+                .flatten()?;
+            match (digits.len(), word.len() > digits.len()) {
+                (4, _) if (1900..2200).contains(&number) => Some(number),
+                (2, true) => Some(2000 + number),
+                _ => None,
+            }
+        })
+        .max()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::title_year;
+
+    #[test]
+    fn a_title_names_its_year_or_fiscal_year() {
+        assert_eq!(title_year("kpi quarterly fy26"), Some(2026));
+        assert_eq!(title_year("vacancy extract 2026 04"), Some(2026));
+        assert_eq!(
+            title_year("Annual report FY2024 and 2025 outlook"),
+            Some(2025)
+        );
+        assert_eq!(title_year("Top 20 accounts"), None);
+        assert_eq!(title_year("Route 12 timetable, 45 stops"), None);
+    }
 }

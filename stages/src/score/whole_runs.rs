@@ -1,8 +1,7 @@
 //! What a model reads beside its ranked pool: when two units of a short list or table
 //! (a run of items or rows), of a short section of a current document (the units
 //! under one heading) or of a short current document made the pool, the other units
-//! of that whole follow the pool; a fetched document with no unit in it
-//! shows its best-ranked one ([`unseen_documents`]).
+//! of that whole follow the pool.
 //! A relayed model saw a pay agreement's ballot and its shift allowance under "Pay",
 //! never the "Year one: 4.2%" item between them; and a one-page fleet plan's "fleet"
 //! sentences, never its "$27.9M retrofit of Millrace Depot" (no word of the question).
@@ -33,15 +32,14 @@ pub(super) const SHORT_SECTION_UNITS: usize = 12;
 
 /// What a pool may be completed with: the run of each list item and table row, the
 /// short sections of current documents (the units under one heading: (document, first
-/// sentence) → the heading's index), the short current documents and the current ones
-/// (their content hashes; archived, superseded and draft versions are read by their
-/// ranked units only).
+/// sentence) → the heading's index) and the short current documents (their content
+/// hashes; archived, superseded and draft versions are read by their ranked units
+/// only).
 #[derive(Default)]
 pub(crate) struct Wholes {
     pub(crate) runs: Runs,
     pub(crate) sections: Runs,
     pub(crate) short_documents: BTreeSet<String>,
-    pub(crate) current_documents: BTreeSet<String>,
 }
 
 /// A whole a unit stands in: its run, its section, or its document.
@@ -73,7 +71,6 @@ impl Wholes {
             return;
         }
         let hash = &doc.content_sha256;
-        self.current_documents.insert(hash.clone());
         if units.len() <= SHORT_DOCUMENT_UNITS {
             self.short_documents.insert(hash.clone());
             return;
@@ -169,49 +166,6 @@ pub(super) fn siblings(
     joined
 }
 
-/// The best-ranked unit (sharing a word with the question) of each current document
-/// that has none in `kept` or `joined`, in rank order; then, with the room left, the
-/// other units of each such document that is short, in document order; at most `limit`
-/// in all. A fetched document the pool's leaders crowded out is glimpsed (a vacancy
-/// extract's rows rank below a leadership question's board minutes when one
-/// subquestion asks about both), and a page of it is read whole: its best-ranked row
-/// (a project manager's vacancies, for "general manager") may not be the one that
-/// answers (the bus operators').
-pub(super) fn unseen_documents(
-    kept: &[Ranked],
-    joined: &[Ranked],
-    rest: &[Ranked],
-    wholes: &Wholes,
-    limit: usize,
-) -> Vec<Ranked> {
-    let mut seen: BTreeSet<&str> = kept.iter().chain(joined).map(|u| u.1.as_str()).collect();
-    let mut glimpsed: Vec<Ranked> = Vec::new();
-    let current = |unit: &&Ranked| unit.0 > 0.0 && wholes.current_documents.contains(&unit.1);
-    for unit in rest.iter().filter(current) {
-        if glimpsed.len() >= limit {
-            break;
-        }
-        if seen.insert(unit.1.as_str()) {
-            glimpsed.push(unit.clone());
-        }
-    }
-    let mut out = glimpsed.clone();
-    for best in &glimpsed {
-        if !wholes.short_documents.contains(&best.1) {
-            continue;
-        }
-        let mut others: Vec<&Ranked> = rest
-            .iter()
-            .filter(|u| u.1 == best.1 && u.2 != best.2)
-            .collect();
-        if out.len() + others.len() <= limit {
-            others.sort_by_key(|unit| unit.2);
-            out.extend(others.into_iter().cloned());
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,52 +248,6 @@ mod tests {
         // Past the limit the document is left out whole (the run still fits).
         let joined = siblings(&kept, &rest, &wholes, 2);
         assert_eq!(joined.len(), 1);
-    }
-
-    #[test]
-    fn a_document_crowded_out_of_the_pool_shows_its_best_unit_and_a_short_one_whole() {
-        let kept = [unit("minutes", 1, 3.0), unit("minutes", 2, 2.0)];
-        let joined = [unit("plan", 4, 0.0)];
-        let rest = [
-            unit("minutes", 3, 1.0),
-            unit("vacancies", 7, 0.5),
-            unit("plan", 5, 0.4),
-            unit("vacancies", 2, 0.3),
-            unit("policy", 1, 0.0),
-            unit("budget", 9, 0.2),
-        ];
-        let mut wholes = Wholes::default();
-        for doc in ["minutes", "vacancies", "plan", "policy", "budget"] {
-            wholes.current_documents.insert(doc.into());
-        }
-        let rest = [&rest[..], &[unit("archived", 1, 0.25)]].concat();
-        let glimpsed: Vec<(String, u32)> = unseen_documents(&kept, &joined, &rest, &wholes, 5)
-            .into_iter()
-            .map(|u| (u.1, u.2))
-            .collect();
-        // The vacancy extract's and the budget's best units; nothing of a document in
-        // the pool or joined, no unit sharing no word with the question, and nothing
-        // of an archived version.
-        assert_eq!(
-            glimpsed,
-            [("vacancies".to_string(), 7), ("budget".to_string(), 9)]
-        );
-        assert_eq!(unseen_documents(&kept, &joined, &rest, &wholes, 1).len(), 1);
-        // A short one glimpsed is read whole, room allowing, after every glimpse.
-        wholes.short_documents.insert("vacancies".into());
-        let whole: Vec<(String, u32)> = unseen_documents(&kept, &joined, &rest, &wholes, 5)
-            .into_iter()
-            .map(|u| (u.1, u.2))
-            .collect();
-        assert_eq!(
-            whole,
-            [
-                ("vacancies".to_string(), 7),
-                ("budget".to_string(), 9),
-                ("vacancies".to_string(), 2)
-            ]
-        );
-        assert_eq!(unseen_documents(&kept, &joined, &rest, &wholes, 2).len(), 2);
     }
 
     /// A long current report: its short sections are wholes; an archived copy's are not.
