@@ -16,6 +16,10 @@ use deepr_orchestrator::{ArchivedText, DocMeta};
 /// run's index in its document.
 pub(crate) type Runs = BTreeMap<(String, u32), usize>;
 
+/// The section each unit of a long current document stands in, when the section is
+/// short: (document, first sentence) → the index of the heading above it.
+pub(crate) type Sections = BTreeMap<(String, u32), usize>;
+
 /// A candidate as score ranks it: weight, document, first sentence, last sentence.
 pub(crate) type Ranked = (f64, String, u32, Option<u32>);
 
@@ -38,7 +42,7 @@ pub(super) const SHORT_SECTION_UNITS: usize = 12;
 #[derive(Default)]
 pub(crate) struct Wholes {
     pub(crate) runs: Runs,
-    pub(crate) sections: Runs,
+    pub(crate) sections: Sections,
     pub(crate) short_documents: BTreeSet<String>,
 }
 
