@@ -37,15 +37,26 @@ const DATE_MARKERS: &[&str] = &[
 /// modified on" (the last such marker wins: footers follow headers), else its
 /// [`stated_date`] (a byline), else a date in the text's first 200 bytes (a dated
 /// header line). Other dates in the body — release dates, history — are not the
-/// page's date, so none is better than a wrong one; nor is a table's cell
-/// ("renewal_date: 2027-10-31", "· Date: 21 August 2026": a row's date, not the
-/// sheet's).
+/// page's date, so none is better than a wrong one; nor is a column's
+/// ("renewal_date: 2027-10-31"). `text` may be a page's raw markup.
 pub fn content_date(text: &str) -> Option<String> {
+    date_of(text, false)
+}
+
+/// [`content_date`] of a read document's text, whose table rows are lines of cells
+/// ("Framework: SOC 2 · Date: 2026-08-21"): a row's date is not the document's.
+fn text_date(text: &str) -> Option<String> {
+    date_of(text, true)
+}
+
+/// [`content_date`], passing over markers in table rows when `rows` (a read text's
+/// lines of cells).
+fn date_of(text: &str, rows: bool) -> Option<String> {
     let lower = text.to_ascii_lowercase();
     let mut found = None;
     for marker in DATE_MARKERS {
         for (at, _) in lower.match_indices(marker) {
-            if !marks_the_page(&lower, at) {
+            if !marks_the_page(&lower, at, rows) {
                 continue;
             }
             let start = at + marker.len();
@@ -74,20 +85,38 @@ pub fn content_date(text: &str) -> Option<String> {
         .unwrap_or(0);
     text[..head_end]
         .lines()
-        .filter(|line| !line.contains(crate::model::CELL_SEPARATOR))
+        .filter(|line| !rows || !line.contains(crate::model::CELL_SEPARATOR))
         .find_map(find_iso_date)
 }
 
-/// Whether a date marker at byte `at` of `lower` speaks for the page: it starts a word
-/// (not "renewal_date:") and stands in no table row (a line of cells).
-fn marks_the_page(lower: &str, at: usize) -> bool {
-    let word_start = lower[..at]
-        .chars()
-        .next_back()
-        .is_none_or(|c| !c.is_alphanumeric() && c != '_');
-    let line_start = lower[..at].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = lower[at..].find('\n').map_or(lower.len(), |i| at + i);
-    word_start && !lower[line_start..line_end].contains(crate::model::CELL_SEPARATOR)
+/// Bytes either side of a marker searched for the table row it may stand in.
+const ROW_WINDOW: usize = 240;
+
+/// Whether a date marker at byte `at` of `lower` speaks for the page: not a column's
+/// name ("renewal_date:") and, in a read text (`rows`), in no table row (a line of
+/// cells, looked for within [`ROW_WINDOW`] bytes: a bounded search on any input).
+fn marks_the_page(lower: &str, at: usize, rows: bool) -> bool {
+    let before = lower[..at].chars().next_back();
+    if before == Some('_') {
+        return false;
+    }
+    if !rows {
+        return true;
+    }
+    if before.is_some_and(char::is_alphanumeric) {
+        return false;
+    }
+    let boundary = |mut i: usize| {
+        while !lower.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let from = boundary(at.saturating_sub(ROW_WINDOW));
+    let to = boundary((at + ROW_WINDOW).min(lower.len()));
+    let line_start = lower[from..at].rfind('\n').map_or(from, |i| from + i + 1);
+    let line_end = lower[at..to].find('\n').map_or(to, |i| at + i);
+    !lower[line_start..line_end].contains(crate::model::CELL_SEPARATOR)
 }
 
 /// The first plausible `YYYY-MM-DD` date in the text (years 1900–2199).
@@ -233,7 +262,7 @@ impl Document {
     /// brief signed "March 2026"). Dates within a year keep the metadata's.
     pub fn settle_date(&mut self) {
         let Some(metadata) = self.date.as_deref() else {
-            self.date = content_date(&self.text);
+            self.date = text_date(&self.text);
             return;
         };
         let Some(stated) = stated_date_outside(&self.text, &self.quoted) else {
@@ -281,12 +310,22 @@ mod tests {
     #[test]
     fn a_table_cell_dates_no_page() {
         let sheet = "rank: 1 · account: Northmoor · renewal_date: 2029-06-30\n\nrank: 2 · account: Pennant · renewal_date: 2027-10-31";
-        assert_eq!(content_date(sheet), None);
-        let rows = "Framework: SOC 2 · Date: 21 August 2026\n\nNotes follow.";
-        assert_eq!(content_date(rows), None);
+        assert_eq!(text_date(sheet), None);
+        let rows = "Framework: SOC 2 · Date: 2026-08-21\n\nNotes follow.";
+        assert_eq!(text_date(rows), None);
         assert_eq!(
-            content_date("Fleet report\n\nDate: 2026-03-02\n\nRobots: 1,240."),
+            text_date("Fleet report\n\nDate: 2026-03-02\n\nRobots: 1,240."),
             Some("2026-03-02".into())
+        );
+        // A page's raw markup keeps its dates: a navigation bar's dots, JSON-LD's
+        // "datePublished".
+        assert_eq!(
+            content_date("<nav>Home · About</nav> Published: 2026-03-02"),
+            Some("2026-03-02".into())
+        );
+        assert_eq!(
+            content_date(r#"{"datePublished":"2026-04-01"}"#),
+            Some("2026-04-01".into())
         );
     }
 

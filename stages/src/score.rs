@@ -141,7 +141,7 @@ pub async fn run(
         reader,
     );
     // A model's pool is ranked from the units that share a word with the question; the
-    // others (weight 0) may only complete a short document read whole.
+    // others (weight 0) may only complete a short section or document read whole.
     let (scored, unmatched): (Vec<_>, Vec<_>) = match reader {
         Reader::Model => scored.into_iter().partition(|unit| unit.0 > 0.0),
         _ => (scored, Vec::new()),
@@ -291,7 +291,9 @@ fn lexical(
 /// A model reading documents ([`crate::research::Reading::Documents`]) is handed every
 /// unit of a found document — those that share no word with the question too, at
 /// weight 0, after the ranked ones — so that extract can show each document whole, in
-/// its order, under its headings.
+/// its order, under its headings. A model reading its ranked pool is handed them too,
+/// but only to complete a short section or document two of whose units it pooled
+/// ([`whole_runs`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reader {
     Heuristic,

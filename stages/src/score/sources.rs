@@ -21,7 +21,8 @@ pub(super) fn score_sources(
         .iter()
         .map(|(_, rrf)| *rrf)
         .fold(0.0_f64, f64::max);
-    let newest_year = fetched.docs.iter().filter_map(|(d, _)| year_of(d)).max();
+    // The newest year is a date's: a title may name a target ("Vision 2030").
+    let newest_year = fetched.docs.iter().filter_map(|(d, _)| dated_year(d)).max();
 
     let mut sources = Vec::new();
     let mut texts = BTreeMap::new();
@@ -74,11 +75,15 @@ pub(super) fn score_sources(
 /// system export states no date, but "kpi quarterly fy26", "vacancy extract 2026 04"
 /// name their period; an undated document counts as half recent).
 fn year_of(doc: &deepr_orchestrator::DocMeta) -> Option<u32> {
-    let dated = doc.date.as_deref().and_then(|d| d.get(..4));
-    match dated.and_then(|y| y.parse().ok()) {
-        Some(year) => Some(year),
-        None => title_year(&doc.title),
-    }
+    dated_year(doc).or_else(|| title_year(&doc.title))
+}
+
+/// The year of a document's date.
+fn dated_year(doc: &deepr_orchestrator::DocMeta) -> Option<u32> {
+    doc.date
+        .as_deref()
+        .and_then(|d| d.get(..4))
+        .and_then(|y| y.parse().ok())
 }
 
 /// The latest year a title names: four digits (1900–2199) or a fiscal year ("FY26",
@@ -98,7 +103,8 @@ fn title_year(title: &str) -> Option<u32> {
                 .flatten()?;
             match (digits.len(), word.len() > digits.len()) {
                 (4, _) if (1900..2200).contains(&number) => Some(number),
-                (2, true) => Some(2000 + number),
+                (2, true) if number < 50 => Some(2000 + number),
+                (2, true) => Some(1900 + number),
                 _ => None,
             }
         })
@@ -118,6 +124,7 @@ mod tests {
             Some(2025)
         );
         assert_eq!(title_year("Top 20 accounts"), None);
+        assert_eq!(title_year("FY99 results"), Some(1999));
         assert_eq!(title_year("Route 12 timetable, 45 stops"), None);
     }
 }

@@ -119,8 +119,8 @@ impl Wholes {
 }
 
 /// The units of `rest` (ranked below the pool, or sharing no word with the question)
-/// that complete a run or short document two or more of `kept`'s units stand in (a run
-/// holding at most [`MAX_RUN_UNITS`] units); wholes in the order of their best kept
+/// that complete a run, short section or short document two or more of `kept`'s units
+/// stand in (a run holding at most [`MAX_RUN_UNITS`] units); wholes in the order of their best kept
 /// unit, each in document order, at most `limit` units in all (a whole that does not
 /// fit is left out whole).
 pub(super) fn siblings(
@@ -296,6 +296,10 @@ mod tests {
         // The fix date joins its section's pooled rows; a metric of another section
         // does not.
         assert_eq!(joined, [last]);
+        // Two pooled metrics of the 30-unit first section: too long to be read whole.
+        let metrics = [unit(&hash, 2, 2.0), unit(&hash, 3, 1.5)];
+        let other_metrics = [unit(&hash, 4, 0.0), unit(&hash, 5, 0.0)];
+        assert!(siblings(&metrics, &other_metrics, &wholes, 40).is_empty());
         let mut archived_wholes = Wholes::default();
         archived_wholes.add_document(
             &doc(Some("archived")),

@@ -66,9 +66,9 @@ pub fn stated_earlier(
                 mine.key == value.key
                     && (in_millions(&mine.written)
                         || in_millions(&value.written)
-                        || value.kind == ValueKind::Date)
+                        || (value.kind == ValueKind::Date && names_one_event(&value.key)))
                     && words_alike(&claim.text, &mine.written, &other.text, &value.written)
-                        >= ALIKE_WORDS_IN_MILLIONS
+                        >= ALIKE_WORDS
             };
             let same_fact = together || identifies_alone(&value) || own.iter().any(said_alike);
             if same_fact {
@@ -96,12 +96,13 @@ const TOGETHER: usize = 2;
 const AROUND: usize = 5;
 
 /// Content words alike around an amount written in millions or billions ("£41.7M"
-/// beside "ARR" in both): its digits are its significant ones, so one word will do,
-/// and China's "£47.9m" of sales is still not the "£47.9m" spent on a plant. Other
-/// figures of fewer than [`DIGITS_ALONE`] digits are never matched by their words: a
-/// measure's words are its peers' too (a rival's "86.9% bus on-time performance" is
-/// not the agency's, relayed round f1).
-const ALIKE_WORDS_IN_MILLIONS: usize = 1;
+/// beside "ARR" in both), or around one event's date: its digits are its significant
+/// ones, so one word will do, and China's "£47.9m" of sales is still not the "£47.9m"
+/// spent on a plant, nor a guilty plea an audit of the same day. Other figures of fewer
+/// than [`DIGITS_ALONE`] digits are never matched by their words: a measure's words are
+/// its peers' too (a rival's "86.9% bus on-time performance" is not the agency's,
+/// relayed round f1).
+const ALIKE_WORDS: usize = 1;
 
 /// How alike one value is said in two texts: the content words it is said with
 /// ([`around`], as each writes it) that both share.
@@ -328,6 +329,22 @@ mod tests {
         );
         // Two events of one day: nothing alike around the date, another fact.
         assert!(stated_earlier(&dated[2].0, &dated, &["q1".to_string()]).is_empty());
+        // A period's end said alike dates other facts still.
+        let as_of = vec![
+            claim(
+                "q1-c1",
+                "q1",
+                "memo",
+                "Kestrel's cash was $71.3M at March 31, 2026.",
+            ),
+            claim(
+                "q2-c1",
+                "q2",
+                "plan",
+                "Kestrel's fleet was 3,412 robots at March 31, 2026.",
+            ),
+        ];
+        assert!(stated_earlier(&as_of[1].0, &as_of, &["q1".to_string()]).is_empty());
         // A reference code names one thing in any document.
         let coded = vec![
             claim(
