@@ -307,6 +307,20 @@ fn title_from_path(relpath: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        // Any text, markup or read, multi-byte or not: a date or none, never a panic;
+        // a date found is written `YYYY-MM` or `YYYY-MM-DD`.
+        #[test]
+        fn any_text_gets_a_date_or_none(text in "(\\PC|[·:_\n ]|date:|published|2026-03-02){0,80}") {
+            for date in [content_date(&text), text_date(&text)].into_iter().flatten() {
+                let shape = (date.len() == 7 || date.len() == 10)
+                    && date[..4].bytes().all(|b| b.is_ascii_digit())
+                    && date.as_bytes()[4] == b'-';
+                proptest::prop_assert!(shape, "{date} from {text:?}");
+            }
+        }
+    }
+
     #[test]
     fn a_table_cell_dates_no_page() {
         let sheet = "rank: 1 · account: Northmoor · renewal_date: 2029-06-30\n\nrank: 2 · account: Pennant · renewal_date: 2027-10-31";

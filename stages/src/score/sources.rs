@@ -115,6 +115,16 @@ fn title_year(title: &str) -> Option<u32> {
 mod tests {
     use super::title_year;
 
+    proptest::proptest! {
+        // Any title: a year in range or none, never a panic.
+        #[test]
+        fn any_title_names_a_year_in_range_or_none(title in "(\\PC|FY|fy|20[0-9]{2}|[0-9]{2}| ){0,40}") {
+            if let Some(year) = title_year(&title) {
+                proptest::prop_assert!((1900..2200).contains(&year), "{year} from {title:?}");
+            }
+        }
+    }
+
     #[test]
     fn a_title_names_its_year_or_fiscal_year() {
         assert_eq!(title_year("kpi quarterly fy26"), Some(2026));
