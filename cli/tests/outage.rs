@@ -243,6 +243,23 @@ fn an_outage_mid_run_is_resumed_paying_only_for_what_never_succeeded() {
         total,
         "every call paid exactly once over both sessions"
     );
+    // The resumed report counts every call the run paid, in either session, as the
+    // uninterrupted run's report does (calls answered before the outage inside an
+    // unfinished step are served from the cache on resume, and were paid all the same).
+    let usage = |path: &Path| -> serde_json::Value {
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(path).expect("report.json")).expect("json");
+        report["usage"].clone()
+    };
+    let (resumed_usage, base_usage) = (
+        usage(&h.join("outage.json")),
+        usage(&base_home.path().join("base.json")),
+    );
+    assert_eq!(
+        resumed_usage["calls"], base_usage["calls"],
+        "{resumed_usage}"
+    );
+    assert_eq!(resumed_usage["prompt_tokens"], base_usage["prompt_tokens"]);
 }
 
 /// Wikipedia's search API shape, on a port that refuses connections at first.

@@ -24,6 +24,7 @@ pub mod memory;
 mod opened;
 pub mod options;
 pub mod outcome;
+pub mod paid;
 pub mod plan_only;
 pub mod progress;
 pub mod record;

@@ -114,19 +114,13 @@ pub fn write_reports(
     started: Instant,
     reporter: &Reporter,
 ) -> Result<deepr_evidence::report::Report, Failure> {
-    let mut report = build_report(
-        config,
-        result,
-        archive,
-        &record.run_id,
-        ledger.usage(),
-        completion,
-    );
+    let dir = crate::record::run_dir(state_dir, &record.run_id);
+    let usage = crate::paid::paid_usage(&dir.join("calls.jsonl"), ledger);
+    let mut report = build_report(config, result, archive, &record.run_id, usage, completion);
     // A follow-up that searched beyond its parent's documents says so with the gaps.
     if let Some(note) = record.lineage.as_ref().and_then(|l| l.note.clone()) {
         report.gaps.insert(0, note);
     }
-    let dir = crate::record::run_dir(state_dir, &record.run_id);
     report.changes = crate::lineage::changes_since(&dir, record, &report, archive);
     let details = run_details(state_dir, record, ledger, started);
     let markdown = render_markdown(&report, result, &details);
