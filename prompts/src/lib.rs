@@ -205,7 +205,7 @@ prompt!(WRITE_SECTION, "write_section", 5, || json!({
         }}
     }
 }));
-prompt!(SYNTHESIZE, "synthesize", 4, || json!({
+prompt!(SYNTHESIZE, "synthesize", 5, || json!({
     "type": "object", "additionalProperties": false, "required": ["summary"],
     "properties": {"summary": {"type": "array", "items": {
         "type": "object", "additionalProperties": false, "required": ["text", "claim_ids"],

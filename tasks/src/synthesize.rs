@@ -82,20 +82,31 @@ impl ModelTask for Synthesize {
     }
 
     fn values(input: &Input) -> Vec<(&'static str, String)> {
-        let claims = input
+        let documents = cited_documents(input);
+        let sections = input
             .subquestions
             .iter()
             .map(|s| {
                 let lines = s
                     .claims
                     .iter()
-                    .map(shown_claim)
+                    .map(|c| shown_claim(c, &documents))
                     .collect::<Vec<_>>()
                     .join("\n");
                 format!("{}: {}\n{lines}", s.id, quoted(&s.text))
             })
             .collect::<Vec<_>>()
             .join("\n");
+        let legend = documents
+            .iter()
+            .enumerate()
+            .map(|(i, name)| format!("  d{}: {}", i + 1, quoted(name)))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let claims = match legend.is_empty() {
+            true => sections,
+            false => format!("Documents they cite:\n{legend}\n{sections}"),
+        };
         let conflicts = if input.conflicts.is_empty() {
             "(none)".to_string()
         } else {
@@ -135,20 +146,53 @@ impl ModelTask for Synthesize {
     }
 }
 
-/// A claim as the summary writer sees it: its ID and text; a claim the judge found only
-/// partly supported is marked so and shown with its quotes (the writer must see what
-/// its words overreach, as a section's writer does), the others without (they cost a
-/// summary call thousands of tokens and say what the claim says).
-fn shown_claim(claim: &Claim) -> String {
+/// The names of the documents the claims cite, each once, in the order first cited: a
+/// summary that names its sources ("name the document behind each figure") needs them,
+/// and a legend costs each name once.
+fn cited_documents(input: &Input) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for name in input
+        .subquestions
+        .iter()
+        .flat_map(|s| &s.claims)
+        .flat_map(|c| &c.sources)
+    {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    names
+}
+
+/// A claim as the summary writer sees it: its ID, text and the documents it cites (by
+/// their number in `documents`); a claim the judge found only partly supported is
+/// marked so and shown with its quotes (the writer must see what its words overreach,
+/// as a section's writer does), the others without (they cost a summary call thousands
+/// of tokens and say what the claim says).
+fn shown_claim(claim: &Claim, documents: &[String]) -> String {
+    let cited: Vec<String> = claim
+        .sources
+        .iter()
+        .filter_map(|name| documents.iter().position(|d| d == name))
+        .map(|i| format!("d{}", i + 1))
+        .collect();
+    let from = match cited.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", cited.join(", ")),
+    };
     if claim.verdict != Verdict::Partial {
-        return format!("  {}: {}", claim.id, quoted(&claim.text));
+        return format!("  {}: {}{from}", claim.id, quoted(&claim.text));
     }
     let quotes: String = claim
         .quotes
         .iter()
         .map(|q| format!("\n    quote: {}", quoted(q)))
         .collect();
-    format!("  {} [partial]: {}{quotes}", claim.id, quoted(&claim.text))
+    format!(
+        "  {} [partial]: {}{from}{quotes}",
+        claim.id,
+        quoted(&claim.text)
+    )
 }
 
 /// The summary's sentences that stand on their quotes (one paragraph), and the rest.
@@ -215,6 +259,45 @@ mod tests {
         );
         assert!(
             !claims.contains("q1-c1 [") && !claims.contains("q1-c1's quote"),
+            "{claims}"
+        );
+    }
+
+    #[test]
+    fn the_documents_claims_cite_are_listed_once_and_each_claim_names_its_own() {
+        let claim = |id: &str, sources: &[&str]| Claim {
+            id: id.into(),
+            text: format!("{id} says reserves are $26.1M"),
+            verdict: Verdict::Supported,
+            quotes: Vec::new(),
+            sources: sources.iter().map(|s| s.to_string()).collect(),
+        };
+        let input = Input {
+            topic: "LVTA".into(),
+            subquestions: vec![Group {
+                id: "q1".into(),
+                text: "Reserves".into(),
+                claims: vec![
+                    claim("q1-c1", &["CFO memo (2026-04-10)"]),
+                    claim("q1-c2", &["Budget (2026-03-12)", "CFO memo (2026-04-10)"]),
+                    claim("q1-c3", &[]),
+                ],
+            }],
+            conflicts: Vec::new(),
+            instructions: Vec::new(),
+        };
+        let values = Synthesize::values(&input);
+        let claims = &values.iter().find(|(k, _)| *k == "claims").unwrap().1;
+        assert!(
+            claims.starts_with(
+                "Documents they cite:\n  d1: \"CFO memo (2026-04-10)\"\n  d2: \"Budget (2026-03-12)\"\nq1:"
+            ),
+            "{claims}"
+        );
+        assert!(claims.contains("$26.1M\" (d1)\n"), "{claims}");
+        assert!(claims.contains("$26.1M\" (d2, d1)\n"), "{claims}");
+        assert!(
+            claims.ends_with("q1-c3 says reserves are $26.1M\""),
             "{claims}"
         );
     }
