@@ -59,7 +59,10 @@ pub struct CitedClaim {
 /// its date. One form for the gate and for `deepr verify`, so that both hold the same
 /// numbers.
 pub fn source_name(title: &str, date: Option<&str>) -> String {
-    format!("{title} {}", date.unwrap_or(""))
+    match date {
+        Some(date) => format!("{title} {date}"),
+        None => title.to_string(),
+    }
 }
 
 /// Why a sentence does not stand on its quotes.
