@@ -358,9 +358,53 @@ pub struct Usage {
     pub by_stage: BTreeMap<String, UsageTotals>,
 }
 
+impl Usage {
+    /// The totals of some model calls, each given with its stage, overall and by stage.
+    pub fn of_calls(calls: impl IntoIterator<Item = (String, UsageTotals)>) -> Usage {
+        let mut by_stage: BTreeMap<String, UsageTotals> = BTreeMap::new();
+        let mut total = UsageTotals::default();
+        for (stage, call) in calls {
+            by_stage.entry(stage).or_default().add(&call);
+            total.add(&call);
+        }
+        Usage {
+            calls: total.calls,
+            prompt_tokens: total.prompt_tokens,
+            completion_tokens: total.completion_tokens,
+            cached_tokens: total.cached_tokens,
+            cost_usd: total.cost_usd,
+            by_stage,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn usage_of_calls_totals_them_overall_and_by_stage() {
+        let call = |tokens: u64| UsageTotals {
+            calls: 1,
+            prompt_tokens: tokens,
+            completion_tokens: 1,
+            cached_tokens: 0,
+            cost_usd: 0.5,
+        };
+        let usage = Usage::of_calls([
+            ("judge".to_string(), call(10)),
+            ("extract".to_string(), call(20)),
+            ("judge".to_string(), call(30)),
+        ]);
+        assert_eq!(
+            (usage.calls, usage.prompt_tokens, usage.completion_tokens),
+            (3, 60, 3)
+        );
+        assert_eq!(usage.cost_usd, 1.5);
+        assert_eq!(usage.by_stage["judge"].calls, 2);
+        assert_eq!(usage.by_stage["judge"].prompt_tokens, 40);
+        assert_eq!(usage.by_stage["extract"].prompt_tokens, 20);
+    }
 
     #[test]
     fn places_split_off_footnote_locators() {

@@ -1,6 +1,5 @@
 //! The usage ledger: one entry per provider call, summed into the report's `usage`.
 
-use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use deepr_evidence::report::{Usage, UsageTotals};
@@ -151,30 +150,20 @@ impl UsageLedger {
     /// whether it ran in this session or was restored from a checkpoint. Cache hits cost
     /// nothing and are not counted.
     pub fn usage(&self) -> Usage {
-        let mut by_stage: BTreeMap<String, UsageTotals> = BTreeMap::new();
-        let mut total = UsageTotals::default();
-        for entry in self
+        let calls = self
             .entries()
-            .iter()
+            .into_iter()
             .filter(|e| e.kind == "llm" && !e.cache_hit)
-        {
-            let call = UsageTotals {
-                calls: 1,
-                prompt_tokens: entry.prompt_tokens,
-                completion_tokens: entry.completion_tokens,
-                cached_tokens: entry.cached_tokens,
-                cost_usd: entry.cost_usd,
-            };
-            by_stage.entry(entry.stage.clone()).or_default().add(&call);
-            total.add(&call);
-        }
-        Usage {
-            calls: total.calls,
-            prompt_tokens: total.prompt_tokens,
-            completion_tokens: total.completion_tokens,
-            cached_tokens: total.cached_tokens,
-            cost_usd: total.cost_usd,
-            by_stage,
-        }
+            .map(|entry| {
+                let call = UsageTotals {
+                    calls: 1,
+                    prompt_tokens: entry.prompt_tokens,
+                    completion_tokens: entry.completion_tokens,
+                    cached_tokens: entry.cached_tokens,
+                    cost_usd: entry.cost_usd,
+                };
+                (entry.stage, call)
+            });
+        Usage::of_calls(calls)
     }
 }

@@ -4,7 +4,6 @@
 //! on resume they are served from the response cache and the ledger counts them as
 //! free, so a resumed run's report would state less than it spent.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use deepr_checkpoints::CallJournal;
@@ -26,9 +25,7 @@ pub fn paid_usage(journal: &Path, ledger: &UsageLedger) -> Usage {
     if tokens <= counted.prompt_tokens + counted.completion_tokens {
         return counted;
     }
-    let mut by_stage: BTreeMap<String, UsageTotals> = BTreeMap::new();
-    let mut total = UsageTotals::default();
-    for entry in paid {
+    let mut usage = Usage::of_calls(paid.into_iter().map(|entry| {
         let call = UsageTotals {
             calls: 1,
             prompt_tokens: entry.prompt_tokens,
@@ -36,20 +33,17 @@ pub fn paid_usage(journal: &Path, ledger: &UsageLedger) -> Usage {
             cached_tokens: 0,
             cost_usd: entry.cost_usd,
         };
-        by_stage.entry(entry.stage.clone()).or_default().add(&call);
-        total.add(&call);
-    }
+        (entry.stage.clone(), call)
+    }));
+    usage.cached_tokens = counted.cached_tokens;
     for (stage, counted_stage) in &counted.by_stage {
-        by_stage.entry(stage.clone()).or_default().cached_tokens = counted_stage.cached_tokens;
+        usage
+            .by_stage
+            .entry(stage.clone())
+            .or_default()
+            .cached_tokens = counted_stage.cached_tokens;
     }
-    Usage {
-        calls: total.calls,
-        prompt_tokens: total.prompt_tokens,
-        completion_tokens: total.completion_tokens,
-        cached_tokens: counted.cached_tokens,
-        cost_usd: total.cost_usd,
-        by_stage,
-    }
+    usage
 }
 
 #[cfg(test)]

@@ -268,7 +268,10 @@ fn lexical(
         if source.off_topic.is_none() && asked {
             let (units, unit_runs) =
                 units_of(source, text, &sentence_terms, &weights, earlier.cited);
-            wholes.add_document(&source.doc, text, &units, unit_runs);
+            // Only a model reading its ranked pool reads wholes beside it.
+            if reader == Reader::Model {
+                wholes.add_document(&source.doc, text, &units, unit_runs);
+            }
             scored.extend(units);
         }
     }

@@ -178,6 +178,11 @@ mod tests {
         (weight, doc.to_string(), sentence, None)
     }
 
+    /// The (document, sentence) of each unit `siblings` joined.
+    fn places(joined: Vec<Ranked>) -> Vec<(String, u32)> {
+        joined.into_iter().map(|u| (u.1, u.2)).collect()
+    }
+
     #[test]
     fn a_run_with_two_units_in_the_pool_is_completed_and_a_long_or_lone_one_is_not() {
         let mut runs = Runs::new();
@@ -206,10 +211,7 @@ mod tests {
             runs,
             ..Wholes::default()
         };
-        let joined: Vec<(String, u32)> = siblings(&kept, &rest, &wholes, 20)
-            .into_iter()
-            .map(|u| (u.1, u.2))
-            .collect();
+        let joined = places(siblings(&kept, &rest, &wholes, 20));
         // The pay list completed in its order; the 20-row table and the memo's run with
         // one unit in the pool are not.
         assert_eq!(
@@ -242,10 +244,7 @@ mod tests {
             unit("memo", 2, 0.0),
             unit("archived", 3, 0.0),
         ];
-        let joined: Vec<(String, u32)> = siblings(&kept, &rest, &wholes, 40)
-            .into_iter()
-            .map(|u| (u.1, u.2))
-            .collect();
+        let joined = places(siblings(&kept, &rest, &wholes, 40));
         // The run's row first (its whole comes first), then the rest of the plan in
         // document order, each unit once.
         assert_eq!(joined, [6, 1, 9].map(|s| ("plan".to_string(), s)).to_vec());
